@@ -1,0 +1,91 @@
+/**
+ * A JSON Schema document (draft-07, 2019-09 or 2020-12, chosen by `$schema`;
+ * draft-07 when absent). Adapters and environments treat schemas as opaque;
+ * the host validates payloads against them with ajv.
+ */
+export type JSONSchema = Record<string, unknown>;
+
+/**
+ * What an adapter returns from {@link AdapterModule.generateDefinition}: one
+ * service and its tools. The host persists it together with an id, the
+ * SHA-256 of the definition text, the source, the adapter id and an
+ * `enabled` flag.
+ */
+export interface ServiceDefinition {
+  /** Human-friendly name of the service. */
+  name: string;
+  /** What the service does; shown to operators and LLMs. */
+  description: string;
+  /** Per-service configuration; the host validates patches against it and applies its defaults. */
+  configSchema: JSONSchema;
+  /** Per-service secrets; stored encrypted, validated on patch, never returned over the API. */
+  secretsSchema: JSONSchema;
+  /** One entry per callable operation. */
+  tools: ToolDefinition[];
+  /**
+   * Opaque to the host: whatever the adapter needs at invoke time (base
+   * URLs, security schemes, …). Persisted in plaintext, so never put
+   * secrets here.
+   */
+  adapterDomain: Record<string, unknown>;
+}
+
+/** One callable operation of a service. */
+export interface ToolDefinition {
+  /**
+   * What code addresses: `cyrnel.services.<service>.tools.<id>`. Must be a
+   * valid, non-reserved TypeScript identifier (see {@link isValidIdentifier});
+   * the host rejects the install otherwise.
+   */
+  id: string;
+  /** Human-friendly name. */
+  name: string;
+  /** What the tool does and when to use it. */
+  description: string;
+  /** Schema of the `parameters` object passed to `invoke`; the host validates it before calling the adapter. */
+  inputSchema: JSONSchema;
+  /** Schema of the value `invoke` resolves with. */
+  outputSchema: JSONSchema;
+  /** Opaque per-tool routing data for the adapter (e.g. method and path). */
+  adapterDomain: Record<string, unknown>;
+}
+
+/** The per-tool part of a {@link ServiceState}: only what the adapter needs at invoke time. */
+export type ToolState = Omit<ToolDefinition, "id" | "name" | "description" | "inputSchema" | "outputSchema">;
+
+/**
+ * The snapshot of one service the host hands to
+ * {@link AdapterModule.hydrateService}. It is the source of truth: adapters
+ * replace whatever they kept for `id` with it, never merge.
+ */
+export interface ServiceState
+  extends Omit<ServiceDefinition, "name" | "description" | "configSchema" | "secretsSchema" | "tools"> {
+  /** The service id chosen at install time. */
+  id: string;
+  /** Per-tool adapter data, keyed by tool id. */
+  tools: Record<string, ToolState>;
+  /** Validated configuration with schema defaults applied. */
+  config: Record<string, unknown>;
+  /**
+   * Decrypted secrets with schema defaults applied. Keep them in memory
+   * only: never log them, never write them anywhere.
+   */
+  secrets: Record<string, unknown>;
+}
+
+/** The payload of every tool call, from an environment to the host and from the host to an adapter. */
+export interface InvokeInput {
+  serviceId: string;
+  toolId: string;
+  /** Already validated by the host against the tool's `inputSchema` when it reaches an adapter. */
+  parameters: Record<string, unknown>;
+}
+
+/** Passed to {@link EnvironmentModule.generateToolDocs} to render one tool's reference page. */
+export interface ToolDocsInput {
+  serviceId: string;
+  toolId: string;
+  description: string;
+  inputSchema: JSONSchema;
+  outputSchema: JSONSchema;
+}

@@ -1,0 +1,25 @@
+export type { InvokeInput, JSONSchema, ServiceDefinition, ServiceState, ToolDefinition, ToolDocsInput, ToolState } from "./definitions.js";
+export {
+  EXECUTION_EXIT_STATES,
+  EXECUTION_STATES,
+  type ExecutionExitState,
+  type ExecutionInput,
+  type ExecutionOptions,
+  type ExecutionState,
+  type ServiceCatalog,
+} from "./execution.js";
+export { isValidIdentifier, RESERVED_IDENTIFIERS } from "./identifier.js";
+export {
+  type AdapterModule,
+  type EnvironmentBindings,
+  type EnvironmentModule,
+  type EnvironmentSetupContext,
+  type Logger,
+  MODULE_TYPES,
+  type Module,
+  type ModuleFactory,
+  type ModuleManifest,
+  type ModuleSetupContext,
+  type ModuleType,
+  type ToolCallError,
+} from "./modules.js";

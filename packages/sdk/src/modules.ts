@@ -1,0 +1,160 @@
+import type { InvokeInput, JSONSchema, ServiceDefinition, ServiceState, ToolDocsInput } from "./definitions.js";
+import type { ExecutionExitState, ExecutionInput, ExecutionState } from "./execution.js";
+
+/** Structured logger handed to modules. Fields are redacted by the host (keys named like secrets, tokens, passwords). */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a module receives when it is activated. */
+export interface ModuleSetupContext {
+  /** The module's own configuration (validated against its `configSchema`, defaults applied). */
+  config: Record<string, unknown>;
+  /** The module's own decrypted secrets. Keep them in memory only. */
+  secrets: Record<string, unknown>;
+  logger: Logger;
+}
+
+/** Lifecycle shared by every module. */
+export interface Module {
+  /**
+   * Called once when the module is activated (host start with the module
+   * enabled, or `POST /modules/:id/enabled`). Throwing leaves it inactive
+   * and the error is reported on the module record.
+   */
+  setup(context: ModuleSetupContext): Promise<void>;
+  /** Called on deactivation and on host shutdown. Release pooled resources; must not throw for an idle module. */
+  teardown(): Promise<void>;
+}
+
+/**
+ * Translates service definitions and tool invocations into calls to an end
+ * service. Adapters are trusted host code: they run in the host process with
+ * its privileges and receive decrypted secrets.
+ */
+export interface AdapterModule extends Module {
+  /**
+   * Turn a raw definition text (an OpenAPI document, a custom descriptor, …)
+   * into a {@link ServiceDefinition}.
+   *
+   * Called on direct and registry installs and updates, and for every
+   * service of this adapter when the adapter module itself is updated.
+   * Must be pure: the same input yields the same definition, with no
+   * reliance on instance state. Throw to reject the install; the host
+   * returns the message to the caller.
+   */
+  generateDefinition(input: string): Promise<ServiceDefinition>;
+  /**
+   * Receive a snapshot of one service: on enable, on a config or secrets
+   * patch of an enabled service, and when this adapter is activated while
+   * the service is enabled. Replace (never merge) what you kept for
+   * `state.id`. Secrets are plaintext: keep them in memory, never log or
+   * persist them. Throw to reject; the host rolls the change back.
+   */
+  hydrateService(state: ServiceState): Promise<void>;
+  /**
+   * Drop all state for service `id`: on disable, delete, and right before
+   * an update replaces its tools. Must be idempotent and must not throw for
+   * a service the adapter never saw.
+   */
+  dehydrateService(id: string): Promise<void>;
+  /**
+   * Perform one tool call. The host has already checked that the service
+   * exists, is enabled and owned by this adapter, that the tool exists and
+   * is enabled, and that `parameters` match the tool's `inputSchema`.
+   * Throw on any failure (an unknown service or tool included); the message
+   * reaches the caller, so never put credentials in it.
+   */
+  invoke(input: InvokeInput): Promise<unknown>;
+}
+
+/**
+ * Host functions an environment calls while running code. Every call names
+ * the execution it belongs to; calls for an execution the host no longer
+ * tracks are ignored (or rejected, for `invokeTool`).
+ */
+export interface EnvironmentBindings {
+  /**
+   * Call a tool through the host's gate (existence, enabled flags, input
+   * validation, then the adapter, bounded by the host's invoke timeout).
+   * Rejects with an Error carrying `status` and `code` (see {@link ToolCallError}).
+   */
+  invokeTool(executionId: number, input: InvokeInput): Promise<unknown>;
+  /** Report `queued` or `running`; the host owns `idle` and `terminating`. */
+  setState(executionId: number, state: ExecutionState): void;
+  /** Record why a run failed (compiler message, uncaught error, memory limit, …). */
+  setError(executionId: number, message: string): void;
+  emitStdout(executionId: number, chunk: string): void;
+  emitStderr(executionId: number, chunk: string): void;
+  /** Shallow-merge `patch` into the process output. */
+  emitOutput(executionId: number, patch: Record<string, unknown>): void;
+}
+
+/** Setup context of an environment module: the common context plus the host bindings. */
+export interface EnvironmentSetupContext extends ModuleSetupContext {
+  bindings: EnvironmentBindings;
+}
+
+/**
+ * Runs untrusted code. Exactly one environment is active at a time. The
+ * environment reports `queued`/`running` through the bindings and resolves
+ * `execute` with the exit state; the host owns ids, the timeout backstop,
+ * output merging and persistence.
+ */
+export interface EnvironmentModule extends Module {
+  setup(context: EnvironmentSetupContext): Promise<void>;
+  /** Run one execution to its end. Resolve (do not reject) with how it ended. */
+  execute(input: ExecutionInput): Promise<ExecutionExitState>;
+  /** Stop an execution (queued or running); its `execute` then resolves `canceled`. Idempotent. */
+  kill(executionId: number): Promise<void>;
+  /** Markdown reference of the runtime surface code sees (for humans and LLMs). */
+  generateDocs(): Promise<string>;
+  /** Markdown reference page for one tool, with a usage snippet in this environment's language. */
+  generateToolDocs(input: ToolDocsInput): Promise<string>;
+  /**
+   * Optional (a cyrnel extension): a declaration file typing the runtime
+   * surface for the given tools, served at `GET /environment/types`.
+   */
+  generateTypes?(tools: ToolDocsInput[]): Promise<string>;
+}
+
+/**
+ * Shape of the rejection `invokeTool` produces, mirroring the host's gating
+ * table: 404 `not_found`, 409 `service_disabled`/`tool_disabled`, 400
+ * `validation_failed`, 502 `adapter_error`, 504 `invoke_timeout`.
+ */
+export interface ToolCallError extends Error {
+  status: number;
+  code: string;
+  details?: unknown;
+}
+
+export const MODULE_TYPES = ["adapter", "environment"] as const;
+export type ModuleType = (typeof MODULE_TYPES)[number];
+
+/** The `module.json` of a custom module (built-in modules export the same shape as `manifest`, without `main`). */
+export interface ModuleManifest {
+  /** Folder name under `$CYRNEL_DATA_DIR/modules/`; a valid identifier. */
+  id: string;
+  name: string;
+  description: string;
+  type: ModuleType;
+  /** Semver version of the module. */
+  version: string;
+  /** ESM entry file, relative to the module folder, exporting `instantiate()`. Required in `module.json`. */
+  main?: string;
+  configSchema?: JSONSchema;
+  secretsSchema?: JSONSchema;
+  /** `cyrnel`: semver range of host versions the module works with. */
+  engines?: { cyrnel?: string };
+}
+
+/** What a module's entry file exports. */
+export interface ModuleFactory {
+  instantiate(): AdapterModule | EnvironmentModule | Promise<AdapterModule | EnvironmentModule>;
+  /** Built-in modules only: custom modules describe themselves in `module.json`. */
+  manifest?: ModuleManifest;
+}
