@@ -1,4 +1,12 @@
-export type { InvokeInput, JSONSchema, ServiceDefinition, ServiceState, ToolDefinition, ToolDocsInput, ToolState } from "./definitions.js";
+export type {
+  InvokeInput,
+  JSONSchema,
+  ServiceDefinition,
+  ServiceState,
+  ToolDefinition,
+  ToolDocsInput,
+  ToolState,
+} from "./definitions.js";
 export {
   EXECUTION_EXIT_STATES,
   EXECUTION_STATES,

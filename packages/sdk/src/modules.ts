@@ -137,7 +137,11 @@ export type ModuleType = (typeof MODULE_TYPES)[number];
 
 /** The `module.json` of a custom module (built-in modules export the same shape as `manifest`, without `main`). */
 export interface ModuleManifest {
-  /** Folder name under `$CYRNEL_DATA_DIR/modules/`; a valid identifier. */
+  /**
+   * Unique module id and, for custom modules, the folder name under
+   * `$CYRNEL_DATA_DIR/modules/`: lowercase letters, digits, `.`, `_`, `-`
+   * (e.g. `openapi`, `typescript-ivm`).
+   */
   id: string;
   name: string;
   description: string;

@@ -130,7 +130,10 @@ describe("@cyrnel/sdk as a published package", () => {
 
   it("exposes the runtime helpers through the exports map", () => {
     const script = `import("@cyrnel/sdk").then((m) => console.log(JSON.stringify([m.isValidIdentifier("ok"), m.isValidIdentifier("class"), m.EXECUTION_STATES])))`;
-    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: project, encoding: "utf8" });
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: project,
+      encoding: "utf8",
+    });
     expect(JSON.parse(out)).toEqual([true, false, ["queued", "running"]]);
   });
 });

@@ -1,0 +1,176 @@
+/**
+ * Composition root: builds the stores and domain services, wires them
+ * together (no domain module imports another's instance), and mounts the
+ * routes. `createHost` is what the CLI and the tests start.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { EnvironmentBindings, ModuleFactory } from "@cyrnel/sdk";
+import { Hono } from "hono";
+import type { HostConfig } from "./config.js";
+import { type Db, openDatabase } from "./db/client.js";
+import { CyrnelError } from "./errors.js";
+import { bearerAuth } from "./http/auth.js";
+import { errorHandler, notFoundHandler } from "./http/error-handler.js";
+import { mountRoutes } from "./http/mount.js";
+import { buildOpenApiDocument } from "./http/openapi-document.js";
+import type { RouteDefinition } from "./http/route.js";
+import { createLogger, type HostLogger } from "./log.js";
+import { moduleRoutes } from "./routes/modules/routes.js";
+import { serviceRoutes } from "./routes/services/routes.js";
+import { systemRoutes } from "./routes/system/routes.js";
+import { toolRoutes } from "./routes/tools/routes.js";
+import { SchemaValidator } from "./services/json-schema.js";
+import { ModuleRegistry } from "./services/modules/module-registry.js";
+import { loadSecretsKey } from "./services/secrets/key-file.js";
+import { SecretBox } from "./services/secrets/secret-box.js";
+import { SecretStore } from "./services/secrets/secret-store.js";
+import { ServiceLifecycle } from "./services/services-and-tools/service-lifecycle.js";
+import { ServiceStore } from "./services/services-and-tools/service-store.js";
+import { ToolGate } from "./services/services-and-tools/tool-gate.js";
+import { HOST_VERSION } from "./version.js";
+
+export interface HostOptions {
+  logger?: HostLogger;
+  /** Built-in modules; defaults to the bundled ones. */
+  builtins?: ModuleFactory[];
+  /** Check every JSON response against its declared schema (tests turn this on). */
+  validateResponses?: boolean;
+}
+
+export interface Host {
+  app: Hono;
+  config: HostConfig;
+  logger: HostLogger;
+  db: Db;
+  modules: ModuleRegistry;
+  services: ServiceLifecycle;
+  gate: ToolGate;
+  routes: RouteDefinition[];
+  /** Stop accepting work, cancel running processes, tear modules down, close the database. */
+  stop(): Promise<void>;
+}
+
+export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  mkdirSync(join(config.dataDir, "modules"), { recursive: true });
+  const db = openDatabase(join(config.dataDir, "data.db"));
+
+  const box = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir, logger), config.previousSecretsKeys);
+  const secrets = new SecretStore(db, box);
+  const rotation = secrets.rotate();
+  if (rotation.rotated > 0) logger.info("re-encrypted secrets under the current key", { count: rotation.rotated });
+  for (const owner of rotation.unreadable) {
+    logger.error("a secret was sealed with an unknown key; add it to CYRNEL_SECRETS_PREVIOUS_KEYS", { owner });
+  }
+
+  const validator = new SchemaValidator();
+  const store = new ServiceStore(db);
+  // Modules and services depend on each other only through these late-bound functions.
+  let services: ServiceLifecycle | undefined;
+  const bindings: EnvironmentBindings = {
+    invokeTool: (_executionId, input) => gate.invoke(input),
+    setState: () => {},
+    setError: () => {},
+    emitStdout: () => {},
+    emitStderr: () => {},
+    emitOutput: () => {},
+  };
+  const modules = new ModuleRegistry({
+    db,
+    validator,
+    secrets,
+    logger,
+    modulesDir: join(config.dataDir, "modules"),
+    hostVersion: HOST_VERSION,
+    builtins: options.builtins ?? [],
+    bindings,
+    hookTimeoutMs: config.invokeTimeoutMs,
+    hooks: {
+      adapterActivated: (id) => services!.hydrateAdapter(id),
+      adapterReplaced: (id) => services!.regenerateAdapter(id),
+      adapterRemoving: (id) => services!.removeAdapterServices(id),
+      drainEnvironment: async () => {},
+      cancelEnvironment: async () => {},
+    },
+  });
+  services = new ServiceLifecycle({
+    store,
+    modules,
+    secrets,
+    validator,
+    logger,
+    hookTimeoutMs: config.invokeTimeoutMs,
+    definitionLimitBytes: config.definitionLimitBytes,
+    downloadTimeoutMs: config.downloadTimeoutMs,
+  });
+  const gate = new ToolGate({ store, modules, secrets, validator, logger, invokeTimeoutMs: config.invokeTimeoutMs });
+
+  await modules.start();
+
+  let document: Record<string, unknown> | undefined;
+  const routes: RouteDefinition[] = [
+    ...systemRoutes(HOST_VERSION, () => (document ??= buildOpenApiDocument(routes, HOST_VERSION))),
+    ...serviceRoutes(services, store),
+    ...toolRoutes(store, gate, modules),
+    ...moduleRoutes(modules),
+  ];
+
+  let stopping = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const app = new Hono();
+  app.onError(errorHandler(logger));
+  app.notFound(notFoundHandler);
+  app.use("*", async (c, next) => {
+    if (stopping && c.req.path !== "/health") throw new CyrnelError("shutting_down", "the host is shutting down");
+    const started = performance.now();
+    inFlight++;
+    try {
+      await next();
+    } finally {
+      if (--inFlight === 0) drained?.();
+    }
+    logger.debug("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+    });
+  });
+  const publicPaths = new Set(
+    routes.filter((route) => route.public).map((route) => `${route.method.toUpperCase()} ${route.path}`),
+  );
+  app.use(
+    "*",
+    bearerAuth(config.apiKey, (method, path) => publicPaths.has(`${method} ${path}`)),
+  );
+  mountRoutes(app, routes, {
+    bodyLimit: config.bodyLimitBytes,
+    definitionBodyLimit: config.definitionLimitBytes,
+    validateResponses: options.validateResponses ?? false,
+  });
+
+  return {
+    app,
+    config,
+    logger,
+    db,
+    modules,
+    services,
+    gate,
+    routes,
+    async stop() {
+      stopping = true;
+      // Requests already inside finish first (processes they wait on are canceled by the environment teardown).
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, config.shutdownTimeoutMs).unref();
+        });
+      }
+      await modules.stop();
+      db.$client.close();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Every environment variable the host reads, parsed once into a typed
+ * object. A bad value throws a ConfigError naming the variable; the CLI
+ * prints it and exits non-zero.
+ */
+import { resolve } from "node:path";
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface HostConfig {
+  /** `CYRNEL_DATA_DIR`: holds data.db, modules/ and (without a configured key) secrets.key. */
+  dataDir: string;
+  /** `CYRNEL_SECRETS_KEY`: 32-byte AES key; `null` means use or create `<dataDir>/secrets.key`. */
+  secretsKey: Buffer | null;
+  /** `CYRNEL_SECRETS_PREVIOUS_KEYS`: older keys that can still decrypt values (re-encrypted at startup). */
+  previousSecretsKeys: Buffer[];
+  host: string;
+  /** `0` picks a free port (used by tests). */
+  port: number;
+  /** `CYRNEL_API_KEY`: when set, every route but `GET /health` needs `Authorization: Bearer <key>`. */
+  apiKey: string | null;
+  logLevel: LogLevel;
+  invokeTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  /** Request body cap for ordinary routes. */
+  bodyLimitBytes: number;
+  /** Request body cap for routes that carry a service definition, and for downloaded definitions. */
+  definitionLimitBytes: number;
+  /** Per-process caps: submitted code, stdout and stderr each, merged output JSON. */
+  processCodeLimitBytes: number;
+  processStreamLimitBytes: number;
+  processOutputLimitBytes: number;
+  /** Timeout of outbound downloads (definition URLs, registries, module archives). */
+  downloadTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const MiB = 1024 * 1024;
+
+export function loadConfig(env: Env = process.env): HostConfig {
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  };
+
+  return {
+    dataDir: resolve(read("CYRNEL_DATA_DIR") ?? ".cyrnel"),
+    secretsKey: parseKey("CYRNEL_SECRETS_KEY", read("CYRNEL_SECRETS_KEY")),
+    previousSecretsKeys: (read("CYRNEL_SECRETS_PREVIOUS_KEYS") ?? "")
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "")
+      .map((part, index) => parseKey(`CYRNEL_SECRETS_PREVIOUS_KEYS[${index}]`, part) as Buffer),
+    host: read("CYRNEL_HOST") ?? "127.0.0.1",
+    port: integer("CYRNEL_PORT", read("CYRNEL_PORT"), 9371, 0, 65535),
+    apiKey: read("CYRNEL_API_KEY") ?? null,
+    logLevel: oneOf("CYRNEL_LOG_LEVEL", read("CYRNEL_LOG_LEVEL"), LOG_LEVELS, "info"),
+    invokeTimeoutMs: integer("CYRNEL_INVOKE_TIMEOUT_MS", read("CYRNEL_INVOKE_TIMEOUT_MS"), 30_000, 1),
+    shutdownTimeoutMs: integer("CYRNEL_SHUTDOWN_TIMEOUT_MS", read("CYRNEL_SHUTDOWN_TIMEOUT_MS"), 10_000, 0),
+    bodyLimitBytes: integer("CYRNEL_BODY_LIMIT_BYTES", read("CYRNEL_BODY_LIMIT_BYTES"), MiB, 1024),
+    definitionLimitBytes: integer(
+      "CYRNEL_DEFINITION_LIMIT_BYTES",
+      read("CYRNEL_DEFINITION_LIMIT_BYTES"),
+      32 * MiB,
+      1024,
+    ),
+    processCodeLimitBytes: integer(
+      "CYRNEL_PROCESS_CODE_LIMIT_BYTES",
+      read("CYRNEL_PROCESS_CODE_LIMIT_BYTES"),
+      100 * 1024,
+      1,
+    ),
+    processStreamLimitBytes: integer(
+      "CYRNEL_PROCESS_STREAM_LIMIT_BYTES",
+      read("CYRNEL_PROCESS_STREAM_LIMIT_BYTES"),
+      MiB,
+      1024,
+    ),
+    processOutputLimitBytes: integer(
+      "CYRNEL_PROCESS_OUTPUT_LIMIT_BYTES",
+      read("CYRNEL_PROCESS_OUTPUT_LIMIT_BYTES"),
+      MiB,
+      1024,
+    ),
+    downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
+  };
+}
+
+function parseKey(variable: string, value: string | undefined): Buffer | null {
+  if (value === undefined) return null;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
+    throw new ConfigError(variable, "must be base64 of exactly 32 random bytes (e.g. `openssl rand -base64 32`)");
+  }
+  const key = Buffer.from(value, "base64");
+  if (key.length !== 32) {
+    throw new ConfigError(
+      variable,
+      `must decode to exactly 32 bytes, got ${key.length} (e.g. \`openssl rand -base64 32\`)`,
+    );
+  }
+  return key;
+}
+
+function integer(
+  variable: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+) {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(variable, `must be an integer, got "${value}"`);
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) throw new ConfigError(variable, `must be between ${min} and ${max}, got ${parsed}`);
+  return parsed;
+}
+
+function oneOf<T extends string>(variable: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  const lower = value.toLowerCase();
+  if (!(allowed as readonly string[]).includes(lower)) {
+    throw new ConfigError(variable, `must be one of ${allowed.join(", ")}, got "${value}"`);
+  }
+  return lower as T;
+}

@@ -1,0 +1,34 @@
+/**
+ * Opens the SQLite database (WAL, foreign keys on) and brings its schema up
+ * to date with the SQL migrations shipped next to this file.
+ */
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import * as schema from "./schema.js";
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));
+
+export function openDatabase(file: string, migrationsFolder = MIGRATIONS_FOLDER): Db {
+  const sqlite = new Database(file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  // SQLite's LIKE/lower() only fold ASCII; search uses this Unicode-aware fold instead.
+  sqlite.function("casefold", { deterministic: true }, (value: unknown) =>
+    typeof value === "string" ? value.normalize("NFC").toLowerCase() : value,
+  );
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder });
+  return db;
+}
+
+/** Maps a SQLite constraint violation to whether it was a uniqueness clash (→ 409). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}

@@ -1,0 +1,142 @@
+/**
+ * The host's tables. Timestamps are ISO-8601 text; JSON columns hold text
+ * that drizzle (de)serialises. Secrets never live in these rows: they are in
+ * `secrets`, one AES-GCM ciphertext per value.
+ */
+import { sql } from "drizzle-orm";
+import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+type Json = Record<string, unknown>;
+
+export const modules = sqliteTable("modules", {
+  id: text("id").primaryKey(),
+  type: text("type", { enum: ["adapter", "environment"] }).notNull(),
+  name: text("name").notNull(),
+  description: text("description").notNull().default(""),
+  /** Last version seen on disk or in code. */
+  version: text("version").notNull(),
+  builtin: integer("builtin", { mode: "boolean" }).notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull(),
+  /** Registry descriptor URL for registry installs, null otherwise. */
+  source: text("source"),
+  config: text("config", { mode: "json" }).$type<Json>().notNull().default(sql`'{}'`),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const services = sqliteTable(
+  "services",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    adapter: text("adapter").notNull(),
+    source: text("source"),
+    version: text("version"),
+    /** SHA-256 (hex) of `definition`. */
+    hash: text("hash").notNull(),
+    /** The definition text the service was generated from; kept to regenerate on adapter updates. Never returned. */
+    definition: text("definition").notNull(),
+    adapterDomain: text("adapter_domain", { mode: "json" }).$type<Json>().notNull(),
+    configSchema: text("config_schema", { mode: "json" }).$type<Json>().notNull(),
+    secretsSchema: text("secrets_schema", { mode: "json" }).$type<Json>().notNull(),
+    config: text("config", { mode: "json" }).$type<Json>().notNull().default(sql`'{}'`),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
+    stale: integer("stale", { mode: "boolean" }).notNull().default(false),
+    staleReason: text("stale_reason"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("services_adapter_idx").on(table.adapter)],
+);
+
+export const tools = sqliteTable(
+  "tools",
+  {
+    serviceId: text("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    id: text("id").notNull(),
+    /** Order of the tool in its definition; lists follow it. */
+    position: integer("position").notNull(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    inputSchema: text("input_schema", { mode: "json" }).$type<Json>().notNull(),
+    outputSchema: text("output_schema", { mode: "json" }).$type<Json>().notNull(),
+    adapterDomain: text("adapter_domain", { mode: "json" }).$type<Json>().notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  },
+  (table) => [
+    primaryKey({ columns: [table.serviceId, table.id] }),
+    index("tools_service_position_idx").on(table.serviceId, table.position),
+  ],
+);
+
+/**
+ * One encrypted value per row: AES-256-GCM with a random 12-byte IV, the
+ * owner and name bound as additional data (a ciphertext moved to another row
+ * fails to decrypt), and the id of the key that sealed it.
+ */
+export const secrets = sqliteTable(
+  "secrets",
+  {
+    ownerType: text("owner_type", { enum: ["service", "module"] }).notNull(),
+    ownerId: text("owner_id").notNull(),
+    name: text("name").notNull(),
+    keyId: text("key_id").notNull(),
+    iv: blob("iv", { mode: "buffer" }).notNull(),
+    ciphertext: blob("ciphertext", { mode: "buffer" }).notNull(),
+    tag: blob("tag", { mode: "buffer" }).notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.ownerType, table.ownerId, table.name] })],
+);
+
+/** Processes: submitted code and the results of its latest run. AUTOINCREMENT keeps ids from being reused. */
+export const processes = sqliteTable(
+  "processes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ref: text("ref"),
+    state: text("state", { enum: ["queued", "running", "idle", "terminating"] }).notNull(),
+    exitState: text("exit_state", { enum: ["success", "failed", "timeout", "canceled"] }),
+    error: text("error"),
+    /** null = no limit. */
+    timeoutMs: integer("timeout_ms"),
+    code: text("code").notNull(),
+    /** Merged `cyrnel.output(...)` of the latest run; null before a run ends. */
+    output: text("output", { mode: "json" }).$type<Json>(),
+    stdout: text("stdout").notNull().default(""),
+    stderr: text("stderr").notNull().default(""),
+    /** Number of runs so far; a run needs `force` once results exist. */
+    runs: integer("runs").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (table) => [index("processes_state_idx").on(table.state), index("processes_ref_idx").on(table.ref)],
+);
+
+/** One row per run of a process; its id is the `executionId` environments see (never reused). */
+export const executions = sqliteTable("executions", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  processId: integer("process_id")
+    .notNull()
+    .references(() => processes.id, { onDelete: "cascade" }),
+  environment: text("environment").notNull(),
+  exitState: text("exit_state", { enum: ["success", "failed", "timeout", "canceled"] }),
+  createdAt: text("created_at").notNull(),
+  finishedAt: text("finished_at"),
+});
+
+/** Registries added by the operator: the validated well-known document of each. */
+export const registries = sqliteTable("registries", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** Base URL the well-known document was fetched from. */
+  url: text("url").notNull(),
+  definitionsUrl: text("definitions_url"),
+  modulesUrl: text("modules_url"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});

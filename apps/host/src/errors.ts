@@ -1,0 +1,55 @@
+/**
+ * The one error type of the host. Domain code throws
+ * `new CyrnelError("tool_disabled", "...")`; the HTTP layer maps the code to
+ * a status with the single table below. The code is part of the public API.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  service_disabled: 409,
+  tool_disabled: 409,
+  payload_too_large: 413,
+  internal: 500,
+  adapter_error: 502,
+  no_environment: 503,
+  shutting_down: 503,
+  invoke_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class CyrnelError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "CyrnelError";
+    this.status = ERROR_STATUS[code];
+  }
+
+  toJSON(): { error: string; code: ErrorCode; details?: unknown } {
+    return this.details === undefined
+      ? { error: this.message, code: this.code }
+      : { error: this.message, code: this.code, details: this.details };
+  }
+}
+
+export const notFound = (what: string) => new CyrnelError("not_found", `${what} not found`);
+
+/** The message of anything thrown, for surfacing module errors. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

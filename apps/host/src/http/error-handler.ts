@@ -1,0 +1,33 @@
+/** The single place errors become HTTP responses. Unknown errors are logged with their stack and answered as a bare 500. */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { CyrnelError } from "../errors.js";
+import type { HostLogger } from "../log.js";
+
+export function errorHandler(logger: HostLogger) {
+  return (error: Error, c: Context): Response => {
+    let problem: CyrnelError;
+    if (error instanceof CyrnelError) {
+      problem = error;
+    } else if (error instanceof HTTPException && error.status < 500) {
+      problem = new CyrnelError(error.status === 413 ? "payload_too_large" : "bad_request", error.message);
+    } else {
+      logger.error("unhandled error", {
+        method: c.req.method,
+        path: c.req.path,
+        error: error.message,
+        stack: error.stack,
+      });
+      problem = new CyrnelError("internal", "internal error");
+    }
+    const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+    if (problem.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="cyrnel"';
+    return new Response(JSON.stringify(problem.toJSON()), { status: problem.status, headers });
+  };
+}
+
+export const notFoundHandler = (c: Context): Response =>
+  new Response(JSON.stringify(new CyrnelError("not_found", `no route ${c.req.method} ${c.req.path}`).toJSON()), {
+    status: 404,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });

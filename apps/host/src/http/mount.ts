@@ -1,0 +1,125 @@
+/**
+ * Mounts route definitions on Hono: validates params, query and body with
+ * ajv against the route's schemas, calls the handler, and (in tests)
+ * checks every response against its declared schema.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsPlugin from "ajv-formats";
+import type { Hono } from "hono";
+import { CyrnelError } from "../errors.js";
+import { summariseIssues, type ValidationIssue } from "../services/json-schema.js";
+import { readJsonBody } from "./request-body.js";
+import type { Reply, RouteDefinition } from "./route.js";
+
+type AjvInstance = InstanceType<typeof AjvModule.default>;
+const addFormats = addFormatsPlugin as unknown as (ajv: AjvInstance) => AjvInstance;
+
+export interface MountOptions {
+  bodyLimit: number;
+  definitionBodyLimit: number;
+  /** Fail loudly when a handler answers with a body its schema does not describe (on in tests). */
+  validateResponses: boolean;
+}
+
+export function mountRoutes(app: Hono, routes: RouteDefinition[], options: MountOptions): void {
+  // Query strings and path params are text: coerce "10" → 10 and "true" → true. Bodies are JSON: no coercion.
+  const lenient = addFormats(new AjvModule.default({ coerceTypes: true, useDefaults: true, strict: false }));
+  const exact = addFormats(new AjvModule.default({ useDefaults: true, strict: false, allErrors: true }));
+  const responses = addFormats(new AjvModule.default({ strict: false }));
+  const compile = (ajv: AjvInstance, schema: TSchema) => ajv.compile(JSON.parse(JSON.stringify(schema)));
+
+  for (const route of routes) {
+    const params = route.params && compile(lenient, route.params);
+    const query = route.query && compile(lenient, route.query);
+    const body = route.body && compile(exact, route.body);
+    const limit = route.bodyLimit === "definition" ? options.definitionBodyLimit : options.bodyLimit;
+    const responseChecks = new Map<number, ValidateFunction>();
+    if (options.validateResponses) {
+      for (const [status, response] of Object.entries(route.responses)) {
+        if (response.schema && !response.contentType)
+          responseChecks.set(Number(status), compile(responses, response.schema));
+      }
+    }
+
+    app.on(route.method.toUpperCase(), toHonoPath(route.path), async (c) => {
+      const input = {
+        params: params ? check(params, { ...c.req.param() }, "path parameter") : {},
+        query: query ? check(query, Object.fromEntries(new URL(c.req.url).searchParams), "query parameter") : {},
+        body: undefined as unknown,
+        context: c,
+        signal: c.req.raw.signal,
+      };
+      if (body) {
+        const read = await readJsonBody(c.req.raw, limit);
+        input.body = check(body, read.present ? read.value : {}, "request body", !read.present);
+      }
+      const reply = await route.handler(input as never);
+      if (reply instanceof Response) return reply;
+      if (options.validateResponses) checkResponse(route, reply, responseChecks);
+      return toResponse(reply);
+    });
+  }
+}
+
+function check(validate: ValidateFunction, value: unknown, what: string, missing = false): unknown {
+  if (validate(value)) return value;
+  if (missing) throw new CyrnelError("bad_request", "a JSON request body is required");
+  const issues: ValidationIssue[] = relevantErrors(validate.errors ?? []).map((error) => {
+    const params = error.params as Record<string, unknown>;
+    const at = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "";
+    if (error.keyword === "additionalProperties") {
+      return { path: at, message: `unknown field "${[at, params.additionalProperty].filter(Boolean).join(".")}"` };
+    }
+    if (error.keyword === "required") {
+      return { path: at, message: `missing field "${[at, params.missingProperty].filter(Boolean).join(".")}"` };
+    }
+    return { path: at, message: `"${at || what}" ${error.message}` };
+  });
+  throw new CyrnelError("validation_failed", summariseIssues(`invalid ${what}`, dedupe(issues)), validate.errors);
+}
+
+/**
+ * For a value that matches no branch of an `anyOf`, ajv reports every
+ * branch. Keep the errors of the branch whose type matched (the deeper
+ * ones) and drop the "wrong type" noise of the others.
+ */
+function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
+  const unions = errors.filter((error) => error.keyword === "anyOf").map((error) => error.instancePath);
+  const kept = errors.filter((error) => {
+    if (error.keyword === "anyOf") return false;
+    const underUnion = unions.includes(error.instancePath) && error.keyword === "type";
+    const deeper = errors.some((other) => other.instancePath.startsWith(`${error.instancePath}/`));
+    return !(underUnion && deeper);
+  });
+  return kept.length > 0 ? kept : errors;
+}
+
+function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => !seen.has(issue.message) && seen.add(issue.message));
+}
+
+function checkResponse(route: RouteDefinition, reply: Reply, checks: Map<number, ValidateFunction>) {
+  const declared = route.responses[reply.status];
+  if (!declared)
+    throw new Error(`${route.operationId} answered ${reply.status}, which its definition does not declare`);
+  const validate = checks.get(reply.status);
+  if (validate && !validate(structuredClone(reply.body))) {
+    throw new Error(`${route.operationId} ${reply.status} body breaks its schema: ${JSON.stringify(validate.errors)}`);
+  }
+}
+
+function toResponse(reply: Reply): Response {
+  const headers = new Headers(reply.headers);
+  if (reply.status === 204 || reply.body === undefined) return new Response(null, { status: reply.status, headers });
+  if (reply.contentType) {
+    headers.set("content-type", reply.contentType);
+    return new Response(String(reply.body), { status: reply.status, headers });
+  }
+  headers.set("content-type", "application/json; charset=utf-8");
+  return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
+}
+
+/** `/services/{id}` → `/services/:id` */
+export const toHonoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");

@@ -1,0 +1,40 @@
+/** Opaque list cursors: base64url of a JSON sort key, checked on the way back in. */
+import { CyrnelError } from "../errors.js";
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+export function encodeCursor(key: unknown): string {
+  return Buffer.from(JSON.stringify(key), "utf8").toString("base64url");
+}
+
+export function decodeCursor<T>(cursor: string | undefined, guard: (value: unknown) => value is T): T | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (guard(value)) return value;
+  } catch {
+    // fall through to the error below
+  }
+  throw new CyrnelError("bad_request", `invalid cursor "${cursor}"; pass back a nextCursor from a previous page`);
+}
+
+/** Takes `limit + 1` rows and turns them into a page with the next cursor. */
+export function toPage<Row, Item>(
+  rows: Row[],
+  limit: number,
+  item: (row: Row) => Item,
+  cursorOf: (row: Row) => unknown,
+): { items: Item[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(item),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(cursorOf(last)) : null,
+  };
+}
+
+export const isString = (value: unknown): value is string => typeof value === "string";
+export const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
+export const isStringPair = (value: unknown): value is [string, number] =>
+  Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "number";

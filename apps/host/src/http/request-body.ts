@@ -1,0 +1,46 @@
+/**
+ * Reads a JSON request body with a hard size cap, without trusting
+ * Content-Length, and turns every way it can be wrong into a 4xx.
+ */
+import { CyrnelError } from "../errors.js";
+
+export async function readJsonBody(request: Request, limit: number): Promise<{ present: boolean; value: unknown }> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  const type = request.headers.get("content-type");
+  const text = await readText(request, limit);
+  if (text.trim() === "") return { present: false, value: undefined };
+  if (type !== null && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
+    throw new CyrnelError("bad_request", `request body must be application/json, got "${type}"`);
+  }
+  try {
+    return { present: true, value: JSON.parse(text) };
+  } catch (error) {
+    throw new CyrnelError("bad_request", `malformed JSON body: ${(error as Error).message}`);
+  }
+}
+
+async function readText(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new CyrnelError("bad_request", "request body is not valid UTF-8");
+  }
+}
+
+const tooLarge = (limit: number) =>
+  new CyrnelError("payload_too_large", `request body exceeds the limit of ${limit} bytes`);

@@ -1,0 +1,70 @@
+/** Schema pieces shared by several routes. */
+import { type TSchema, Type } from "@sinclair/typebox";
+import { ERROR_STATUS } from "../errors.js";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "./pagination.js";
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: "Human-readable message" }),
+    code: Type.Union(
+      Object.keys(ERROR_STATUS).map((code) => Type.Literal(code)),
+      { description: "Stable machine-readable code" },
+    ),
+    details: Type.Optional(Type.Unknown()),
+  },
+  { $id: "Error" },
+);
+
+export const Identifier = Type.String({
+  pattern: "^[A-Za-z_$][A-Za-z0-9_$]*$",
+  description: "A valid, non-reserved TypeScript identifier",
+});
+
+export const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+export const Timestamp = Type.String({ format: "date-time" });
+
+export const ListQuery = {
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_LIMIT,
+      default: DEFAULT_LIMIT,
+      description: `Page size (max ${MAX_LIMIT})`,
+    }),
+  ),
+  cursor: Type.Optional(Type.String({ description: "nextCursor of the previous page" })),
+};
+
+export const ListOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const EnabledBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+
+/** A config or secrets patch: a merge-patch object or an RFC 6902 operation list. */
+/**
+ * A config or secrets patch: a merge-patch object or an RFC 6902 operation
+ * list. Operations are only shape-checked here; the patch code names a bad
+ * op or path precisely.
+ */
+export const PatchBody = Type.Union(
+  [
+    Type.Record(Type.String(), Type.Unknown(), { description: "JSON merge patch (RFC 7386): null removes a key" }),
+    Type.Array(
+      Type.Object({
+        op: Type.String({ description: "add, remove, replace, move, copy or test" }),
+        path: Type.String(),
+        from: Type.Optional(Type.String()),
+        value: Type.Optional(Type.Unknown()),
+      }),
+      { description: "JSON patch (RFC 6902)" },
+    ),
+  ],
+  { description: "A JSON object (merge patch) or a JSON array (RFC 6902 patch)" },
+);
+
+export const SecretNames = Type.Object({
+  set: Type.Array(Type.String(), { description: "Names of the secrets that have a value (never the values)" }),
+});
+
+export const ConfigBody = Type.Object({ config: JsonObject });

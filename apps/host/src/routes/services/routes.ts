@@ -1,0 +1,161 @@
+import { Type } from "@sinclair/typebox";
+import { decodeCursor, isString, toPage } from "../../http/pagination.js";
+import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
+import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
+import { serviceRecord } from "../../services/services-and-tools/records.js";
+import type { ServiceLifecycle } from "../../services/services-and-tools/service-lifecycle.js";
+import type { ServiceStore } from "../../services/services-and-tools/service-store.js";
+import { DefinitionSource, InstalledService, ServiceDetail, ServiceRecord, UpdateResult } from "./schemas.js";
+
+const IdParams = Type.Object({ id: Type.String() });
+const tags = ["services"];
+
+export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "get",
+      path: "/services",
+      operationId: "listServices",
+      summary: "List installed services",
+      tags,
+      query: Type.Object({
+        query: Type.Optional(Type.String({ description: "Case-insensitive substring of id, name or description" })),
+        enabled: Type.Optional(Type.Boolean()),
+        adapter: Type.Optional(Type.String()),
+        ...ListQuery,
+      }),
+      responses: { 200: { description: "A page of services", schema: ListOf(ServiceRecord) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) => {
+        const limit = query.limit ?? 100;
+        const rows = store.list({ ...query, limit, after: decodeCursor(query.cursor, isString) });
+        return json(
+          200,
+          toPage(rows, limit, serviceRecord, (row) => row.id),
+        );
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/services",
+      operationId: "installService",
+      summary: "Install a service from a definition text or URL",
+      description:
+        "The adapter turns the definition into tools. The service starts disabled unless `enabled: true`; " +
+        "if enabling then fails it stays installed and disabled and `enableError` says why.",
+      tags,
+      bodyLimit: "definition",
+      body: Type.Object(
+        {
+          id: Type.String({ description: "Service id: a valid, non-reserved TypeScript identifier" }),
+          adapter: Type.String({ description: "Adapter module id, e.g. openapi" }),
+          ...DefinitionSource,
+          enabled: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+      responses: { 201: { description: "Installed", schema: InstalledService } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      handler: async ({ body }) => json(201, await services.install(body)),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/services/{id}",
+      operationId: "getService",
+      summary: "Get a service with its config and secrets schemas",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The service", schema: ServiceDetail } },
+      errors: ["not_found"],
+      handler: ({ params }) => json(200, services.detail(params.id)),
+    }),
+    defineRoute({
+      method: "patch",
+      path: "/services/{id}",
+      operationId: "updateService",
+      summary: "Update a service from a new definition text or URL",
+      description: "Unchanged text (same hash) is a no-op. Tools that survive keep their enabled flag.",
+      tags,
+      bodyLimit: "definition",
+      params: IdParams,
+      body: Type.Object(DefinitionSource, { additionalProperties: false }),
+      responses: { 200: { description: "Update result", schema: UpdateResult } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      handler: async ({ params, body }) => json(200, await services.update(params.id, body)),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/services/{id}/enabled",
+      operationId: "setServiceEnabled",
+      summary: "Enable (validate config and secrets, hydrate) or disable (dehydrate) a service",
+      tags,
+      params: IdParams,
+      body: EnabledBody,
+      responses: { 200: { description: "The service", schema: ServiceDetail } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
+      handler: async ({ params, body }) => json(200, await services.setEnabled(params.id, body.enabled)),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/services/{id}",
+      operationId: "deleteService",
+      summary: "Delete a service, its tools, config and secrets",
+      tags,
+      params: IdParams,
+      responses: { 204: { description: "Deleted" } },
+      errors: ["not_found"],
+      handler: async ({ params }) => {
+        await services.remove(params.id);
+        return noContent();
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/services/{id}/config",
+      operationId: "getServiceConfig",
+      summary: "Get a service's config with defaults applied",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The config", schema: ConfigBody } },
+      errors: ["not_found"],
+      handler: ({ params }) => json(200, { config: services.config(params.id) }),
+    }),
+    defineRoute({
+      method: "patch",
+      path: "/services/{id}/config",
+      operationId: "patchServiceConfig",
+      summary: "Patch a service's config (merge patch object or RFC 6902 array)",
+      description:
+        "Validated against the config schema; nothing is stored on failure. An enabled service is re-hydrated.",
+      tags,
+      params: IdParams,
+      body: PatchBody,
+      responses: { 200: { description: "The new config", schema: ConfigBody } },
+      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      handler: async ({ params, body }) => json(200, { config: await services.patchConfig(params.id, body) }),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/services/{id}/secrets",
+      operationId: "getServiceSecrets",
+      summary: "Names of the secrets that are set (never their values)",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "Secret names", schema: SecretNames } },
+      errors: ["not_found"],
+      handler: ({ params }) => json(200, { set: services.secretNames(params.id) }),
+    }),
+    defineRoute({
+      method: "patch",
+      path: "/services/{id}/secrets",
+      operationId: "patchServiceSecrets",
+      summary: "Patch a service's secrets (write-only; same patch forms as config, `test` refused)",
+      tags,
+      params: IdParams,
+      body: PatchBody,
+      responses: { 200: { description: "Secret names", schema: SecretNames } },
+      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      handler: async ({ params, body }) => json(200, { set: await services.patchSecrets(params.id, body) }),
+    }),
+  ];
+}

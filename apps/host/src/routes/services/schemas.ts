@@ -1,0 +1,50 @@
+import { Type } from "@sinclair/typebox";
+import { JsonObject, Timestamp } from "../../http/schemas.js";
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ServiceRecord = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  adapter: Type.String({ description: "Id of the adapter module" }),
+  source: Nullable(Type.String({ description: "Registry descriptor URL; null for direct installs" })),
+  version: Nullable(Type.String({ description: "Registry version; null for direct installs" })),
+  hash: Type.String({ description: "SHA-256 of the definition text" }),
+  enabled: Type.Boolean(),
+  stale: Type.Boolean({ description: "The adapter no longer accepts the stored definition; update it" }),
+  toolCount: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const ServiceDetail = Type.Composite([
+  ServiceRecord,
+  Type.Object({
+    staleReason: Nullable(Type.String()),
+    configSchema: JsonObject,
+    secretsSchema: JsonObject,
+  }),
+]);
+
+export const EnableFailure = Type.Object(
+  { code: Type.String(), error: Type.String() },
+  { description: "Why enabling failed; the service stays installed and disabled" },
+);
+
+export const InstalledService = Type.Composite([
+  ServiceDetail,
+  Type.Object({ enableError: Type.Optional(EnableFailure) }),
+]);
+
+export const UpdateResult = Type.Object({
+  id: Type.String(),
+  updated: Type.Boolean({ description: "false when the definition text is unchanged (same hash)" }),
+  enabled: Type.Boolean(),
+  enableError: Type.Optional(EnableFailure),
+});
+
+export const DefinitionSource = {
+  definition: Type.Optional(Type.String({ description: "The definition text (e.g. an OpenAPI document)" })),
+  url: Type.Optional(Type.String({ description: "http(s) URL to download the definition from (≤ 32 MiB, 10 s)" })),
+};

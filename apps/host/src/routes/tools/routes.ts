@@ -1,0 +1,136 @@
+import { Type } from "@sinclair/typebox";
+import { CyrnelError, notFound } from "../../errors.js";
+import { decodeCursor, isStringPair, toPage } from "../../http/pagination.js";
+import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
+import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../http/schemas.js";
+import type { ModuleRegistry } from "../../services/modules/module-registry.js";
+import { toolDetail, toolRecord } from "../../services/services-and-tools/records.js";
+import type { ServiceStore } from "../../services/services-and-tools/service-store.js";
+import type { ToolGate } from "../../services/services-and-tools/tool-gate.js";
+
+const tags = ["tools"];
+const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String() });
+
+const ToolRecord = Type.Object({
+  serviceId: Type.String(),
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  enabled: Type.Boolean(),
+  effectivelyEnabled: Type.Boolean({ description: "Tool and service enabled, service not stale" }),
+});
+const ToolDetail = Type.Composite([ToolRecord, Type.Object({ inputSchema: JsonObject, outputSchema: JsonObject })]);
+
+export function toolRoutes(store: ServiceStore, gate: ToolGate, modules: ModuleRegistry): RouteDefinition[] {
+  const tool = (serviceId: string, toolId: string) => {
+    const row = store.getTool(serviceId, toolId);
+    if (!row)
+      throw notFound(store.get(serviceId) ? `tool "${toolId}" on service "${serviceId}"` : `service "${serviceId}"`);
+    return row;
+  };
+
+  return [
+    defineRoute({
+      method: "get",
+      path: "/tools",
+      operationId: "listTools",
+      summary: "List and search tools",
+      tags,
+      query: Type.Object({
+        serviceId: Type.Optional(Type.String()),
+        query: Type.Optional(Type.String({ description: "Case-insensitive substring of name or description" })),
+        enabled: Type.Optional(Type.Boolean()),
+        ...ListQuery,
+      }),
+      responses: { 200: { description: "A page of tools", schema: ListOf(ToolRecord) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) => {
+        const limit = query.limit ?? 100;
+        const rows = store.listTools({ ...query, limit, after: decodeCursor(query.cursor, isStringPair) });
+        return json(
+          200,
+          toPage(rows, limit, toolRecord, (row) => [row.serviceId, row.position]),
+        );
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/tools/{serviceId}/{toolId}",
+      operationId: "getTool",
+      summary: "Get a tool with its input and output schemas",
+      tags,
+      params: ToolParams,
+      responses: { 200: { description: "The tool", schema: ToolDetail } },
+      errors: ["not_found"],
+      handler: ({ params }) => json(200, toolDetail(tool(params.serviceId, params.toolId))),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/tools/{serviceId}/{toolId}/docs",
+      operationId: "getToolDocs",
+      summary: "Markdown reference for a tool, rendered by the active environment",
+      tags,
+      params: ToolParams,
+      responses: {
+        200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
+      },
+      errors: ["not_found", "no_environment"],
+      handler: async ({ params }) => {
+        const row = tool(params.serviceId, params.toolId);
+        const environment = modules.activeEnvironment();
+        if (!environment) throw new CyrnelError("no_environment", "no environment module is active");
+        const markdown = await environment.module.generateToolDocs({
+          serviceId: row.serviceId,
+          toolId: row.id,
+          description: row.description,
+          inputSchema: row.inputSchema,
+          outputSchema: row.outputSchema,
+        });
+        return text(200, markdown, "text/markdown; charset=utf-8");
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/tools/{serviceId}/{toolId}/enabled",
+      operationId: "setToolEnabled",
+      summary: "Enable or disable one tool",
+      tags,
+      params: ToolParams,
+      body: EnabledBody,
+      responses: { 200: { description: "The tool", schema: ToolDetail } },
+      errors: ["bad_request", "validation_failed", "not_found"],
+      handler: ({ params, body }) => {
+        tool(params.serviceId, params.toolId);
+        store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
+        return json(200, toolDetail(tool(params.serviceId, params.toolId)));
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/tools/{serviceId}/{toolId}/invoke",
+      operationId: "invokeTool",
+      summary: "Call a tool directly",
+      description:
+        "Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled " +
+        "and not stale (409 service_disabled), tool enabled (409 tool_disabled), parameters match the input schema " +
+        "(400 validation_failed). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout.",
+      tags,
+      params: ToolParams,
+      body: Type.Object({ parameters: Type.Optional(JsonObject) }, { additionalProperties: false }),
+      responses: { 200: { description: "What the adapter returned", schema: Type.Object({ result: Type.Unknown() }) } },
+      errors: [
+        "bad_request",
+        "validation_failed",
+        "not_found",
+        "service_disabled",
+        "tool_disabled",
+        "adapter_error",
+        "invoke_timeout",
+      ],
+      handler: async ({ params, body }) => {
+        const result = await gate.invoke({ ...params, parameters: body.parameters ?? {} });
+        return json(200, { result: result === undefined ? null : result });
+      },
+    }),
+  ];
+}

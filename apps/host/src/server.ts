@@ -1,0 +1,46 @@
+/**
+ * Process entry for `cyrnel start`: listen, log where, and shut down
+ * gracefully on SIGINT/SIGTERM within CYRNEL_SHUTDOWN_TIMEOUT_MS.
+ */
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createHost, type HostOptions } from "./app.js";
+import type { HostConfig } from "./config.js";
+import { HOST_VERSION } from "./version.js";
+
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: HostConfig, options: HostOptions = {}): Promise<RunningServer> {
+  const host = await createHost(config, {
+    validateResponses: process.env.CYRNEL_VALIDATE_RESPONSES === "1",
+    ...options,
+  });
+  const server = serve({ fetch: host.app.fetch, hostname: config.host, port: config.port });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  host.logger.info("listening", {
+    url: `http://${config.host}:${port}`,
+    host: config.host,
+    port,
+    version: HOST_VERSION,
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      host.logger.info("shutting down");
+      server.close();
+      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+      await Promise.race([host.stop(), deadline]);
+      if ("closeAllConnections" in server) server.closeAllConnections();
+      host.logger.info("stopped");
+    })());
+  return { port, close };
+}

@@ -1,0 +1,94 @@
+/**
+ * Secrets of services and modules, one encrypted row per top-level value.
+ * Values are JSON-encoded before sealing, so objects (e.g. basic-auth
+ * credentials) work too. Nothing here logs or returns plaintext except
+ * `read`, which is for hydration only.
+ */
+import { and, eq, ne } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { secrets } from "../../db/schema.js";
+import type { SecretBox } from "./secret-box.js";
+
+export type SecretOwner = { type: "service" | "module"; id: string };
+
+const additionalData = (owner: SecretOwner, name: string) => `${owner.type}\u0000${owner.id}\u0000${name}`;
+
+export class SecretStore {
+  constructor(
+    private readonly db: Db,
+    private readonly box: SecretBox,
+  ) {}
+
+  /** Decrypted values of one owner. Throws if a value cannot be opened (unknown key, tampering). */
+  read(owner: SecretOwner): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    for (const row of this.rows(owner)) {
+      values[row.name] = JSON.parse(this.box.open(row, additionalData(owner, row.name)));
+    }
+    return values;
+  }
+
+  names(owner: SecretOwner): string[] {
+    return this.rows(owner)
+      .map((row) => row.name)
+      .sort();
+  }
+
+  /** Replace every value of `owner` with `values` (call inside a transaction for atomicity with other writes). */
+  replace(owner: SecretOwner, values: Record<string, unknown>): void {
+    const now = new Date().toISOString();
+    this.remove(owner);
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) continue;
+      const sealed = this.box.seal(JSON.stringify(value), additionalData(owner, name));
+      this.db
+        .insert(secrets)
+        .values({ ownerType: owner.type, ownerId: owner.id, name, ...sealed, updatedAt: now })
+        .run();
+    }
+  }
+
+  remove(owner: SecretOwner): void {
+    this.db
+      .delete(secrets)
+      .where(and(eq(secrets.ownerType, owner.type), eq(secrets.ownerId, owner.id)))
+      .run();
+  }
+
+  /**
+   * Re-seal every value written under a previous key with the current one.
+   * Values whose key is unknown are left as they are and reported.
+   */
+  rotate(): { rotated: number; unreadable: SecretOwner[] } {
+    let rotated = 0;
+    const unreadable: SecretOwner[] = [];
+    this.db.transaction((tx) => {
+      const stale = tx.select().from(secrets).where(ne(secrets.keyId, this.box.currentKeyId)).all();
+      for (const row of stale) {
+        const owner = { type: row.ownerType, id: row.ownerId };
+        if (!this.box.canOpen(row.keyId)) {
+          unreadable.push(owner);
+          continue;
+        }
+        const aad = additionalData(owner, row.name);
+        const sealed = this.box.seal(this.box.open(row, aad), aad);
+        tx.update(secrets)
+          .set({ ...sealed, updatedAt: new Date().toISOString() })
+          .where(
+            and(eq(secrets.ownerType, row.ownerType), eq(secrets.ownerId, row.ownerId), eq(secrets.name, row.name)),
+          )
+          .run();
+        rotated++;
+      }
+    });
+    return { rotated, unreadable };
+  }
+
+  private rows(owner: SecretOwner) {
+    return this.db
+      .select()
+      .from(secrets)
+      .where(and(eq(secrets.ownerType, owner.type), eq(secrets.ownerId, owner.id)))
+      .all();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * What the host verifies about an adapter's ServiceDefinition before
+ * persisting it: the shape (a broken adapter must not corrupt the
+ * database), every tool id (valid, non-reserved, unique) and every schema.
+ */
+import { isValidIdentifier, type ServiceDefinition } from "@cyrnel/sdk";
+import { CyrnelError } from "../../errors.js";
+import type { SchemaValidator } from "../json-schema.js";
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+export function checkDefinition(value: unknown, adapter: string, validator: SchemaValidator): ServiceDefinition {
+  const broken = (problem: string) =>
+    new CyrnelError("adapter_error", `adapter "${adapter}" returned an invalid definition: ${problem}`);
+  if (!isObject(value)) throw broken("not an object");
+  for (const key of ["name", "description"] as const) {
+    if (typeof value[key] !== "string") throw broken(`"${key}" must be a string`);
+  }
+  for (const key of ["configSchema", "secretsSchema", "adapterDomain"] as const) {
+    if (!isObject(value[key])) throw broken(`"${key}" must be an object`);
+  }
+  if (!Array.isArray(value.tools)) throw broken(`"tools" must be an array`);
+  const seen = new Set<string>();
+  value.tools.forEach((tool: unknown, index) => {
+    if (!isObject(tool)) throw broken(`tools[${index}] is not an object`);
+    if (!isValidIdentifier(tool.id)) {
+      throw new CyrnelError(
+        "bad_request",
+        `tool id ${JSON.stringify(tool.id)} (tools[${index}]) is not a valid TypeScript identifier or is a reserved word`,
+      );
+    }
+    if (seen.has(tool.id)) throw new CyrnelError("bad_request", `tool id "${tool.id}" appears more than once`);
+    seen.add(tool.id);
+    for (const key of ["name", "description"] as const) {
+      if (typeof tool[key] !== "string") throw broken(`tool "${tool.id}": "${key}" must be a string`);
+    }
+    for (const key of ["inputSchema", "outputSchema", "adapterDomain"] as const) {
+      if (!isObject(tool[key])) throw broken(`tool "${tool.id}": "${key}" must be an object`);
+    }
+    for (const key of ["inputSchema", "outputSchema"] as const) {
+      const problem = validator.checkSchema(tool[key] as Record<string, unknown>);
+      if (problem)
+        throw new CyrnelError("bad_request", `tool "${tool.id}": ${key} is not a valid JSON Schema: ${problem}`);
+    }
+  });
+  for (const key of ["configSchema", "secretsSchema"] as const) {
+    const problem = validator.checkSchema(value[key] as Record<string, unknown>);
+    if (problem) throw new CyrnelError("bad_request", `${key} is not a valid JSON Schema: ${problem}`);
+  }
+  return value as unknown as ServiceDefinition;
+}

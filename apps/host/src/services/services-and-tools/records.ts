@@ -1,0 +1,45 @@
+/** The API shapes of services and tools, built from store rows. */
+import type { ServiceRow, ToolRow } from "./service-store.js";
+
+export function serviceRecord(row: ServiceRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    adapter: row.adapter,
+    source: row.source,
+    version: row.version,
+    hash: row.hash,
+    enabled: row.enabled,
+    stale: row.stale,
+    toolCount: row.toolCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function serviceDetail(row: ServiceRow) {
+  return {
+    ...serviceRecord(row),
+    staleReason: row.staleReason,
+    configSchema: row.configSchema,
+    secretsSchema: row.secretsSchema,
+  };
+}
+
+export function toolRecord(row: ToolRow) {
+  return {
+    serviceId: row.serviceId,
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    enabled: row.enabled,
+    effectivelyEnabled: row.enabled && row.serviceEnabled && !row.serviceStale,
+  };
+}
+
+export function toolDetail(row: ToolRow) {
+  return { ...toolRecord(row), inputSchema: row.inputSchema, outputSchema: row.outputSchema };
+}
+
+export type ServiceDetail = ReturnType<typeof serviceDetail>;

@@ -1,0 +1,409 @@
+/**
+ * The service lifecycle of SPEC section 5, in the order the seeds name the
+ * adapter hooks: install (generateDefinition), enable (hydrateService),
+ * config/secrets patch (hydrate again, restore on failure), update
+ * (generateDefinition, dehydrateService, new tools, hydrate), disable and
+ * delete (dehydrateService). Operations on one service are serialised.
+ */
+import { createHash } from "node:crypto";
+import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
+import { isUniqueViolation } from "../../db/client.js";
+import { CyrnelError, messageOf, notFound } from "../../errors.js";
+import type { HostLogger } from "../../log.js";
+import { downloadText } from "../download.js";
+import { applyPatch } from "../json-patch.js";
+import { type SchemaValidator, summariseIssues } from "../json-schema.js";
+import { KeyedMutex } from "../keyed-mutex.js";
+import type { ModuleRegistry } from "../modules/module-registry.js";
+import type { SecretStore } from "../secrets/secret-store.js";
+import { TimeoutError, withTimeout } from "../with-timeout.js";
+import { checkDefinition } from "./definition-check.js";
+import { type ServiceDetail, serviceDetail } from "./records.js";
+import type { ServiceRow, ServiceStore } from "./service-store.js";
+
+export interface ServiceLifecycleOptions {
+  store: ServiceStore;
+  modules: ModuleRegistry;
+  secrets: SecretStore;
+  validator: SchemaValidator;
+  logger: HostLogger;
+  /** Bound on each adapter hook call. */
+  hookTimeoutMs: number;
+  definitionLimitBytes: number;
+  downloadTimeoutMs: number;
+}
+
+export interface InstallInput {
+  id: string;
+  adapter: string;
+  definition?: string;
+  url?: string;
+  enabled?: boolean;
+  /** Registry installs record where the definition came from. */
+  source?: string | null;
+  version?: string | null;
+}
+
+export type EnableFailure = { code: string; error: string };
+
+export interface UpdateResult {
+  id: string;
+  updated: boolean;
+  enabled: boolean;
+  /** Set when the service was enabled and re-hydrating it after the update failed (it is now disabled). */
+  enableError?: EnableFailure;
+}
+
+export class ServiceLifecycle {
+  private readonly mutex = new KeyedMutex();
+
+  constructor(private readonly options: ServiceLifecycleOptions) {}
+
+  // ---- install, update, delete ---------------------------------------------
+
+  async install(input: InstallInput): Promise<ServiceDetail & { enableError?: EnableFailure }> {
+    const { store } = this.options;
+    if (!isValidIdentifier(input.id)) {
+      throw new CyrnelError(
+        "bad_request",
+        `service id "${input.id}" is not a valid TypeScript identifier or is a reserved word`,
+      );
+    }
+    if ((input.definition === undefined) === (input.url === undefined)) {
+      throw new CyrnelError("bad_request", `exactly one of "definition" and "url" is required`);
+    }
+    const adapter = this.options.modules.adapter(input.adapter);
+    if (store.get(input.id)) throw new CyrnelError("conflict", `service "${input.id}" already exists`);
+    const text = input.definition ?? (await this.fetchDefinition(input.url!));
+    const definition = await this.generate(input.adapter, adapter, text);
+
+    await this.mutex.run(input.id, async () => {
+      try {
+        store.insert({
+          id: input.id,
+          adapter: input.adapter,
+          definition,
+          text,
+          hash: sha256(text),
+          source: input.source ?? null,
+          version: input.version ?? null,
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new CyrnelError("conflict", `service "${input.id}" already exists`);
+        throw error;
+      }
+    });
+    this.options.logger.info("service installed", {
+      service: input.id,
+      adapter: input.adapter,
+      tools: definition.tools.length,
+    });
+    if (!input.enabled) return this.detail(input.id);
+    try {
+      return await this.setEnabled(input.id, true);
+    } catch (error) {
+      return { ...this.detail(input.id), enableError: failureOf(error) };
+    }
+  }
+
+  /** Direct (definition text or URL) or registry update: regenerate unless the text is unchanged. */
+  update(
+    id: string,
+    input: { definition?: string; url?: string; text?: string; source?: string | null; version?: string | null },
+  ): Promise<UpdateResult> {
+    return this.mutex.run(id, async () => {
+      const row = this.row(id);
+      const given = [input.definition, input.url, input.text].filter((value) => value !== undefined).length;
+      if (given !== 1) throw new CyrnelError("bad_request", `exactly one of "definition" and "url" is required`);
+      const text = input.definition ?? input.text ?? (await this.fetchDefinition(input.url!));
+      const hash = sha256(text);
+      if (hash === row.hash) return { id, updated: false, enabled: row.enabled };
+      const adapter = this.options.modules.adapter(row.adapter);
+      const definition = await this.generate(row.adapter, adapter, text);
+      await this.dehydrate(row.adapter, id);
+      this.options.store.replaceDefinition(id, {
+        definition,
+        text,
+        hash,
+        source: input.source,
+        version: input.version,
+      });
+      this.options.logger.info("service updated", { service: id, tools: definition.tools.length });
+      if (!row.enabled) return { id, updated: true, enabled: false };
+      try {
+        await this.hydrate(this.row(id));
+        return { id, updated: true, enabled: true };
+      } catch (error) {
+        this.options.store.update(id, { enabled: false });
+        return { id, updated: true, enabled: false, enableError: failureOf(error) };
+      }
+    });
+  }
+
+  remove(id: string): Promise<void> {
+    return this.mutex.run(id, async () => {
+      const row = this.row(id);
+      await this.dehydrate(row.adapter, id);
+      this.options.store.db.transaction(() => {
+        this.options.store.delete(id);
+        this.options.secrets.remove({ type: "service", id });
+      });
+      this.options.logger.info("service deleted", { service: id });
+    });
+  }
+
+  // ---- enable / disable -------------------------------------------------------
+
+  setEnabled(id: string, enabled: boolean): Promise<ServiceDetail> {
+    return this.mutex.run(id, async () => {
+      const row = this.row(id);
+      if (!enabled) {
+        this.options.store.update(id, { enabled: false });
+        await this.dehydrate(row.adapter, id);
+        return this.detail(id);
+      }
+      if (row.stale) {
+        throw new CyrnelError("conflict", `service "${id}" is stale (${row.staleReason}); update its definition first`);
+      }
+      this.options.modules.adapter(row.adapter);
+      const state = this.state(row);
+      this.options.store.update(id, { enabled: true });
+      try {
+        await this.callHydrate(row.adapter, state);
+      } catch (error) {
+        this.options.store.update(id, { enabled: false });
+        throw error;
+      }
+      return this.detail(id);
+    });
+  }
+
+  // ---- config and secrets -------------------------------------------------------
+
+  config(id: string): Record<string, unknown> {
+    const row = this.row(id);
+    return this.options.validator.validate(row.configSchema, row.config).value as Record<string, unknown>;
+  }
+
+  patchConfig(id: string, patch: unknown): Promise<Record<string, unknown>> {
+    return this.mutex.run(id, async () => {
+      const row = this.row(id);
+      // Patches apply to what GET shows (defaults included), so `replace /retries` works on a default value.
+      const next = applyPatch(this.config(id), patch);
+      this.requireValid(row, row.configSchema, next, "config");
+      this.options.store.update(id, { config: next });
+      await this.rehydrateOrRestore(row, () => this.options.store.update(id, { config: row.config }));
+      return this.config(id);
+    });
+  }
+
+  secretNames(id: string): string[] {
+    this.row(id);
+    return this.options.secrets.names({ type: "service", id });
+  }
+
+  patchSecrets(id: string, patch: unknown): Promise<string[]> {
+    return this.mutex.run(id, async () => {
+      const row = this.row(id);
+      const owner = { type: "service" as const, id };
+      const previous = this.options.secrets.read(owner);
+      // `test` would let a caller probe secret values one guess at a time.
+      const next = applyPatch(previous, patch, { forbidden: ["test"] });
+      this.requireValid(row, row.secretsSchema, next, "secrets");
+      this.options.secrets.replace(owner, next);
+      await this.rehydrateOrRestore(row, () => this.options.secrets.replace(owner, previous));
+      return this.options.secrets.names(owner);
+    });
+  }
+
+  // ---- adapter module events ------------------------------------------------------
+
+  /** The adapter became active: hydrate each of its enabled services; one that fails ends disabled. */
+  async hydrateAdapter(adapterId: string): Promise<void> {
+    for (const id of this.options.store.idsOfAdapter(adapterId)) {
+      await this.mutex.run(id, async () => {
+        const row = this.options.store.get(id);
+        if (!row?.enabled || row.stale) return;
+        try {
+          await this.hydrate(row);
+        } catch (error) {
+          this.options.store.update(id, { enabled: false });
+          this.options.logger.error("service could not be hydrated; disabled it", {
+            service: id,
+            error: messageOf(error),
+          });
+        }
+      });
+    }
+  }
+
+  /** New adapter code: regenerate every service from its stored definition; failures mark it stale. */
+  async regenerateAdapter(adapterId: string): Promise<void> {
+    const adapter = this.options.modules.adapterCode(adapterId);
+    if (!adapter) return;
+    for (const id of this.options.store.idsOfAdapter(adapterId)) {
+      await this.mutex.run(id, async () => {
+        const text = this.options.store.definitionText(id);
+        if (text === undefined) return;
+        try {
+          const definition = await this.generate(adapterId, adapter, text);
+          this.options.store.replaceDefinition(id, { definition, text, hash: sha256(text) });
+        } catch (error) {
+          const reason = `adapter "${adapterId}" no longer accepts its definition: ${messageOf(error)}`;
+          this.options.store.update(id, { stale: true, staleReason: reason });
+          this.options.logger.warn("service marked stale", { service: id, reason });
+        }
+      });
+    }
+  }
+
+  async removeAdapterServices(adapterId: string): Promise<void> {
+    for (const id of this.options.store.idsOfAdapter(adapterId)) await this.remove(id);
+  }
+
+  // ---- internals -------------------------------------------------------------------
+
+  detail(id: string): ServiceDetail {
+    return serviceDetail(this.row(id));
+  }
+
+  private row(id: string): ServiceRow {
+    const row = this.options.store.get(id);
+    if (!row) throw notFound(`service "${id}"`);
+    return row;
+  }
+
+  private async fetchDefinition(url: string): Promise<string> {
+    return downloadText(url, {
+      what: "definition",
+      maxBytes: this.options.definitionLimitBytes,
+      timeoutMs: this.options.downloadTimeoutMs,
+    });
+  }
+
+  private async generate(adapterId: string, adapter: AdapterModule, text: string): Promise<ServiceDefinition> {
+    let raw: unknown;
+    try {
+      raw = await withTimeout(`generateDefinition of adapter "${adapterId}"`, this.options.hookTimeoutMs, () =>
+        adapter.generateDefinition(text),
+      );
+    } catch (error) {
+      if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
+      throw new CyrnelError("bad_request", `adapter "${adapterId}" rejected the definition: ${messageOf(error)}`);
+    }
+    return checkDefinition(raw, adapterId, this.options.validator);
+  }
+
+  /** The hydration snapshot: config and secrets validated against the schemas, defaults applied. */
+  private state(row: ServiceRow): ServiceState {
+    const config = this.options.validator.validate(row.configSchema, row.config);
+    const secrets = this.options.validator.validate(
+      row.secretsSchema,
+      this.options.secrets.read({ type: "service", id: row.id }),
+    );
+    const issues = [
+      ...config.errors.map((issue) => ({ ...issue, message: `config: ${issue.message}` })),
+      ...secrets.errors.map((issue) => ({ ...issue, message: `secrets: ${issue.message}` })),
+    ];
+    if (issues.length > 0) {
+      throw new CyrnelError(
+        "validation_failed",
+        summariseIssues(`service "${row.id}" cannot be enabled`, issues),
+        issues,
+      );
+    }
+    const tools: ServiceState["tools"] = {};
+    for (const tool of this.options.store.toolsOf(row.id)) tools[tool.id] = { adapterDomain: tool.adapterDomain };
+    return {
+      id: row.id,
+      adapterDomain: row.adapterDomain,
+      tools,
+      config: config.value as Record<string, unknown>,
+      secrets: secrets.value as Record<string, unknown>,
+    };
+  }
+
+  private async hydrate(row: ServiceRow): Promise<void> {
+    await this.callHydrate(row.adapter, this.state(row));
+  }
+
+  private async callHydrate(adapterId: string, state: ServiceState): Promise<void> {
+    const adapter = this.options.modules.adapter(adapterId);
+    try {
+      await withTimeout(`hydrateService of adapter "${adapterId}"`, this.options.hookTimeoutMs, () =>
+        adapter.hydrateService(state),
+      );
+    } catch (error) {
+      if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
+      throw new CyrnelError(
+        "adapter_error",
+        `adapter "${adapterId}" could not hydrate service "${state.id}": ${messageOf(error)}`,
+      );
+    }
+  }
+
+  private async dehydrate(adapterId: string, id: string): Promise<void> {
+    const adapter = this.options.modules.activeAdapter(adapterId);
+    if (!adapter) return;
+    try {
+      await withTimeout(`dehydrateService of adapter "${adapterId}"`, this.options.hookTimeoutMs, () =>
+        adapter.dehydrateService(id),
+      );
+    } catch (error) {
+      this.options.logger.error("dehydrateService failed", {
+        service: id,
+        adapter: adapterId,
+        error: messageOf(error),
+      });
+    }
+  }
+
+  /**
+   * Patches are validated in full when the service is enabled (it must stay
+   * usable); a disabled service may be filled in one field at a time, so
+   * top-level `required` is only enforced when it is enabled.
+   */
+  private requireValid(row: ServiceRow, schema: Record<string, unknown>, value: Record<string, unknown>, what: string) {
+    const effective = row.enabled ? schema : withoutRequired(schema);
+    const result = this.options.validator.validate(effective, value);
+    if (!result.valid) {
+      throw new CyrnelError(
+        "validation_failed",
+        summariseIssues(`invalid ${what} for service "${row.id}"`, result.errors),
+        result.errors,
+      );
+    }
+  }
+
+  private async rehydrateOrRestore(before: ServiceRow, restore: () => void): Promise<void> {
+    if (!before.enabled || before.stale) return;
+    try {
+      await this.hydrate(this.row(before.id));
+    } catch (error) {
+      restore();
+      try {
+        await this.hydrate(this.row(before.id));
+      } catch (again) {
+        this.options.store.update(before.id, { enabled: false });
+        this.options.logger.error("restoring the previous values failed too; service disabled", {
+          service: before.id,
+          error: messageOf(again),
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+function withoutRequired(schema: Record<string, unknown>): Record<string, unknown> {
+  const { required: _required, ...rest } = schema;
+  return rest;
+}
+
+export function failureOf(error: unknown): EnableFailure {
+  return error instanceof CyrnelError
+    ? { code: error.code, error: error.message }
+    : { code: "internal", error: messageOf(error) };
+}
