@@ -7,6 +7,7 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { secrets } from "../../db/schema.js";
+import { CyrnelError } from "../../errors.js";
 import type { SecretBox } from "./secret-box.js";
 
 export type SecretOwner = { type: "service" | "module"; id: string };
@@ -19,11 +20,18 @@ export class SecretStore {
     private readonly box: SecretBox,
   ) {}
 
-  /** Decrypted values of one owner. Throws if a value cannot be opened (unknown key, tampering). */
+  /** Decrypted values of one owner. A value that cannot be opened (unknown key, tampering) is a 409 naming it. */
   read(owner: SecretOwner): Record<string, unknown> {
     const values: Record<string, unknown> = {};
     for (const row of this.rows(owner)) {
-      values[row.name] = JSON.parse(this.box.open(row, additionalData(owner, row.name)));
+      try {
+        values[row.name] = JSON.parse(this.box.open(row, additionalData(owner, row.name)));
+      } catch (error) {
+        throw new CyrnelError(
+          "conflict",
+          `secret "${row.name}" of ${owner.type} "${owner.id}" cannot be decrypted: ${(error as Error).message}`,
+        );
+      }
     }
     return values;
   }

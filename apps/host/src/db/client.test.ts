@@ -1,0 +1,69 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { MIGRATIONS_FOLDER, openDatabase } from "./client.js";
+
+const tables = (file: string) =>
+  new Database(file, { readonly: true })
+    .prepare(
+      "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%' order by name",
+    )
+    .all()
+    .map((row) => (row as { name: string }).name);
+
+/** A copy of the migrations folder whose journal stops before the last migration: "the previous schema". */
+function previousMigrations(): string {
+  const folder = mkdtempSync(join(tmpdir(), "cyrnel-migrations-"));
+  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+  const journalFile = join(folder, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalFile, "utf8"));
+  expect(journal.entries.length).toBeGreaterThan(1);
+  journal.entries.pop();
+  writeFileSync(journalFile, JSON.stringify(journal));
+  return folder;
+}
+
+describe("migrations", () => {
+  it("create every table in an empty data dir, in WAL mode", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
+    const db = openDatabase(file);
+    expect(db.$client.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.$client.pragma("foreign_keys", { simple: true })).toBe(1);
+    db.$client.close();
+    expect(tables(file)).toEqual(["executions", "modules", "processes", "registries", "secrets", "services", "tools"]);
+  });
+
+  it("upgrade a database on the previous schema and keep its rows", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
+    const old = openDatabase(file, previousMigrations());
+    const now = new Date().toISOString();
+    old.$client
+      .prepare(
+        `insert into services (id, name, description, adapter, hash, definition, adapter_domain, config_schema,
+          secrets_schema, config, enabled, created_at, updated_at)
+         values ('kept', 'Kept', 'd', 'openapi', 'h', '{}', '{}', '{}', '{}', '{"a":1}', 1, ?, ?)`,
+      )
+      .run(now, now);
+    old.$client.close();
+    const before = tables(file);
+
+    const upgraded = openDatabase(file);
+    const row = upgraded.$client.prepare("select id, config, enabled from services").get();
+    upgraded.$client.close();
+    expect(row).toEqual({ id: "kept", config: '{"a":1}', enabled: 1 });
+    expect(tables(file).length).toBeGreaterThan(before.length);
+  });
+
+  it("are idempotent: opening twice applies nothing new", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
+    openDatabase(file).$client.close();
+    const db = openDatabase(file);
+    const applied = db.$client.prepare("select count(*) as n from __drizzle_migrations").get() as { n: number };
+    db.$client.close();
+    expect(applied.n).toBe(
+      JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")).entries.length,
+    );
+  });
+});

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHost, type TestHost } from "./support/host.js";
+import { enableRecorder, hookCalls, installRecorded } from "./support/recorder.js";
+
+let host: TestHost;
+let hookLog: string;
+
+const inputSchema = {
+  type: "object",
+  properties: { city: { type: "string", minLength: 1 }, days: { type: "integer", minimum: 1, maximum: 14 } },
+  required: ["city"],
+  additionalProperties: false,
+};
+
+beforeAll(async () => {
+  host = await startHost({ modules: ["recorder", "echo-env"], env: { CYRNEL_INVOKE_TIMEOUT_MS: "400" } });
+  hookLog = await enableRecorder(host);
+  await installRecorded(
+    host,
+    "weather",
+    [
+      { id: "forecast", name: "Forecast", description: "Daily forecast for a city", inputSchema },
+      { id: "alerts", name: "Severe alerts", description: "Storm WARNINGS for a region" },
+      { id: "broken", behavior: "fail", description: "Always fails upstream" },
+      { id: "slow", behavior: "slow", description: "Sleeps" },
+      { id: "leaky", behavior: "leak", description: "Puts its token in the error" },
+    ],
+    {
+      enabled: true,
+      extra: { secretsSchema: { type: "object", properties: { token: { type: "string" } } } },
+    },
+  );
+  await host.api("PATCH", "/services/weather/secrets", { token: "tok-ABCDEF-123456" });
+  await installRecorded(host, "dormant", [{ id: "sleep", description: "Ünïcode tool for naps" }]);
+});
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+describe("listing and reading tools", () => {
+  it("lists tools with effectivelyEnabled, in definition order", async () => {
+    const response = await host.api("GET", "/tools?serviceId=weather");
+    expect(response.body.items.map((tool: any) => tool.id)).toEqual(["forecast", "alerts", "broken", "slow", "leaky"]);
+    expect(response.body.items[0]).toEqual({
+      serviceId: "weather",
+      id: "forecast",
+      name: "Forecast",
+      description: "Daily forecast for a city",
+      enabled: true,
+      effectivelyEnabled: true,
+    });
+    const dormant = await host.api("GET", "/tools?serviceId=dormant");
+    expect(dormant.body.items[0]).toMatchObject({ enabled: true, effectivelyEnabled: false });
+  });
+
+  it("searches name and description case-insensitively, Unicode included", async () => {
+    const ids = async (query: string) =>
+      (await host.api("GET", `/tools?query=${encodeURIComponent(query)}`)).body.items.map(
+        (t: any) => `${t.serviceId}.${t.id}`,
+      );
+    expect(await ids("warnings")).toEqual(["weather.alerts"]);
+    expect(await ids("FORECAST")).toEqual(["weather.forecast"]);
+    expect(await ids("ÜNÏCODE")).toEqual(["dormant.sleep"]);
+  });
+
+  it("filters by enabled and pages with a cursor", async () => {
+    await host.api("POST", "/tools/weather/alerts/enabled", { enabled: false });
+    const disabled = await host.api("GET", "/tools?enabled=false");
+    expect(disabled.body.items.map((t: any) => t.id)).toEqual(["alerts"]);
+    await host.api("POST", "/tools/weather/alerts/enabled", { enabled: true });
+
+    const all = (await host.api("GET", "/tools")).body.items.map((t: any) => `${t.serviceId}.${t.id}`);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await host.api("GET", `/tools?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...page.body.items.map((t: any) => `${t.serviceId}.${t.id}`));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all);
+    expect(all).toHaveLength(6);
+  });
+
+  it("returns a tool's schemas, and 404s name what is missing", async () => {
+    const tool = await host.api("GET", "/tools/weather/forecast");
+    expect(tool.body.inputSchema).toEqual(inputSchema);
+    expect(tool.body.outputSchema).toEqual({ type: "object" });
+    const noService = await host.api("GET", "/tools/nope/forecast");
+    expect(noService.status).toBe(404);
+    expect(noService.body.error).toContain('service "nope"');
+    const noTool = await host.api("GET", "/tools/weather/nope");
+    expect(noTool.status).toBe(404);
+    expect(noTool.body.error).toContain('tool "nope"');
+  });
+});
+
+describe("invocation gating, in the order of the table", () => {
+  const invoke = (service: string, tool: string, parameters: unknown = { city: "Oslo" }) =>
+    host.api("POST", `/tools/${service}/${tool}/invoke`, { parameters });
+
+  it("calls the adapter and returns its result", async () => {
+    const response = await invoke("weather", "forecast", { city: "Oslo", days: 3 });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.result.parameters).toEqual({ city: "Oslo", days: 3 });
+  });
+
+  it("answers each gate with its status and code, and never reaches the adapter", async () => {
+    await host.api("POST", "/tools/weather/alerts/enabled", { enabled: false });
+    const before = hookCalls(hookLog).filter((call) => call.hook === "invoke").length;
+    const cases: [string, string, unknown, number, string][] = [
+      ["nope", "forecast", { city: "Oslo" }, 404, "not_found"],
+      ["weather", "nope", { city: "Oslo" }, 404, "not_found"],
+      ["dormant", "sleep", {}, 409, "service_disabled"],
+      ["weather", "alerts", {}, 409, "tool_disabled"],
+      ["weather", "forecast", { days: 3 }, 400, "validation_failed"],
+      ["weather", "forecast", { city: "Oslo", days: 99 }, 400, "validation_failed"],
+      ["weather", "forecast", { city: "Oslo", extra: 1 }, 400, "validation_failed"],
+    ];
+    for (const [service, tool, parameters, status, code] of cases) {
+      const response = await invoke(service, tool, parameters);
+      expect([service, tool, response.status, response.body.code]).toEqual([service, tool, status, code]);
+    }
+    expect(hookCalls(hookLog).filter((call) => call.hook === "invoke").length).toBe(before);
+    await host.api("POST", "/tools/weather/alerts/enabled", { enabled: true });
+  });
+
+  it("checks existence before enabled flags, and enabled flags before parameters", async () => {
+    await host.api("POST", "/tools/weather/alerts/enabled", { enabled: false });
+    await host.api("POST", "/services/weather/enabled", { enabled: false });
+    // Disabled service and disabled tool: the service answer wins.
+    expect((await invoke("weather", "alerts", { bad: true })).body.code).toBe("service_disabled");
+    // Missing tool on a disabled service: existence wins.
+    expect((await invoke("weather", "ghost")).body.code).toBe("not_found");
+    await host.api("POST", "/services/weather/enabled", { enabled: true });
+    // Disabled tool with bad parameters: the flag wins.
+    expect((await invoke("weather", "alerts", "not an object")).status).toBe(400);
+    expect((await invoke("weather", "alerts", { anything: 1 })).body.code).toBe("tool_disabled");
+    await host.api("POST", "/tools/weather/alerts/enabled", { enabled: true });
+  });
+
+  it("names the failing parameters", async () => {
+    const response = await invoke("weather", "forecast", { days: 0 });
+    expect(response.body.error).toContain("city");
+    expect(response.body.error).toContain("days");
+    expect(Array.isArray(response.body.details)).toBe(true);
+  });
+
+  it("turns an adapter failure into 502 with the upstream status and body", async () => {
+    const response = await invoke("weather", "broken", {});
+    expect(response.status).toBe(502);
+    expect(response.body).toEqual({
+      error: "upstream said no",
+      code: "adapter_error",
+      details: { status: 418, body: { reason: "teapot" } },
+    });
+  });
+
+  it("masks the service's secret values in adapter errors", async () => {
+    const response = await invoke("weather", "leaky", {});
+    expect(response.status).toBe(502);
+    expect(response.text).not.toContain("tok-ABCDEF-123456");
+    expect(response.body.error).toContain("[redacted]");
+  });
+
+  it("answers 504 when the adapter exceeds CYRNEL_INVOKE_TIMEOUT_MS", async () => {
+    const response = await invoke("weather", "slow", { ms: 2000 });
+    expect(response.status).toBe(504);
+    expect(response.body.code).toBe("invoke_timeout");
+    expect((await invoke("weather", "slow", { ms: 10 })).status).toBe(200);
+  });
+
+  it("rejects malformed invoke bodies with 400", async () => {
+    const raw = await host.api("POST", "/tools/weather/forecast/invoke", "{not json");
+    expect(raw.status).toBe(400);
+    expect(raw.body.code).toBe("bad_request");
+    const extra = await host.api("POST", "/tools/weather/forecast/invoke", { parameters: {}, other: 1 });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error).toContain("other");
+  });
+});
+
+describe("tool docs", () => {
+  it("answers 503 no_environment when no environment is active", async () => {
+    const response = await host.api("GET", "/tools/weather/forecast/docs");
+    expect(response.status).toBe(503);
+    expect(response.body.code).toBe("no_environment");
+  });
+
+  it("serves Markdown from the active environment", async () => {
+    expect((await host.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
+    const response = await host.api("GET", "/tools/weather/forecast/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/markdown");
+    expect(response.text).toBe("# weather.forecast\n\nDaily forecast for a city\n");
+  });
+});
