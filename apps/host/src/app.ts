@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { EnvironmentBindings, ModuleFactory } from "@cyrnel/sdk";
+import type { ModuleFactory } from "@cyrnel/sdk";
 import { Hono } from "hono";
 import type { HostConfig } from "./config.js";
 import { type Db, openDatabase } from "./db/client.js";
@@ -16,12 +16,16 @@ import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
 import type { RouteDefinition } from "./http/route.js";
 import { createLogger, type HostLogger } from "./log.js";
+import { environmentRoutes } from "./routes/environment/routes.js";
 import { moduleRoutes } from "./routes/modules/routes.js";
+import { processRoutes } from "./routes/processes/routes.js";
 import { serviceRoutes } from "./routes/services/routes.js";
 import { systemRoutes } from "./routes/system/routes.js";
 import { toolRoutes } from "./routes/tools/routes.js";
 import { SchemaValidator } from "./services/json-schema.js";
 import { ModuleRegistry } from "./services/modules/module-registry.js";
+import { ProcessRunner } from "./services/processes/process-runner.js";
+import { ProcessStore } from "./services/processes/process-store.js";
 import { loadSecretsKey } from "./services/secrets/key-file.js";
 import { SecretBox } from "./services/secrets/secret-box.js";
 import { SecretStore } from "./services/secrets/secret-store.js";
@@ -46,6 +50,7 @@ export interface Host {
   modules: ModuleRegistry;
   services: ServiceLifecycle;
   gate: ToolGate;
+  processes: ProcessRunner;
   routes: RouteDefinition[];
   /** Stop accepting work, cancel running processes, tear modules down, close the database. */
   stop(): Promise<void>;
@@ -66,17 +71,26 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
 
   const validator = new SchemaValidator();
   const store = new ServiceStore(db);
-  // Modules and services depend on each other only through these late-bound functions.
+  // Modules, services and processes depend on each other only through these late-bound functions.
   let services: ServiceLifecycle | undefined;
-  const bindings: EnvironmentBindings = {
-    invokeTool: (_executionId, input) => gate.invoke(input),
-    setState: () => {},
-    setError: () => {},
-    emitStdout: () => {},
-    emitStderr: () => {},
-    emitOutput: () => {},
-  };
-  const modules = new ModuleRegistry({
+  let modules: ModuleRegistry | undefined;
+  const processStore = new ProcessStore(db);
+  const interrupted = processStore.markInterrupted();
+  if (interrupted > 0)
+    logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
+  const runner: ProcessRunner = new ProcessRunner({
+    store: processStore,
+    logger,
+    limits: {
+      codeBytes: config.processCodeLimitBytes,
+      streamBytes: config.processStreamLimitBytes,
+      outputBytes: config.processOutputLimitBytes,
+    },
+    environment: () => modules!.activeEnvironment(),
+    invokeTool: (input): Promise<unknown> => gate.invoke(input),
+    catalog: () => store.catalog(),
+  });
+  modules = new ModuleRegistry({
     db,
     validator,
     secrets,
@@ -84,14 +98,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     modulesDir: join(config.dataDir, "modules"),
     hostVersion: HOST_VERSION,
     builtins: options.builtins ?? [],
-    bindings,
+    bindings: runner.bindings,
     hookTimeoutMs: config.invokeTimeoutMs,
     hooks: {
       adapterActivated: (id) => services!.hydrateAdapter(id),
       adapterReplaced: (id) => services!.regenerateAdapter(id),
       adapterRemoving: (id) => services!.removeAdapterServices(id),
-      drainEnvironment: async () => {},
-      cancelEnvironment: async () => {},
+      drainEnvironment: (id) => runner.drain(id),
+      cancelEnvironment: (id) => runner.cancel(id, "canceled: the environment was disabled"),
     },
   });
   services = new ServiceLifecycle({
@@ -104,7 +118,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     definitionLimitBytes: config.definitionLimitBytes,
     downloadTimeoutMs: config.downloadTimeoutMs,
   });
-  const gate = new ToolGate({ store, modules, secrets, validator, logger, invokeTimeoutMs: config.invokeTimeoutMs });
+  const gate: ToolGate = new ToolGate({
+    store,
+    modules,
+    secrets,
+    validator,
+    logger,
+    invokeTimeoutMs: config.invokeTimeoutMs,
+  });
 
   await modules.start();
 
@@ -114,6 +135,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...serviceRoutes(services, store),
     ...toolRoutes(store, gate, modules),
     ...moduleRoutes(modules),
+    ...processRoutes(runner),
+    ...environmentRoutes(modules, store),
   ];
 
   let stopping = false;
@@ -159,10 +182,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     modules,
     services,
     gate,
+    processes: runner,
     routes,
     async stop() {
       stopping = true;
-      // Requests already inside finish first (processes they wait on are canceled by the environment teardown).
+      // Running processes end `canceled`, which also answers requests blocked on them; then in-flight requests finish.
+      await runner.cancel(null, "canceled: the host shut down");
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           drained = resolve;

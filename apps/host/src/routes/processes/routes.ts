@@ -1,0 +1,211 @@
+import { Type } from "@sinclair/typebox";
+import type { Context } from "hono";
+import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
+import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
+import { ListOf, ListQuery, Timestamp } from "../../http/schemas.js";
+import type { ProcessRunner } from "../../services/processes/process-runner.js";
+import type { ProcessRow } from "../../services/processes/process-store.js";
+
+const tags = ["processes"];
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const ExitState = Type.Union([
+  Type.Literal("success"),
+  Type.Literal("failed"),
+  Type.Literal("timeout"),
+  Type.Literal("canceled"),
+]);
+const State = Type.Union([
+  Type.Literal("queued"),
+  Type.Literal("running"),
+  Type.Literal("idle"),
+  Type.Literal("terminating"),
+]);
+
+const ProcessRecord = Type.Object({
+  id: Type.Integer(),
+  ref: Nullable(Type.String()),
+  state: State,
+  exitState: Nullable(ExitState),
+  error: Nullable(Type.String()),
+  timeoutMs: Nullable(Type.Integer()),
+  createdAt: Timestamp,
+  startedAt: Nullable(Timestamp),
+  finishedAt: Nullable(Timestamp),
+});
+const ProcessResult = Type.Composite([
+  ProcessRecord,
+  Type.Object({
+    output: Type.Record(Type.String(), Type.Unknown()),
+    stdout: Type.String(),
+    stderr: Type.String(),
+  }),
+]);
+
+const record = (row: ProcessRow) => ({
+  id: row.id,
+  ref: row.ref,
+  state: row.state,
+  exitState: row.exitState,
+  error: row.error,
+  timeoutMs: row.timeoutMs,
+  createdAt: row.createdAt,
+  startedAt: row.startedAt,
+  finishedAt: row.finishedAt,
+});
+const result = (row: ProcessRow) => ({
+  ...record(row),
+  output: row.output ?? {},
+  stdout: row.stdout,
+  stderr: row.stderr,
+});
+
+export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
+  /** With `block`, answer once the process is idle, with its results. */
+  const respond = async (row: ProcessRow, block: boolean | undefined, status: number, context: Context) =>
+    block ? json(status, result(await runner.waitIdle(row.id, context.req.raw.signal))) : json(status, record(row));
+
+  return [
+    defineRoute({
+      method: "post",
+      path: "/processes",
+      operationId: "createProcess",
+      summary: "Run TypeScript in the active environment",
+      description:
+        "Code runs as the body of an async function (top-level await). With `block: true` the response waits until " +
+        "the process is idle and carries `output`, `stdout` and `stderr`.",
+      tags,
+      body: Type.Object(
+        {
+          code: Type.String({ description: "TypeScript source (≤ 100 KiB)" }),
+          ref: Type.Optional(Type.String({ description: "Optional label, trimmed, non-empty" })),
+          timeoutMs: Type.Optional(
+            Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "Default 30000; null = no limit" }),
+          ),
+          block: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+      responses: {
+        201: {
+          description: "The process (with results when blocking)",
+          schema: Type.Union([ProcessResult, ProcessRecord]),
+        },
+      },
+      errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment"],
+      handler: async ({ body, context }) => respond(runner.create(body), body.block, 201, context),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/processes",
+      operationId: "listProcesses",
+      summary: "List processes, newest first",
+      tags,
+      query: Type.Object({
+        state: Type.Optional(State),
+        exitState: Type.Optional(ExitState),
+        ref: Type.Optional(Type.String()),
+        ...ListQuery,
+      }),
+      responses: { 200: { description: "A page of processes", schema: ListOf(ProcessRecord) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) => {
+        const limit = query.limit ?? 100;
+        const rows = runner.list({ ...query, limit, before: decodeCursor(query.cursor, isNumber) });
+        return json(
+          200,
+          toPage(rows, limit, record, (row) => row.id),
+        );
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/processes/{id}",
+      operationId: "getProcess",
+      summary: "Get a process",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The process", schema: ProcessRecord } },
+      errors: ["validation_failed", "not_found"],
+      handler: ({ params }) => json(200, record(runner.get(params.id))),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/processes/{id}/code",
+      operationId: "getProcessCode",
+      summary: "The submitted source",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "Source", schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
+      errors: ["validation_failed", "not_found"],
+      handler: ({ params }) => text(200, runner.get(params.id).code, "text/plain; charset=utf-8"),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/processes/{id}/output",
+      operationId: "getProcessOutput",
+      summary: "Everything passed to cyrnel.output(...), shallow-merged (once idle)",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "Output", schema: Type.Record(Type.String(), Type.Unknown()) } },
+      errors: ["validation_failed", "not_found", "conflict"],
+      handler: ({ params }) => json(200, runner.requireIdle(params.id, "output").output ?? {}),
+    }),
+    ...(["stdout", "stderr"] as const).map((stream) =>
+      defineRoute({
+        method: "get",
+        path: `/processes/{id}/${stream}`,
+        operationId: `getProcess${stream === "stdout" ? "Stdout" : "Stderr"}`,
+        summary: `The process's ${stream} (once idle)`,
+        tags,
+        params: IdParams,
+        responses: { 200: { description: stream, schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
+        errors: ["validation_failed", "not_found", "conflict"],
+        handler: ({ params }) => text(200, runner.requireIdle(params.id, stream)[stream], "text/plain; charset=utf-8"),
+      }),
+    ),
+    defineRoute({
+      method: "post",
+      path: "/processes/{id}/signals/run",
+      operationId: "runProcess",
+      summary: "Run an idle process again",
+      description: "Replacing the results of an earlier run needs `force: true`.",
+      tags,
+      params: IdParams,
+      body: Type.Object(
+        { force: Type.Optional(Type.Boolean()), block: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
+      responses: { 200: { description: "The process", schema: Type.Union([ProcessResult, ProcessRecord]) } },
+      errors: ["validation_failed", "not_found", "conflict", "no_environment"],
+      handler: async ({ params, body, context }) =>
+        respond(runner.run(params.id, body.force ?? false), body.block, 200, context),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/processes/{id}/signals/kill",
+      operationId: "killProcess",
+      summary: "Cancel a queued or running process",
+      description: "queued → idle/canceled; running → terminating → idle/canceled; idle → 409.",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The process, idle", schema: ProcessRecord } },
+      errors: ["validation_failed", "not_found", "conflict"],
+      handler: async ({ params }) => json(200, record(await runner.kill(params.id))),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/processes/{id}",
+      operationId: "deleteProcess",
+      summary: "Delete an idle process and its results",
+      tags,
+      params: IdParams,
+      responses: { 204: { description: "Deleted" } },
+      errors: ["validation_failed", "not_found", "conflict"],
+      handler: ({ params }) => {
+        runner.delete(params.id);
+        return noContent();
+      },
+    }),
+  ];
+}

@@ -1,0 +1,308 @@
+/**
+ * Runs processes on the active environment and implements the
+ * EnvironmentBindings it calls back. The environment reports `queued` and
+ * `running` and resolves with the exit state; this file owns everything
+ * else: ids, `idle`/`terminating`, the timeout backstop, kill semantics,
+ * output merging with its caps, persistence, and waking blocked requests.
+ */
+import type {
+  EnvironmentBindings,
+  EnvironmentModule,
+  ExecutionExitState,
+  ExecutionState,
+  InvokeInput,
+} from "@cyrnel/sdk";
+import { CyrnelError, messageOf, notFound } from "../../errors.js";
+import type { HostLogger } from "../../log.js";
+import { CappedText } from "./capped-text.js";
+import type { ProcessFilter, ProcessRow, ProcessStore } from "./process-store.js";
+
+export interface ProcessLimits {
+  codeBytes: number;
+  streamBytes: number;
+  outputBytes: number;
+}
+
+export interface ProcessRunnerOptions {
+  store: ProcessStore;
+  logger: HostLogger;
+  limits: ProcessLimits;
+  /** The environment new runs go to, or null. */
+  environment(): { id: string; module: EnvironmentModule } | null;
+  /** Tool calls from code go through the same gate as `POST /tools/.../invoke`. */
+  invokeTool(input: InvokeInput): Promise<unknown>;
+  /** Snapshot of effectively enabled services and tool ids for discovery inside the sandbox. */
+  catalog(): Record<string, { tools: string[] }>;
+}
+
+/** How long the host waits past `timeoutMs` (from `running`) before it ends a run itself. */
+const TIMEOUT_BACKSTOP_MS = 50;
+/** How long a kill waits for the environment to confirm before the host ends the run itself. */
+const KILL_GRACE_MS = 2_000;
+
+interface LiveExecution {
+  executionId: number;
+  processId: number;
+  environmentId: string;
+  environment: EnvironmentModule;
+  timeoutMs: number | null;
+  state: ExecutionState | "terminating";
+  stdout: CappedText;
+  stderr: CappedText;
+  output: Record<string, unknown>;
+  error: string | null;
+  /** Set when the host decided how the run ends (kill, timeout backstop, output cap). */
+  forced: { exitState: ExecutionExitState; error: string | null } | null;
+  backstop: NodeJS.Timeout | undefined;
+  done: Promise<void>;
+  finish(exitState: ExecutionExitState): void;
+}
+
+export class ProcessRunner {
+  private readonly live = new Map<number, LiveExecution>();
+  private readonly byProcess = new Map<number, LiveExecution>();
+
+  constructor(private readonly options: ProcessRunnerOptions) {}
+
+  /** Bindings handed to environment modules at setup. */
+  readonly bindings: EnvironmentBindings = {
+    invokeTool: async (executionId, input) => {
+      const execution = this.live.get(executionId);
+      if (!execution || execution.state !== "running") {
+        throw new CyrnelError("conflict", `execution ${executionId} is not running`);
+      }
+      return this.options.invokeTool(input);
+    },
+    setState: (executionId, state) => {
+      const execution = this.live.get(executionId);
+      if (!execution || execution.state === "terminating" || execution.state === state) return;
+      if (state !== "queued" && state !== "running") return;
+      execution.state = state;
+      const startedAt = state === "running" ? new Date().toISOString() : undefined;
+      this.options.store.setState(execution.processId, state, startedAt);
+      if (state === "running" && execution.timeoutMs !== null) {
+        // The environment owns the deadline; this only fires if it failed to. No grace then: the run ends now.
+        execution.backstop = setTimeout(
+          () => this.force(execution, "timeout", `timed out after ${execution.timeoutMs} ms`, 0),
+          execution.timeoutMs + TIMEOUT_BACKSTOP_MS,
+        );
+      }
+    },
+    setError: (executionId, message) => {
+      const execution = this.live.get(executionId);
+      if (execution) execution.error = String(message).slice(0, 64 * 1024);
+    },
+    emitStdout: (executionId, chunk) => this.live.get(executionId)?.stdout.append(String(chunk)),
+    emitStderr: (executionId, chunk) => this.live.get(executionId)?.stderr.append(String(chunk)),
+    emitOutput: (executionId, patch) => {
+      const execution = this.live.get(executionId);
+      if (!execution || execution.forced) return;
+      if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return;
+      const merged = { ...execution.output, ...patch };
+      const size = Buffer.byteLength(JSON.stringify(merged) ?? "");
+      if (size > this.options.limits.outputBytes) {
+        this.force(execution, "failed", `output exceeds the limit of ${this.options.limits.outputBytes} bytes`);
+        return;
+      }
+      execution.output = merged;
+    },
+  };
+
+  // ---- API operations ---------------------------------------------------------
+
+  create(input: { code: string; ref?: string; timeoutMs?: number | null }): ProcessRow {
+    if (Buffer.byteLength(input.code) > this.options.limits.codeBytes) {
+      throw new CyrnelError("payload_too_large", `code exceeds the limit of ${this.options.limits.codeBytes} bytes`);
+    }
+    const ref = input.ref === undefined ? null : input.ref.trim();
+    if (ref === "") throw new CyrnelError("bad_request", `"ref" must not be empty when given`);
+    const environment = this.requireEnvironment();
+    const row = this.options.store.create({
+      code: input.code,
+      ref,
+      timeoutMs: input.timeoutMs === undefined ? 30_000 : input.timeoutMs,
+    });
+    this.start(row, environment);
+    return this.get(row.id);
+  }
+
+  run(id: number, force: boolean): ProcessRow {
+    const row = this.get(id);
+    if (row.state !== "idle")
+      throw new CyrnelError("conflict", `process ${id} is ${row.state}; it must be idle to run`);
+    if (row.runs > 0 && !force) {
+      throw new CyrnelError(
+        "conflict",
+        `process ${id} has results from an earlier run; pass "force": true to replace them`,
+      );
+    }
+    this.start(row, this.requireEnvironment());
+    return this.get(id);
+  }
+
+  async kill(id: number): Promise<ProcessRow> {
+    const row = this.get(id);
+    const execution = this.byProcess.get(id);
+    if (row.state === "idle" || !execution) throw new CyrnelError("conflict", `process ${id} is idle; nothing to kill`);
+    this.force(execution, "canceled", null);
+    await execution.done;
+    return this.get(id);
+  }
+
+  delete(id: number): void {
+    const row = this.get(id);
+    if (row.state !== "idle")
+      throw new CyrnelError("conflict", `process ${id} is ${row.state}; kill it before deleting`);
+    this.options.store.delete(id);
+  }
+
+  list(filter: ProcessFilter): ProcessRow[] {
+    return this.options.store.list(filter);
+  }
+
+  get(id: number): ProcessRow {
+    const row = this.options.store.get(id);
+    if (!row) throw notFound(`process ${id}`);
+    return row;
+  }
+
+  /** Resolves when the process is idle (or right away if it is), or when `signal` aborts. */
+  async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessRow> {
+    const execution = this.byProcess.get(id);
+    if (execution) {
+      await new Promise<void>((resolve) => {
+        execution.done.then(resolve);
+        signal?.addEventListener("abort", () => resolve(), { once: true });
+      });
+    }
+    return this.get(id);
+  }
+
+  requireIdle(id: number, what: string): ProcessRow {
+    const row = this.get(id);
+    if (row.state !== "idle")
+      throw new CyrnelError("conflict", `process ${id} is ${row.state}; its ${what} is available once it is idle`);
+    return row;
+  }
+
+  // ---- environment events --------------------------------------------------------
+
+  /** Waits for every run on this environment to end (an environment switch lets them finish). */
+  async drain(environmentId: string): Promise<void> {
+    await Promise.all([...this.live.values()].filter((e) => e.environmentId === environmentId).map((e) => e.done));
+  }
+
+  /** Cancels every run on this environment (or on all, for shutdown). */
+  async cancel(environmentId: string | null, reason: string | null): Promise<void> {
+    const affected = [...this.live.values()].filter((e) => environmentId === null || e.environmentId === environmentId);
+    for (const execution of affected) this.force(execution, "canceled", reason);
+    await Promise.all(affected.map((e) => e.done));
+  }
+
+  // ---- internals ---------------------------------------------------------------------
+
+  private requireEnvironment() {
+    const environment = this.options.environment();
+    if (!environment)
+      throw new CyrnelError("no_environment", "no environment module is active; enable one under /modules");
+    return environment;
+  }
+
+  private start(row: ProcessRow, environment: { id: string; module: EnvironmentModule }): void {
+    const executionId = this.options.store.startRun(row.id, environment.id);
+    let finish!: (exitState: ExecutionExitState) => void;
+    const execution: LiveExecution = {
+      executionId,
+      processId: row.id,
+      environmentId: environment.id,
+      environment: environment.module,
+      timeoutMs: row.timeoutMs,
+      state: "queued",
+      stdout: new CappedText(this.options.limits.streamBytes, "stdout"),
+      stderr: new CappedText(this.options.limits.streamBytes, "stderr"),
+      output: {},
+      error: null,
+      forced: null,
+      backstop: undefined,
+      done: new Promise<void>((resolve) => {
+        finish = (exitState) => {
+          if (!this.live.has(executionId)) return;
+          this.complete(execution, exitState);
+          resolve();
+        };
+      }),
+      finish: (exitState) => finish(exitState),
+    };
+    this.live.set(executionId, execution);
+    this.byProcess.set(row.id, execution);
+    environment.module
+      .execute({
+        executionId,
+        processId: row.id,
+        code: row.code,
+        options: { timeoutMs: row.timeoutMs },
+        services: this.options.catalog(),
+      })
+      .then(
+        (exitState) => execution.finish(exitState),
+        (error) => {
+          execution.error ??= `environment failed: ${messageOf(error)}`;
+          execution.finish("failed");
+        },
+      );
+  }
+
+  /** The host decides how a run ends: tell the environment to stop, and stop waiting for it after a grace period. */
+  private force(
+    execution: LiveExecution,
+    exitState: ExecutionExitState,
+    error: string | null,
+    graceMs = KILL_GRACE_MS,
+  ): void {
+    if (execution.forced || !this.live.has(execution.executionId)) return;
+    execution.forced = { exitState, error };
+    if (execution.state === "running") {
+      execution.state = "terminating";
+      this.options.store.setState(execution.processId, "terminating");
+    }
+    execution.environment.kill(execution.executionId).catch((failure) => {
+      this.options.logger.error("environment kill failed", {
+        execution: execution.executionId,
+        error: messageOf(failure),
+      });
+    });
+    if (graceMs === 0) execution.finish(exitState);
+    else setTimeout(() => execution.finish(exitState), graceMs).unref();
+  }
+
+  private complete(execution: LiveExecution, reported: ExecutionExitState): void {
+    clearTimeout(execution.backstop);
+    this.live.delete(execution.executionId);
+    if (this.byProcess.get(execution.processId) === execution) this.byProcess.delete(execution.processId);
+    const exitState = execution.forced?.exitState ?? reported;
+    const error =
+      execution.forced?.error ??
+      (exitState === "success" ? null : (execution.error ?? defaultError(exitState, execution.timeoutMs)));
+    try {
+      this.options.store.finish(execution.processId, execution.executionId, {
+        exitState,
+        error,
+        output: execution.output,
+        stdout: execution.stdout.toString(),
+        stderr: execution.stderr.toString(),
+      });
+    } catch (failure) {
+      // The process may have been deleted meanwhile, or the database closed at shutdown.
+      this.options.logger.warn("could not record the end of a process", {
+        process: execution.processId,
+        error: messageOf(failure),
+      });
+    }
+  }
+}
+
+function defaultError(exitState: ExecutionExitState, timeoutMs: number | null): string | null {
+  if (exitState === "timeout") return `timed out after ${timeoutMs} ms`;
+  if (exitState === "canceled") return "canceled";
+  return "failed without a message from the environment";
+}
