@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
 import { Hono } from "hono";
+import { BUILTIN_MODULES } from "./builtin-modules.js";
 import type { HostConfig } from "./config.js";
 import { type Db, openDatabase } from "./db/client.js";
 import { CyrnelError } from "./errors.js";
@@ -97,7 +98,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     logger,
     modulesDir: join(config.dataDir, "modules"),
     hostVersion: HOST_VERSION,
-    builtins: options.builtins ?? [],
+    builtins: options.builtins ?? BUILTIN_MODULES,
     bindings: runner.bindings,
     hookTimeoutMs: config.invokeTimeoutMs,
     hooks: {
