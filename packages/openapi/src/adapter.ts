@@ -1,0 +1,164 @@
+import type { AdapterModule, InvokeInput, ModuleSetupContext, ServiceDefinition, ServiceState } from "@cyrnel/sdk";
+import { type Credentials, credentialsFor, mergeCredentials, type SchemeDomain, selectAlternative } from "./auth.js";
+import { DEFAULT_TIMEOUT_MS, resolveBaseUrl } from "./config.js";
+import { generateDefinition } from "./definition.js";
+import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
+import { displayUrl, send, successBody } from "./http.js";
+import { TokenCache, type TokenRequest } from "./oauth2.js";
+import { isRecord, own } from "./records.js";
+import { buildRequest, type PreparedRequest, withCredentials } from "./request.js";
+
+/** What the adapter keeps per hydrated service (in memory only: secrets included). */
+interface ServiceRuntime {
+  domain: ServiceDomain;
+  tools: Map<string, ToolDomain>;
+  config: Record<string, unknown>;
+  secrets: Record<string, unknown>;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  tokens: TokenCache;
+}
+
+interface TokenUse {
+  request: TokenRequest;
+  fresh: boolean;
+}
+
+function timeoutOf(config: Record<string, unknown>): number {
+  const value = config.timeoutMs;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
+}
+
+function headersOf(config: Record<string, unknown>): Record<string, string> {
+  const value = config.headers;
+  if (value === undefined) return {};
+  if (!isRecord(value) || Object.values(value).some((item) => typeof item !== "string")) {
+    throw new Error("config.headers must map header names to strings");
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+/**
+ * The OpenAPI adapter: `generateDefinition` is the pure pipeline in
+ * `definition.ts`; `invoke` builds the request (`request.ts`), adds
+ * credentials (`auth.ts`, `oauth2.ts`) and performs it (`http.ts`).
+ */
+export class OpenApiAdapter implements AdapterModule {
+  private readonly services = new Map<string, ServiceRuntime>();
+
+  /** `now` drives OAuth2 token expiry (tests pass a controllable clock). */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async setup(_context: ModuleSetupContext): Promise<void> {}
+
+  async teardown(): Promise<void> {
+    this.services.clear();
+  }
+
+  generateDefinition(input: string): Promise<ServiceDefinition> {
+    return generateDefinition(input);
+  }
+
+  async hydrateService(state: ServiceState): Promise<void> {
+    const domain = readServiceDomain(state.adapterDomain);
+    const tools = new Map<string, ToolDomain>();
+    for (const [id, tool] of Object.entries(state.tools)) tools.set(id, readToolDomain(id, tool.adapterDomain));
+    const config = { ...state.config };
+    // Fail the enable (not the first call) when no usable base URL can be built.
+    resolveBaseUrl(domain.server, config);
+    this.services.set(state.id, {
+      domain,
+      tools,
+      config,
+      secrets: { ...state.secrets },
+      headers: headersOf(config),
+      timeoutMs: timeoutOf(config),
+      tokens: new TokenCache(this.now),
+    });
+  }
+
+  async dehydrateService(id: string): Promise<void> {
+    this.services.delete(id);
+  }
+
+  async invoke(input: InvokeInput): Promise<unknown> {
+    const service = this.services.get(input.serviceId);
+    if (!service) throw new Error(`Unknown service "${input.serviceId}": it is not enabled on the openapi adapter`);
+    const tool = service.tools.get(input.toolId);
+    if (!tool) throw new Error(`Unknown tool "${input.toolId}" on service "${input.serviceId}"`);
+    const baseUrl = resolveBaseUrl(service.domain.server, service.config, tool.server);
+    const parameters = isRecord(input.parameters) ? input.parameters : {};
+    const request = buildRequest(tool, baseUrl, service.headers, parameters);
+    return this.perform(service, tool, request, baseUrl, true);
+  }
+
+  private async perform(
+    service: ServiceRuntime,
+    tool: ToolDomain,
+    request: PreparedRequest,
+    baseUrl: string,
+    mayRetry: boolean,
+  ): Promise<unknown> {
+    const { credentials, tokens } = await this.credentials(service, tool, request, baseUrl);
+    const { url, headers } = withCredentials(request, credentials);
+    const exchange = {
+      method: request.method,
+      url,
+      displayUrl: displayUrl(request.url),
+      headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      timeoutMs: service.timeoutMs,
+      credentialHeaders: [
+        ...credentials.headers.map(([name]) => name.toLowerCase()),
+        ...(credentials.cookies.length > 0 ? ["cookie"] : []),
+      ],
+      secrets: credentials.secrets,
+    };
+    const reply = await send(exchange);
+    // A cached OAuth2 token may have been revoked early: fetch a new one and retry once, with credentials.
+    if (reply.status === 401 && mayRetry && tokens.some((use) => !use.fresh)) {
+      for (const use of tokens) service.tokens.invalidate(use.request);
+      return this.perform(service, tool, request, baseUrl, false);
+    }
+    return successBody(exchange, reply);
+  }
+
+  private async credentials(
+    service: ServiceRuntime,
+    tool: ToolDomain,
+    request: PreparedRequest,
+    baseUrl: string,
+  ): Promise<{ credentials: Credentials; tokens: TokenUse[] }> {
+    const schemes = service.domain.securitySchemes;
+    const alternative = selectAlternative(tool.security, schemes, service.secrets);
+    if (alternative === null) {
+      const options = tool.security.map((alt) => alt.map(({ scheme }) => `"${scheme}"`).join(" + ")).join(" or ");
+      throw new Error(`${request.method} ${displayUrl(request.url)} needs credentials: set the secret ${options}`);
+    }
+    const parts: Credentials[] = [];
+    const tokens: TokenUse[] = [];
+    for (const { scheme, scopes } of alternative) {
+      const domain = schemes[scheme] as SchemeDomain;
+      const secret = own(service.secrets, scheme);
+      if (
+        domain.type === "oauth2" &&
+        !(typeof own(secret, "accessToken") === "string" && own(secret, "accessToken") !== "")
+      ) {
+        const tokenRequest: TokenRequest = {
+          tokenUrl: new URL(domain.tokenUrl ?? "", `${baseUrl}/`).href,
+          clientId: String(own(secret, "clientId")),
+          clientSecret: String(own(secret, "clientSecret")),
+          scopes,
+          clientAuthentication: own(secret, "clientAuthentication") === "body" ? "body" : "basic",
+          timeoutMs: service.timeoutMs,
+        };
+        const { token, fresh } = await service.tokens.get(tokenRequest);
+        tokens.push({ request: tokenRequest, fresh });
+        parts.push(credentialsFor(domain, secret, token));
+      } else {
+        parts.push(credentialsFor(domain, secret));
+      }
+    }
+    return { credentials: mergeCredentials(parts), tokens };
+  }
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { hostAjv } from "../test/helpers/ajv.js";
+import { credentialsFor, type SchemeDomain, schemeDomains, secretsSchema, selectAlternative } from "./auth.js";
+import type { SecurityAlternative } from "./operations.js";
+
+const raw = {
+  key_header: { type: "apiKey", in: "header", name: "X-API-KEY", description: "From the dashboard." },
+  key_query: { type: "apiKey", in: "query", name: "api_key" },
+  key_cookie: { type: "apiKey", in: "cookie", name: "session" },
+  bearer: { type: "http", scheme: "Bearer", bearerFormat: "JWT" },
+  basic: { type: "http", scheme: "basic" },
+  digest: { type: "http", scheme: "digest" },
+  cc: {
+    type: "oauth2",
+    flows: { clientCredentials: { tokenUrl: "https://auth.example.com/token", scopes: { read: "Read" } } },
+  },
+  code: {
+    type: "oauth2",
+    flows: { authorizationCode: { authorizationUrl: "https://a", tokenUrl: "https://t", scopes: {} } },
+  },
+  oidc: { type: "openIdConnect", openIdConnectUrl: "https://a/.well-known/openid-configuration" },
+  mtls: { type: "mutualTLS" },
+};
+const domains = schemeDomains(raw);
+
+describe("schemeDomains", () => {
+  it("keeps the supported schemes only", () => {
+    expect(domains).toEqual({
+      key_header: { type: "apiKey", in: "header", name: "X-API-KEY" },
+      key_query: { type: "apiKey", in: "query", name: "api_key" },
+      key_cookie: { type: "apiKey", in: "cookie", name: "session" },
+      bearer: { type: "bearer" },
+      basic: { type: "basic" },
+      cc: { type: "oauth2", tokenUrl: "https://auth.example.com/token", scopes: ["read"] },
+      code: { type: "oauth2", tokenUrl: null, scopes: [] },
+      oidc: { type: "openIdConnect" },
+    });
+  });
+});
+
+describe("secretsSchema", () => {
+  const schema = secretsSchema(raw, domains);
+  const validate = hostAjv().compile(schema);
+
+  it("has one optional property per supported scheme, named like it", () => {
+    expect(Object.keys(schema.properties as object)).toEqual(Object.keys(domains));
+    expect(schema.required).toBeUndefined();
+    expect((schema.properties as Record<string, { description: string }>).key_header!.description).toBe(
+      'API key, sent as header "X-API-KEY". From the dashboard.',
+    );
+  });
+
+  it.each([
+    [{}, true],
+    [{ key_header: "k", bearer: "t", basic: { username: "u", password: "p" } }, true],
+    [{ cc: { clientId: "id", clientSecret: "s" } }, true],
+    [{ cc: { accessToken: "t" } }, true],
+    [{ cc: { clientId: "id" } }, false],
+    [{ code: { accessToken: "t" } }, true],
+    [{ code: { clientId: "id", clientSecret: "s" } }, false],
+    [{ oidc: { accessToken: "t" } }, true],
+    [{ basic: { username: "u" } }, false],
+    [{ key_header: "" }, false],
+    [{ digest: "x" }, false],
+  ])("%j valid: %s", (secrets, valid) => {
+    expect(validate(secrets)).toBe(valid);
+  });
+});
+
+describe("selectAlternative", () => {
+  const alt = (...schemes: string[]): SecurityAlternative => schemes.map((scheme) => ({ scheme, scopes: [] }));
+  it.each<[string, SecurityAlternative[], Record<string, unknown>, SecurityAlternative | null]>([
+    ["no requirement", [], {}, []],
+    ["the first satisfiable alternative", [alt("bearer"), alt("key_header")], { key_header: "k" }, alt("key_header")],
+    [
+      "document order when several are satisfiable",
+      [alt("bearer"), alt("key_header")],
+      { key_header: "k", bearer: "t" },
+      alt("bearer"),
+    ],
+    ["all schemes of an alternative", [alt("key_header", "key_query")], { key_header: "k" }, null],
+    [
+      "an AND alternative",
+      [alt("key_header", "key_query")],
+      { key_header: "k", key_query: "q" },
+      alt("key_header", "key_query"),
+    ],
+    ["an optional alternative ({})", [alt("bearer"), alt()], {}, []],
+    ["an unsupported scheme", [alt("digest")], { digest: "x" }, null],
+    ["an unknown scheme", [alt("nope")], { nope: "x" }, null],
+    ["oauth2 client credentials", [alt("cc")], { cc: { clientId: "i", clientSecret: "s" } }, alt("cc")],
+    [
+      "oauth2 without a token URL needs an access token",
+      [alt("code")],
+      { code: { clientId: "i", clientSecret: "s" } },
+      null,
+    ],
+    ["inherited names are not schemes", [alt("constructor")], { constructor: "x" }, null],
+  ])("%s", (_label, requirement, secrets, expected) => {
+    expect(selectAlternative(requirement, domains, secrets)).toEqual(expected);
+  });
+});
+
+describe("credentialsFor", () => {
+  it.each<[string, SchemeDomain, unknown, string | undefined, object]>([
+    ["apiKey header", domains.key_header!, "k1", undefined, { headers: [["X-API-KEY", "k1"]], query: [], cookies: [] }],
+    ["apiKey query", domains.key_query!, "k2", undefined, { headers: [], query: [["api_key", "k2"]], cookies: [] }],
+    ["apiKey cookie", domains.key_cookie!, "k3", undefined, { headers: [], query: [], cookies: [["session", "k3"]] }],
+    ["bearer", domains.bearer!, "tok", undefined, { headers: [["Authorization", "Bearer tok"]] }],
+    [
+      "basic",
+      domains.basic!,
+      { username: "user", password: "pä:ss" },
+      undefined,
+      { headers: [["Authorization", `Basic ${Buffer.from("user:pä:ss").toString("base64")}`]] },
+    ],
+    [
+      "oauth2 access token",
+      domains.code!,
+      { accessToken: "at" },
+      undefined,
+      { headers: [["Authorization", "Bearer at"]] },
+    ],
+    [
+      "oauth2 fetched token",
+      domains.cc!,
+      { clientId: "i", clientSecret: "s" },
+      "fetched",
+      { headers: [["Authorization", "Bearer fetched"]] },
+    ],
+    ["openIdConnect", domains.oidc!, { accessToken: "id" }, undefined, { headers: [["Authorization", "Bearer id"]] }],
+  ])("%s", (_label, scheme, secret, token, expected) => {
+    const credentials = credentialsFor(scheme, secret, token);
+    expect(credentials).toMatchObject(expected);
+    expect(credentials.secrets.length).toBeGreaterThan(0);
+  });
+});

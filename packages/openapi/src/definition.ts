@@ -1,0 +1,40 @@
+import type { ServiceDefinition } from "@cyrnel/sdk";
+import { schemeDomains, secretsSchema } from "./auth.js";
+import { configSchema, serverDomain } from "./config.js";
+import { DOMAIN_FORMAT, type ServiceDomain } from "./domain.js";
+import { baseToolId, uniqueToolIds } from "./ids.js";
+import { describeApi } from "./operations.js";
+import { parseDocument } from "./parse.js";
+import { createSchemaEmitter } from "./schemas.js";
+import { buildTool } from "./tools.js";
+
+/**
+ * Text → ServiceDefinition, stage by stage: parse and validate
+ * (`parse.ts`), normalise operations (`operations.ts`), name tools
+ * (`ids.ts`), build each tool's schemas and routing (`tools.ts`,
+ * `schemas.ts`), and the service's config (`config.ts`) and secrets
+ * (`auth.ts`) schemas. Pure: no clock, no randomness, no I/O.
+ */
+export async function generateDefinition(text: string): Promise<ServiceDefinition> {
+  const parsed = await parseDocument(text);
+  try {
+    const api = describeApi(parsed);
+    const emitter = createSchemaEmitter(parsed.document, parsed.version);
+    const ids = uniqueToolIds(api.operations.map((op) => baseToolId(op.operationId, op.method, op.path)));
+    const tools = api.operations.map((operation, index) => buildTool(operation, ids[index]!, emitter));
+    const server = serverDomain(api.servers[0]);
+    const schemes = schemeDomains(api.securitySchemes);
+    const adapterDomain: ServiceDomain = { format: DOMAIN_FORMAT, server, securitySchemes: schemes };
+    return {
+      name: api.title,
+      description: api.description,
+      configSchema: configSchema(server, api.servers[0]),
+      secretsSchema: secretsSchema(api.securitySchemes, schemes),
+      tools,
+      adapterDomain: adapterDomain as unknown as Record<string, unknown>,
+    };
+  } catch (error) {
+    if (error instanceof RangeError) throw new Error("Invalid OpenAPI document: it is nested too deeply to process");
+    throw error;
+  }
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { displayUrl, redact, successBody, UpstreamError } from "./http.js";
+
+describe("redact", () => {
+  it.each([
+    ["a string", "token=abcd1234!", ["abcd1234"], "token=[redacted]!"],
+    [
+      "nested values and keys",
+      { h: { "x-key": "abcd1234", list: ["abcd1234", 1] }, abcd1234: true },
+      ["abcd1234"],
+      { h: { "x-key": "[redacted]", list: ["[redacted]", 1] }, "[redacted]": true },
+    ],
+    ["short values are left alone", "abc", ["abc"], "abc"],
+    ["no secrets", { a: "b" }, [], { a: "b" }],
+    ["non-strings", 42, ["abcd"], 42],
+  ])("%s", (_label, value, secrets, expected) => {
+    expect(redact(value, secrets)).toEqual(expected);
+  });
+});
+
+describe("displayUrl", () => {
+  it("drops user info", () => {
+    expect(displayUrl("http://user:pass@example.com/a?b=1")).toBe("http://example.com/a?b=1");
+    expect(displayUrl("not a url")).toBe("not a url");
+  });
+});
+
+describe("successBody", () => {
+  const exchange = { method: "GET", displayUrl: "http://h/x" };
+  it("returns the body of a 2xx reply", () => {
+    expect(successBody(exchange, { status: 201, statusText: "Created", body: { a: 1 } })).toEqual({ a: 1 });
+  });
+  it("throws an UpstreamError with status and body otherwise", () => {
+    try {
+      successBody(exchange, { status: 404, statusText: "Not Found", body: { error: "missing" } });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toMatchObject({
+        message: "GET http://h/x → 404 Not Found",
+        status: 404,
+        body: { error: "missing" },
+      });
+    }
+  });
+});

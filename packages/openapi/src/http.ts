@@ -1,0 +1,160 @@
+import { STATUS_CODES } from "node:http";
+import { isJsonType } from "./media-types.js";
+import { isRecord } from "./records.js";
+
+/**
+ * Stage 6: one HTTP exchange with Node's global fetch.
+ *
+ * - One deadline (`timeoutMs`) covers connecting, redirects and reading
+ *   the body.
+ * - Redirects (at most 5) are followed by hand so credentials never leave
+ *   the original origin: on a cross-origin hop the credential headers and
+ *   cookies are dropped (credential query parameters were never part of
+ *   the `Location`). 303, and 301/302 after a POST, continue as GET.
+ * - Bodies: none for HEAD, 204, 205 and 304 or an empty body (`null`); JSON
+ *   when the content type says so (text if it does not parse); text
+ *   otherwise.
+ * - Messages name the method and the URL without credentials; any secret
+ *   value is scrubbed from messages and from returned bodies.
+ */
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+const REDACTED = "[redacted]";
+/** Shorter values are not scrubbed: replacing them would garble unrelated text. */
+const MIN_SECRET_LENGTH = 4;
+
+export interface Exchange {
+  method: string;
+  url: string;
+  /** The URL as shown in messages: without credential query parameters. */
+  displayUrl: string;
+  headers: Headers;
+  body?: string | FormData;
+  timeoutMs: number;
+  /** Lower-case header names that carry credentials (dropped on cross-origin redirects). */
+  credentialHeaders: string[];
+  /** Secret values to scrub from messages and results. */
+  secrets: string[];
+}
+
+export interface Reply {
+  status: number;
+  statusText: string;
+  body: unknown;
+}
+
+/** A non-2xx answer from the upstream service. */
+export class UpstreamError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(message: string, status: number, body: unknown) {
+    super(message);
+    this.name = "UpstreamError";
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** Replace every occurrence of a secret in strings inside `value`. */
+export function redact<T>(value: T, secrets: readonly string[]): T {
+  const needles = [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+  if (needles.length === 0) return value;
+  const scrub = (item: unknown): unknown => {
+    if (typeof item === "string") return needles.reduce((text, needle) => text.replaceAll(needle, REDACTED), item);
+    if (Array.isArray(item)) return item.map(scrub);
+    if (isRecord(item)) {
+      const out: Record<string, unknown> = {};
+      for (const [key, entry] of Object.entries(item)) {
+        Object.defineProperty(out, scrub(key) as string, {
+          value: scrub(entry),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    }
+    return item;
+  };
+  return scrub(value) as T;
+}
+
+/** The URL without user info, for messages. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+function describeFailure(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  const message = cause?.message || (error instanceof Error ? error.message : String(error));
+  return message;
+}
+
+export async function send(exchange: Exchange): Promise<Reply> {
+  const label = `${exchange.method} ${exchange.displayUrl}`;
+  const signal = AbortSignal.timeout(exchange.timeoutMs);
+  try {
+    const response = await follow(exchange, signal, label);
+    const body = await readBody(response, exchange.method);
+    const statusText = response.statusText || STATUS_CODES[response.status] || "";
+    return { status: response.status, statusText, body: redact(body, exchange.secrets) };
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error;
+    if (signal.aborted) throw new Error(`${label} timed out after ${exchange.timeoutMs} ms`);
+    throw new Error(redact(`${label} failed: ${describeFailure(error)}`, exchange.secrets));
+  }
+}
+
+async function follow(exchange: Exchange, signal: AbortSignal, label: string): Promise<Response> {
+  let { url, method, body } = exchange;
+  const headers = new Headers(exchange.headers);
+  const origin = new URL(url).origin;
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(url, { method, headers, body, redirect: "manual", signal });
+    const location = response.headers.get("location");
+    if (!REDIRECTS.has(response.status) || location === null) return response;
+    await response.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new UpstreamError(`${label} → too many redirects`, response.status, null);
+    const next = new URL(location, url);
+    if (next.origin !== origin) for (const name of exchange.credentialHeaders) headers.delete(name);
+    if (
+      (response.status === 303 && method !== "HEAD") ||
+      ((response.status === 301 || response.status === 302) && method === "POST")
+    ) {
+      method = "GET";
+      body = undefined;
+      headers.delete("content-type");
+    }
+    url = next.href;
+  }
+}
+
+async function readBody(response: Response, method: string): Promise<unknown> {
+  if (method === "HEAD" || [204, 205, 304].includes(response.status)) {
+    await response.body?.cancel();
+    return null;
+  }
+  const text = await response.text();
+  if (text === "") return null;
+  if (!isJsonType(response.headers.get("content-type"))) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** 2xx → the body; anything else → {@link UpstreamError} with status and body. */
+export function successBody(exchange: Pick<Exchange, "method" | "displayUrl">, reply: Reply): unknown {
+  if (reply.status >= 200 && reply.status < 300) return reply.body;
+  const message = `${exchange.method} ${exchange.displayUrl} → ${reply.status}${reply.statusText ? ` ${reply.statusText}` : ""}`;
+  throw new UpstreamError(message, reply.status, reply.body);
+}

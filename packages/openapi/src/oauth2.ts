@@ -1,0 +1,125 @@
+import { STATUS_CODES } from "node:http";
+import { redact } from "./http.js";
+import { isRecord } from "./records.js";
+
+/**
+ * OAuth2 client-credentials tokens for one service, in memory only.
+ *
+ * A token is requested from the scheme's `tokenUrl` (`grant_type=
+ * client_credentials`, the requirement's scopes, the client authenticated
+ * with HTTP basic or, on request, in the form body), reused until shortly
+ * before `expires_in` runs out (a tenth of its lifetime, at most 30 s,
+ * early), and requested again after that or after `invalidate` (the adapter
+ * calls it when the upstream answers 401 to a cached token). Concurrent
+ * callers share one token request. Without `expires_in` a token is kept
+ * until invalidated or the service is re-hydrated.
+ */
+
+export interface TokenRequest {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: readonly string[];
+  clientAuthentication: "basic" | "body";
+  timeoutMs: number;
+}
+
+interface CachedToken {
+  token: string;
+  /** Epoch ms after which the token is refreshed; `null`: no expiry given. */
+  refreshAt: number | null;
+}
+
+const MAX_EARLY_REFRESH_MS = 30_000;
+
+function cacheKey(request: TokenRequest): string {
+  return JSON.stringify([request.tokenUrl, request.clientId, [...request.scopes].sort()]);
+}
+
+/** `application/x-www-form-urlencoded` component (RFC 6749 appendix B). */
+function formEncode(text: string): string {
+  return encodeURIComponent(text).replaceAll("%20", "+");
+}
+
+export class TokenCache {
+  private readonly tokens = new Map<string, CachedToken>();
+  private readonly pending = new Map<string, Promise<CachedToken>>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** A valid access token; `fresh` tells whether it was just fetched. */
+  async get(request: TokenRequest): Promise<{ token: string; fresh: boolean }> {
+    const key = cacheKey(request);
+    const cached = this.tokens.get(key);
+    if (cached && (cached.refreshAt === null || this.now() < cached.refreshAt))
+      return { token: cached.token, fresh: false };
+    let pending = this.pending.get(key);
+    if (!pending) {
+      pending = this.fetchToken(request).finally(() => this.pending.delete(key));
+      this.pending.set(key, pending);
+    }
+    const token = await pending;
+    this.tokens.set(key, token);
+    return { token: token.token, fresh: true };
+  }
+
+  invalidate(request: TokenRequest): void {
+    this.tokens.delete(cacheKey(request));
+  }
+
+  clear(): void {
+    this.tokens.clear();
+  }
+
+  private async fetchToken(request: TokenRequest): Promise<CachedToken> {
+    const label = `OAuth2 token request to ${request.tokenUrl}`;
+    const form = ["grant_type=client_credentials"];
+    if (request.scopes.length > 0) form.push(`scope=${formEncode(request.scopes.join(" "))}`);
+    const headers = new Headers({
+      "Content-Type": "application/x-www-form-urlencoded",
+      Accept: "application/json",
+    });
+    if (request.clientAuthentication === "body") {
+      form.push(`client_id=${formEncode(request.clientId)}`, `client_secret=${formEncode(request.clientSecret)}`);
+    } else {
+      const pair = `${formEncode(request.clientId)}:${formEncode(request.clientSecret)}`;
+      headers.set("Authorization", `Basic ${Buffer.from(pair, "utf8").toString("base64")}`);
+    }
+    const signal = AbortSignal.timeout(request.timeoutMs);
+    const secrets = [request.clientSecret];
+    let response: Response;
+    let text: string;
+    const started = this.now();
+    try {
+      response = await fetch(request.tokenUrl, {
+        method: "POST",
+        headers,
+        body: form.join("&"),
+        signal,
+        redirect: "error",
+      });
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) throw new Error(`${label} timed out after ${request.timeoutMs} ms`);
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      throw new Error(redact(`${label} failed: ${cause}`, secrets));
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      payload = undefined;
+    }
+    if (!response.ok) {
+      const code = isRecord(payload) && typeof payload.error === "string" ? ` (${payload.error})` : "";
+      const status = `${response.status} ${response.statusText || STATUS_CODES[response.status] || ""}`.trim();
+      throw new Error(redact(`${label} failed: ${status}${code}`, secrets));
+    }
+    const token = isRecord(payload) ? payload.access_token : undefined;
+    if (typeof token !== "string" || token === "") throw new Error(`${label} returned no access_token`);
+    const expiresIn = isRecord(payload) ? Number(payload.expires_in) : Number.NaN;
+    if (!Number.isFinite(expiresIn) || expiresIn <= 0) return { token, refreshAt: null };
+    const lifetime = expiresIn * 1000;
+    return { token, refreshAt: started + lifetime - Math.min(MAX_EARLY_REFRESH_MS, lifetime / 10) };
+  }
+}

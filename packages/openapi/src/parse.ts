@@ -1,0 +1,148 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import type { OpenAPI } from "openapi-types";
+import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
+import { isRecord, type JsonRecord } from "./records.js";
+
+/** The OpenAPI family a document belongs to. */
+export type SpecVersion = "2.0" | "3.0" | "3.1";
+
+/** A parsed, validated document whose `$ref`s all point inside itself. */
+export interface ParsedDocument {
+  version: SpecVersion;
+  /** The document as written: `$ref`s are kept, later stages resolve them. */
+  document: JsonRecord;
+}
+
+/** Keys whose values are data (examples, defaults), never schemas or references. */
+const DATA_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
+const MAX_VALIDATION_LINES = 20;
+
+/**
+ * Parse and validate an OpenAPI 3.0/3.1 or Swagger 2.0 document given as
+ * JSON or YAML text, with `@apidevtools/swagger-parser`.
+ *
+ * Pure: the text is handed to the parser through an in-memory resolver and
+ * the file and HTTP resolvers are switched off, so nothing is read from
+ * disk or the network. External `$ref`s (other files, URLs) are rejected
+ * because a single text has nothing to resolve them against.
+ */
+export async function parseDocument(text: string): Promise<ParsedDocument> {
+  if (typeof text !== "string" || text.trim() === "")
+    throw new Error("Invalid OpenAPI document: the definition is empty");
+  const json = text
+    .replace(/^\uFEFF/, "")
+    .trimStart()
+    .startsWith("{");
+  const options = parserOptions(text, json);
+
+  let document: unknown;
+  try {
+    document = await new SwaggerParser().parse(json ? "definition.json" : "definition.yaml", options);
+  } catch (error) {
+    throw new Error(describeParseError(error, text, json));
+  }
+  if (!isRecord(document)) throw new Error("Invalid OpenAPI document: the definition is not an object");
+
+  checkReferences(document);
+
+  try {
+    await new SwaggerParser().validate(structuredClone(document) as unknown as OpenAPI.Document, options);
+  } catch (error) {
+    throw new Error(describeValidationError(error));
+  }
+  return { version: versionOf(document), document };
+}
+
+function parserOptions(text: string, json: boolean): SwaggerParser.Options {
+  return {
+    parse: { text: false, binary: false, ...(json ? { yaml: false } : { json: false }) },
+    resolve: {
+      external: false,
+      file: false,
+      http: false,
+      definition: { order: 1, canRead: true, read: () => text },
+    },
+    dereference: { circular: "ignore" },
+  };
+}
+
+function versionOf(document: JsonRecord): SpecVersion {
+  if (document.swagger === "2.0") return "2.0";
+  return typeof document.openapi === "string" && document.openapi.startsWith("3.1") ? "3.1" : "3.0";
+}
+
+/**
+ * Every `$ref` must be a local JSON pointer that resolves. Errors name the
+ * reference and where it is, as a JSON pointer into the document.
+ */
+export function checkReferences(document: JsonRecord): void {
+  const stack: { node: unknown; path: string[] }[] = [{ node: document, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => {
+        stack.push({ node: item, path: [...path, String(index)] });
+      });
+      continue;
+    }
+    if (!isRecord(node)) continue;
+    const ref = Object.hasOwn(node, "$ref") ? node.$ref : undefined;
+    if (typeof ref === "string") checkReference(document, ref, path);
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYS.has(key) || key.startsWith("x-")) continue;
+      if (typeof value === "object" && value !== null) stack.push({ node: value, path: [...path, key] });
+    }
+  }
+}
+
+function checkReference(document: JsonRecord, ref: string, path: string[]): void {
+  const where = pointerOf(path);
+  if (!isLocalRef(ref)) {
+    throw new Error(
+      `Invalid OpenAPI document: external $ref "${ref}" at ${where} is not supported; ` +
+        "install a single self-contained document (bundle external references into it first)",
+    );
+  }
+  let tokens: string[];
+  try {
+    tokens = refTokens(ref);
+  } catch (error) {
+    throw new Error(`Invalid OpenAPI document: ${(error as Error).message} (at ${where})`);
+  }
+  if (valueAt(document, tokens) === undefined) {
+    throw new Error(`Invalid OpenAPI document: $ref "${ref}" at ${where} does not resolve to anything in the document`);
+  }
+}
+
+function describeParseError(error: unknown, text: string, json: boolean): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  // The parser names its virtual file (an absolute path under the cwd); drop it.
+  let message = raw
+    .replace(/^Error parsing \S*definition\.(json|yaml):\s*/, "")
+    .replaceAll(/\S*definition\.(json|yaml)/g, "the document")
+    .trim();
+  const position = /at position (\d+)/.exec(message);
+  if (json && position) {
+    const { line, column } = lineAndColumn(text, Number(position[1]));
+    if (!message.includes("line")) message = `${message} (line ${line}, column ${column})`;
+  }
+  if (error instanceof Error && error.name === "ParserError") return `Invalid ${json ? "JSON" : "YAML"}: ${message}`;
+  return `Invalid OpenAPI document: ${message}`;
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split("\n");
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}
+
+function describeValidationError(error: unknown): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  const lines = raw
+    .replace(/^Swagger schema validation failed\.\s*/, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  const shown = lines.slice(0, MAX_VALIDATION_LINES);
+  if (lines.length > shown.length) shown.push(`… and ${lines.length - shown.length} more`);
+  return `Invalid OpenAPI document: ${shown.join("; ")}`;
+}

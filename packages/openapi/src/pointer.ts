@@ -1,0 +1,54 @@
+import { isRecord } from "./records.js";
+
+/** JSON pointer (RFC 6901) helpers for local `$ref`s (`#/components/schemas/Pet`). */
+
+export function escapeToken(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function unescapeToken(token: string): string {
+  return token.replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
+/** `#/a/b~1c` for the tokens `["a", "b/c"]`. */
+export function pointerOf(tokens: readonly string[]): string {
+  return `#${tokens.map((token) => `/${escapeToken(token)}`).join("")}`;
+}
+
+/** Whether `ref` points inside the same document (starts with `#`). */
+export function isLocalRef(ref: string): boolean {
+  return ref.startsWith("#");
+}
+
+/**
+ * The tokens of a local `$ref` (`#/a/b` → `["a", "b"]`), percent-decoding the
+ * URI fragment first. Throws for a fragment that is not a JSON pointer.
+ */
+export function refTokens(ref: string): string[] {
+  let fragment: string;
+  try {
+    fragment = decodeURIComponent(ref.slice(1));
+  } catch {
+    throw new Error(`$ref "${ref}" is not a valid URI fragment`);
+  }
+  if (fragment === "") return [];
+  if (!fragment.startsWith("/"))
+    throw new Error(`$ref "${ref}" is not a JSON pointer (plain-name fragments are not supported)`);
+  return fragment.slice(1).split("/").map(unescapeToken);
+}
+
+/** The value at `tokens` inside `root`, or `undefined` when a token does not exist. */
+export function valueAt(root: unknown, tokens: readonly string[]): unknown {
+  let node: unknown = root;
+  for (const token of tokens) {
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      node = node[Number(token)];
+    } else if (isRecord(node) && Object.hasOwn(node, token)) {
+      node = node[token];
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}

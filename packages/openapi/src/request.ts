@@ -1,0 +1,107 @@
+import type { Credentials } from "./auth.js";
+import { encodeBody } from "./body.js";
+import type { ParameterBinding, ToolDomain } from "./domain.js";
+import { isJsonType } from "./media-types.js";
+import { BODY_KEY } from "./parameters.js";
+import { own } from "./records.js";
+import { serializeCookie, serializeHeader, serializePath, serializeQuery } from "./styles.js";
+
+/**
+ * Stage 5: tool routing + base URL + parameters → the HTTP request, before
+ * credentials. Pure; `withCredentials` then adds the security scheme's
+ * headers, query parameters and cookies. The URL built here carries no
+ * credentials, so it is the one error messages show.
+ */
+
+export interface PreparedRequest {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  cookies: [string, string][];
+  body?: string | FormData;
+}
+
+/** Content-based parameters carry JSON text; others are serialised by style. */
+function wireValue(binding: ParameterBinding, value: unknown): unknown {
+  return binding.contentType && isJsonType(binding.contentType) ? JSON.stringify(value) : value;
+}
+
+function checkHeaderValue(name: string, value: string): string {
+  if (/[\r\n\0]/.test(value)) throw new Error(`Header "${name}" must not contain line breaks or NUL characters`);
+  return value;
+}
+
+export function buildRequest(
+  tool: ToolDomain,
+  baseUrl: string,
+  defaultHeaders: Record<string, string>,
+  parameters: Record<string, unknown>,
+): PreparedRequest {
+  const [pathTemplate = "", fixedQuery] = tool.path.split(/\?(.*)/s);
+  const byName = new Map<string, ParameterBinding>();
+  for (const binding of tool.parameters) if (binding.in === "path") byName.set(binding.name, binding);
+
+  const path = pathTemplate.replace(/\{([^{}/]+)\}/g, (_whole, name: string) => {
+    const binding = byName.get(name);
+    const value = binding ? own(parameters, binding.key) : undefined;
+    if (binding === undefined || value === undefined || value === null) {
+      throw new Error(`Missing path parameter "${binding?.key ?? name}"`);
+    }
+    return serializePath(name, wireValue(binding, value), binding.style, binding.explode);
+  });
+
+  const query: string[] = fixedQuery ? [fixedQuery] : [];
+  const headers: [string, string][] = Object.entries(defaultHeaders).map(([name, value]) => [
+    name,
+    checkHeaderValue(name, String(value)),
+  ]);
+  const cookies: [string, string][] = [];
+  if (tool.accept && !headers.some(([name]) => name.toLowerCase() === "accept")) headers.push(["Accept", tool.accept]);
+
+  for (const binding of tool.parameters) {
+    const value = own(parameters, binding.key);
+    if (value === undefined || value === null || binding.in === "path") continue;
+    const wire = wireValue(binding, value);
+    if (binding.in === "query") {
+      query.push(...serializeQuery(binding.name, wire, binding.style, binding.explode, binding.allowReserved));
+    } else if (binding.in === "header") {
+      headers.push([binding.name, checkHeaderValue(binding.name, serializeHeader(wire, binding.explode))]);
+    } else {
+      cookies.push(...serializeCookie(binding.name, wire, binding.explode));
+    }
+  }
+
+  const request: PreparedRequest = {
+    method: tool.method.toUpperCase(),
+    url: `${baseUrl}${path}${query.length > 0 ? `?${query.join("&")}` : ""}`,
+    headers,
+    cookies,
+  };
+  const body = own(parameters, BODY_KEY);
+  if (tool.body && body !== undefined) {
+    const encoded = encodeBody(tool.body, body);
+    if (encoded.contentType) headers.push(["Content-Type", encoded.contentType]);
+    request.body = encoded.body;
+  }
+  return request;
+}
+
+/** The final URL and headers: credentials appended to the query, headers and cookies. */
+export function withCredentials(request: PreparedRequest, credentials: Credentials): { url: string; headers: Headers } {
+  const extraQuery = credentials.query.flatMap(([name, value]) => serializeQuery(name, value, "form", true));
+  const separator = request.url.includes("?") ? "&" : "?";
+  const url = extraQuery.length > 0 ? `${request.url}${separator}${extraQuery.join("&")}` : request.url;
+  const headers = new Headers();
+  for (const [name, value] of request.headers) headers.set(name, value);
+  for (const [name, value] of credentials.headers) headers.set(name, checkHeaderValue(name, value));
+  const cookies = [
+    ...request.cookies,
+    ...credentials.cookies.map(([name, value]) => [name, encodeURIComponent(value)] as const),
+  ];
+  if (cookies.length > 0) {
+    const existing = headers.get("cookie");
+    const pairs = cookies.map(([name, value]) => `${name}=${value}`).join("; ");
+    headers.set("Cookie", existing ? `${existing}; ${pairs}` : pairs);
+  }
+  return { url, headers };
+}
