@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { CONFIG_SCHEMA, parseConfig } from "./config.js";
+
+describe("parseConfig", () => {
+  it("applies defaults", () => {
+    expect(parseConfig({})).toEqual({
+      poolSize: 2,
+      memoryLimitMb: 128,
+      queueSize: 256,
+      defaultTimeoutMs: 30_000,
+      maxTimers: 1000,
+      maxPendingToolCalls: 256,
+      maxLogBytes: 1024 * 1024,
+      maxOutputBytes: 1024 * 1024,
+      maxWorkerRssMb: 1024,
+    });
+  });
+
+  it("keeps given values, including a null default timeout", () => {
+    const config = parseConfig({ poolSize: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
+    expect(config).toMatchObject({ poolSize: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
+  });
+
+  it.each([
+    [{ poolSize: 0 }, "poolSize must be an integer from 1 to 64, got 0"],
+    [{ memoryLimitMb: 4 }, "memoryLimitMb must be an integer from 8 to 8192, got 4"],
+    [{ queueSize: 1.5 }, "queueSize must be an integer"],
+    [{ maxTimers: "10" }, 'maxTimers must be an integer from 1 to 100000, got "10"'],
+    [{ defaultTimeoutMs: 0 }, "defaultTimeoutMs must be a positive integer or null, got 0"],
+  ])("rejects %j", (raw, message) => {
+    expect(() => parseConfig(raw)).toThrow(message);
+  });
+
+  it("describes every key with a default in the schema", () => {
+    const properties = CONFIG_SCHEMA.properties as Record<string, { default?: unknown; description?: string }>;
+    expect(Object.keys(properties).sort()).toEqual(Object.keys(parseConfig({})).sort());
+    for (const [name, property] of Object.entries(properties)) {
+      expect(property.default, name).toEqual(parseConfig({})[name as keyof ReturnType<typeof parseConfig>]);
+      expect(property.description, name).toBeTruthy();
+    }
+  });
+});

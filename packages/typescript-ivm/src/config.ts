@@ -1,0 +1,128 @@
+import type { JSONSchema } from "@cyrnel/sdk";
+
+/** The module's configuration, with defaults applied. */
+export interface EnvironmentConfig {
+  poolSize: number;
+  memoryLimitMb: number;
+  queueSize: number;
+  /** Used only when a caller leaves `options.timeoutMs` undefined; `null` means no limit. */
+  defaultTimeoutMs: number | null;
+  maxTimers: number;
+  maxPendingToolCalls: number;
+  maxLogBytes: number;
+  maxOutputBytes: number;
+  maxWorkerRssMb: number;
+}
+
+interface IntegerOption {
+  description: string;
+  minimum: number;
+  maximum: number;
+  default: number;
+}
+
+const INTEGER_OPTIONS = {
+  poolSize: {
+    description: "Number of warm isolates; at most this many executions run at the same time.",
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+  },
+  memoryLimitMb: {
+    description: "Heap limit of each isolate in MB. Code that exceeds it fails with a memory-limit error.",
+    minimum: 8,
+    maximum: 8192,
+    default: 128,
+  },
+  queueSize: {
+    description: "Executions that may wait for a free isolate; further ones fail immediately.",
+    minimum: 0,
+    maximum: 100_000,
+    default: 256,
+  },
+  maxTimers: {
+    description: "Pending setTimeout timers per execution.",
+    minimum: 1,
+    maximum: 100_000,
+    default: 1000,
+  },
+  maxPendingToolCalls: {
+    description: "Tool calls one execution may have in flight at the same time.",
+    minimum: 1,
+    maximum: 100_000,
+    default: 256,
+  },
+  maxLogBytes: {
+    description: "Bytes of stdout and of stderr (each) forwarded per execution; the rest is cut with a marker line.",
+    minimum: 1024,
+    maximum: 1024 * 1024 * 1024,
+    default: 1024 * 1024,
+  },
+  maxOutputBytes: {
+    description: "Size of the merged cyrnel.output() JSON per execution; exceeding it fails the execution.",
+    minimum: 1024,
+    maximum: 1024 * 1024 * 1024,
+    default: 1024 * 1024,
+  },
+  maxWorkerRssMb: {
+    description:
+      "Resident memory of the sandbox process after which it is replaced once idle (isolate memory is not always returned to the OS).",
+    minimum: 64,
+    maximum: 1024 * 1024,
+    default: 1024,
+  },
+} satisfies Record<Exclude<keyof EnvironmentConfig, "defaultTimeoutMs">, IntegerOption>;
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export const CONFIG_SCHEMA: JSONSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    ...Object.fromEntries(
+      Object.entries(INTEGER_OPTIONS).map(([name, option]) => [name, { type: "integer", ...option }]),
+    ),
+    defaultTimeoutMs: {
+      type: ["integer", "null"],
+      minimum: 1,
+      default: DEFAULT_TIMEOUT_MS,
+      description:
+        "Wall-clock limit for executions whose options leave timeoutMs undefined (the host normally always sets it). null: no limit.",
+    },
+  },
+};
+
+/** Applies defaults and rejects out-of-range values with a message naming the key. */
+export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
+  const integer = (name: keyof typeof INTEGER_OPTIONS): number => {
+    const option: IntegerOption = INTEGER_OPTIONS[name];
+    const value = raw[name] ?? option.default;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < option.minimum || value > option.maximum) {
+      throw new Error(
+        `typescript-ivm config: ${name} must be an integer from ${option.minimum} to ${option.maximum}, got ${JSON.stringify(value)}`,
+      );
+    }
+    return value;
+  };
+  let defaultTimeoutMs: number | null = DEFAULT_TIMEOUT_MS;
+  if (raw.defaultTimeoutMs !== undefined) {
+    const value = raw.defaultTimeoutMs;
+    if (value !== null && (typeof value !== "number" || !Number.isInteger(value) || value < 1)) {
+      throw new Error(
+        `typescript-ivm config: defaultTimeoutMs must be a positive integer or null, got ${JSON.stringify(value)}`,
+      );
+    }
+    defaultTimeoutMs = value;
+  }
+  return {
+    poolSize: integer("poolSize"),
+    memoryLimitMb: integer("memoryLimitMb"),
+    queueSize: integer("queueSize"),
+    defaultTimeoutMs,
+    maxTimers: integer("maxTimers"),
+    maxPendingToolCalls: integer("maxPendingToolCalls"),
+    maxLogBytes: integer("maxLogBytes"),
+    maxOutputBytes: integer("maxOutputBytes"),
+    maxWorkerRssMb: integer("maxWorkerRssMb"),
+  };
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../config.js";
+import { renderRuntimeDocs } from "./runtime-docs.js";
+
+describe("renderRuntimeDocs", () => {
+  const docs = renderRuntimeDocs(parseConfig({ memoryLimitMb: 64, poolSize: 3 }));
+
+  it("documents the surface, what is missing, limits and the error shape", () => {
+    for (const text of [
+      "cyrnel.services.<service>.tools.<tool>.invoke(params)",
+      "Object.keys(cyrnel.services)",
+      "cyrnel.output(patch)",
+      "console.warn/error",
+      "setTimeout(callback, ms, ...args)",
+      "No `require`, `import`",
+      "`fetch`",
+      "64 MB of heap",
+      "3 processes run at a time",
+      "| 404 | `not_found` |",
+      "`status`, `code`",
+      "SyntaxError: <message> (line L, column C)",
+      "at code.ts:<line>:<column>",
+    ]) {
+      expect(docs).toContain(text);
+    }
+  });
+});

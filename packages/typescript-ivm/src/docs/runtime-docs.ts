@@ -1,0 +1,92 @@
+import type { EnvironmentConfig } from "../config.js";
+import { TOOL_ERRORS } from "./tool-docs.js";
+
+/** Markdown reference of everything process code can use (served at `GET /environment/docs`). */
+export function renderRuntimeDocs(config: EnvironmentConfig): string {
+  const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
+  return `# cyrnel runtime: typescript-ivm
+
+Process code is **TypeScript** (types are stripped, never checked) and runs as the body of an
+\`async\` function inside an isolated V8 sandbox. Top-level \`await\` works, and \`return\` ends
+the process early (the returned value is ignored; report results with \`cyrnel.output\`).
+The process succeeds when the code finishes, and fails on an uncaught exception.
+
+\`\`\`ts
+const forecast = await cyrnel.services.weather.tools.forecast.invoke({ city: "Oslo" });
+console.log("got", forecast);
+cyrnel.output({ forecast });
+\`\`\`
+
+## What exists
+
+| Name | What it does |
+| --- | --- |
+| \`cyrnel.services.<service>.tools.<tool>.invoke(params)\` | Calls a tool; resolves with its result (JSON data). \`params\` is a JSON-serialisable object (default \`{}\`). |
+| \`Object.keys(cyrnel.services)\` | The services enabled for this process; \`Object.keys(cyrnel.services.<service>.tools)\` lists its tools. |
+| \`cyrnel.output(patch)\` | Shallow-merges \`patch\` (a plain, JSON-serialisable object) into the process output; later keys replace earlier ones. |
+| \`console.log/info/debug(...args)\` | One line on stdout per call. Strings print as they are, other values in an inspect-like form. |
+| \`console.warn/error(...args)\` | The same, on stderr. |
+| \`setTimeout(callback, ms, ...args)\` / \`clearTimeout(id)\` | Timers; \`setTimeout\` returns a number. |
+| Standard JavaScript | \`Promise\`, \`JSON\`, \`Math\`, \`Date\`, \`Map\`, \`Set\`, \`RegExp\`, \`Intl\`, typed arrays, … |
+
+## What does not exist
+
+No \`require\`, \`import\` (static or dynamic), \`process\`, \`fetch\` or any network access, no file
+system, no \`Buffer\`, \`setInterval\`, \`queueMicrotask\`, \`structuredClone\`, \`WebAssembly\`, DOM or Node
+APIs. Reach the outside world only through tools. Every process starts from a fresh global scope:
+nothing carries over between processes.
+
+## Tool calls
+
+Calls are asynchronous and may run in parallel:
+
+\`\`\`ts
+const [a, b] = await Promise.all([
+  cyrnel.services.weather.tools.forecast.invoke({ city: "Oslo" }),
+  cyrnel.services.weather.tools.forecast.invoke({ city: "Bergen" }),
+]);
+\`\`\`
+
+A failed call rejects with an \`Error\` (name \`ToolCallError\`) carrying \`status\`, \`code\` and
+sometimes \`details\`:
+
+\`\`\`ts
+try {
+  await cyrnel.services.weather.tools.forecast.invoke({ city: 42 });
+} catch (error) {
+  const e = error as { status?: number; code?: string; message: string; details?: unknown };
+  console.error(e.status, e.code, e.message); // 400 validation_failed ...
+}
+\`\`\`
+
+| status | code | when |
+| --- | --- | --- |
+${TOOL_ERRORS.map(([status, code, when]) => `| ${status} | \`${code}\` | ${when} |`).join("\n")}
+
+A service or tool that is not listed can still be called; the call then rejects with 404 or 409.
+At most ${config.maxPendingToolCalls} calls may be in flight at once (more throw a \`RangeError\`).
+
+## Output, logs and errors
+
+- \`cyrnel.output\` throws a \`TypeError\` for anything that is not a plain object, and for values JSON
+  cannot represent exactly: functions, symbols, BigInt, cycles. \`undefined\` properties are dropped.
+- The merged output may be at most ${kib(config.maxOutputBytes)} of JSON; past that the process fails.
+- stdout and stderr keep ${kib(config.maxLogBytes)} each; the rest is cut with a \`[cyrnel] … truncated\` line.
+- An uncaught exception fails the process; its error reads \`Uncaught <Name>: <message>\` followed by
+  the stack frames of your code (\`at code.ts:<line>:<column>\`, lines as you wrote them). Thrown
+  non-Errors read \`Uncaught <value>\`. An exception inside a \`setTimeout\` callback fails the process too.
+  Unhandled promise rejections that are never awaited are ignored.
+- A syntax error fails the process before it runs: \`SyntaxError: <message> (line L, column C)\`.
+
+## Limits
+
+- **Time**: the process's \`timeoutMs\` (wall clock, from when it starts running) ends it as \`timeout\`,
+  whatever it is doing, including waiting on a tool call or a promise that never settles.
+- **Memory**: ${config.memoryLimitMb} MB of heap; exceeding it fails the process with
+  \`Memory limit exceeded\`.
+- **Timers**: at most ${config.maxTimers} pending. Timers end with the process: the process is over when the
+  code's promise settles, and a timer still pending then never fires — \`await\` what you start:
+  \`await new Promise((resolve) => setTimeout(resolve, 500));\`
+- **Concurrency**: ${config.poolSize} processes run at a time; up to ${config.queueSize} more wait their turn.
+`;
+}

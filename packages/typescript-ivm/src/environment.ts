@@ -1,0 +1,60 @@
+import type {
+  EnvironmentModule,
+  EnvironmentSetupContext,
+  ExecutionExitState,
+  ExecutionInput,
+  ToolDocsInput,
+} from "@cyrnel/sdk";
+import { parseConfig } from "./config.js";
+import { renderRuntimeDocs } from "./docs/runtime-docs.js";
+import { renderToolDocs } from "./docs/tool-docs.js";
+import { renderTypes } from "./docs/types-file.js";
+import { Supervisor } from "./supervisor/supervisor.js";
+
+/** The `typescript-ivm` environment: TypeScript run in pooled isolated-vm sandboxes. */
+export class TypeScriptIvmEnvironment implements EnvironmentModule {
+  private supervisor: Supervisor | null = null;
+  private limits = parseConfig({});
+
+  async setup(context: EnvironmentSetupContext): Promise<void> {
+    const config = parseConfig(context.config);
+    if (this.supervisor !== null) await this.teardown();
+    const supervisor = new Supervisor(config, context.bindings, context.logger);
+    try {
+      await supervisor.start();
+    } catch (error) {
+      await supervisor.close();
+      throw new Error(`typescript-ivm: the sandbox process did not start: ${(error as Error).message}`);
+    }
+    this.limits = config;
+    this.supervisor = supervisor;
+  }
+
+  async teardown(): Promise<void> {
+    const supervisor = this.supervisor;
+    this.supervisor = null;
+    await supervisor?.close();
+  }
+
+  async execute(input: ExecutionInput): Promise<ExecutionExitState> {
+    // Without setup there are no bindings to report through; the host sees a plain failure.
+    if (this.supervisor === null) return "failed";
+    return this.supervisor.execute(input);
+  }
+
+  async kill(executionId: number): Promise<void> {
+    this.supervisor?.kill(executionId);
+  }
+
+  async generateDocs(): Promise<string> {
+    return renderRuntimeDocs(this.limits);
+  }
+
+  async generateToolDocs(input: ToolDocsInput): Promise<string> {
+    return renderToolDocs(input);
+  }
+
+  async generateTypes(tools: ToolDocsInput[]): Promise<string> {
+    return renderTypes(tools);
+  }
+}

@@ -1,0 +1,46 @@
+import type { ExecutionExitState, InvokeInput, ServiceCatalog } from "@cyrnel/sdk";
+
+/**
+ * Messages between the host process (supervisor/) and the sandbox process
+ * (worker/) over Node's IPC channel (JSON serialisation). Tool results cross
+ * as ready-made JSON strings, so nothing the host cannot serialise ever
+ * reaches `process.send`.
+ */
+
+/** What the worker needs to build its isolates and enforce per-run limits. */
+export interface WorkerOptions {
+  poolSize: number;
+  memoryLimitMb: number;
+  maxTimers: number;
+  maxPendingToolCalls: number;
+  maxLogBytes: number;
+  maxOutputBytes: number;
+}
+
+/**
+ * The options travel as the worker's first command-line argument (JSON), so
+ * they are there before any message could be missed.
+ */
+export type ToWorker =
+  /** `source` is the user's TypeScript; the worker transpiles it. */
+  | { type: "run"; executionId: number; source: string; services: ServiceCatalog; timeoutMs: number | null }
+  | { type: "kill"; executionId: number }
+  /** `outcome`: JSON ToolOutcome (see tool-outcome.ts). */
+  | { type: "toolResult"; executionId: number; callId: number; outcome: string };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "stdout"; executionId: number; chunk: string }
+  | { type: "stderr"; executionId: number; chunk: string }
+  | { type: "output"; executionId: number; patch: Record<string, unknown> }
+  | { type: "error"; executionId: number; message: string }
+  | { type: "invoke"; executionId: number; callId: number; input: InvokeInput }
+  /** Always after the run's `error` message, if any; `rssBytes` lets the host recycle a bloated worker. */
+  | { type: "done"; executionId: number; exit: ExecutionExitState; rssBytes: number }
+  /**
+   * V8 lost control of an isolate (an allocation past the heap limit that
+   * isolated-vm could not turn into a normal memory-limit error). The
+   * isolate's thread is parked forever; the worker exits right after this.
+   */
+  | { type: "catastrophic"; executionId: number | null; message: string }
+  | { type: "log"; level: "debug" | "info" | "warn" | "error"; message: string; fields?: Record<string, unknown> };

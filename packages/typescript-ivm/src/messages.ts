@@ -1,0 +1,43 @@
+/**
+ * Every message this module passes to `bindings.setError`, in one place so
+ * the formats stay stable (the host stores them as the process `error`).
+ * Uncaught errors are formatted inside the sandbox (see the prelude):
+ * `Uncaught <Name>: <message>[ (status S, code C)]` followed by the user's
+ * stack frames, or `Uncaught <value>` for thrown non-Errors. Syntax errors
+ * come from transpile.ts: `SyntaxError: <message> (line L, column C)`.
+ */
+
+export const timedOut = (timeoutMs: number) => `Timed out after ${timeoutMs} ms`;
+
+export const memoryLimitExceeded = (limitMb: number) =>
+  `Memory limit exceeded: the code used more than the ${limitMb} MB heap limit of its isolate`;
+
+export const queueFull = (queueSize: number) =>
+  `typescript-ivm queue is full: ${queueSize} executions are already waiting for an isolate; try again later`;
+
+export const duplicateExecution = (executionId: number) => `Execution ${executionId} is already queued or running`;
+
+export const outputTooLarge = (limitBytes: number) =>
+  `Output limit exceeded: the merged cyrnel.output() data is larger than ${limitBytes} bytes`;
+
+/** The run whose isolate V8 could not recover (isolated-vm's "catastrophic" out-of-memory path). */
+export const memoryCatastrophe = (limitMb: number) =>
+  `${memoryLimitExceeded(limitMb)} (V8 could not recover the isolate, so the sandbox process was restarted)`;
+
+export const interruptedByCatastrophe = () =>
+  "Interrupted: the sandbox process was restarted because another execution exhausted its isolate's memory";
+
+export const interruptedByExit = (how: string) => `Interrupted: ${how} while this execution was running`;
+
+export const workerUnavailable = (reason: string) => `typescript-ivm cannot run code: ${reason}`;
+
+export const isolateFailed = (reason: string) => `The sandbox isolate failed: ${reason}`;
+
+/** Appended to stdout or stderr once, when the stream reaches its limit. */
+export const logTruncated = (stream: string, limitBytes: number) =>
+  `[cyrnel] ${stream} truncated: more than ${limitBytes} bytes\n`;
+
+/** Keeps a sandbox-provided message from growing the host's error column without bound. */
+export function clampMessage(message: string, maxLength = 16 * 1024): string {
+  return message.length <= maxLength ? message : `${message.slice(0, maxLength)}… (truncated)`;
+}

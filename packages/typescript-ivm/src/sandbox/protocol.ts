@@ -1,0 +1,60 @@
+/**
+ * The wire between the host and the in-isolate prelude. Only primitives cross
+ * it: structured data travels as JSON strings, and neither side ever holds a
+ * live object of the other beyond these two functions.
+ */
+
+/** Calls the sandbox makes to the host, multiplexed over one synchronous `ivm.Callback`. */
+export type SandboxCall =
+  /** `payload`: JSON `{ serviceId, toolId, parameters }`; `id` names the pending call. */
+  | "invoke"
+  /** `payload`: one formatted console line (without its newline). */
+  | "stdout"
+  | "stderr"
+  /** `payload`: the JSON of one `cyrnel.output(...)` patch. */
+  | "output"
+  /** A single `cyrnel.output(...)` patch was larger than the output limit; `id` is its length in UTF-16 units. */
+  | "outputTooLarge"
+  /** `id`: the timer; `payload`: the delay in milliseconds. */
+  | "setTimer"
+  | "clearTimer";
+
+/**
+ * The host side of {@link SandboxCall}s. Runs synchronously on the host's
+ * main thread while the isolate waits (which also throttles floods of
+ * console lines). Returns `null` when accepted, otherwise a message the
+ * prelude throws inside the sandbox.
+ */
+export type SendToHost = (kind: SandboxCall, id: number, payload: string) => string | null;
+
+/** What the host pushes into the sandbox, through `PreludeHandle.deliver`. */
+export type HostDelivery =
+  /** `id`: the pending tool call; `payload`: JSON {@link ToolOutcome}. */
+  | "toolResult"
+  /** `id`: the timer that is due. */
+  | "timer";
+
+/** The settled value of one tool call, as the host sends it back. */
+export type ToolOutcome =
+  | { ok: true; value?: unknown }
+  | { ok: false; error: { message: string; status?: number; code?: string; details?: unknown } };
+
+/** How the user's code ended, as the prelude reports it (JSON). */
+export type RunOutcome = { ok: true } | { ok: false; error: string };
+
+/** What the prelude returns to the host (held only as `ivm.Reference`s). */
+export interface PreludeHandle {
+  deliver(kind: HostDelivery, id: number, payload: string): void;
+  /** Runs the compiled user function; resolves with a JSON {@link RunOutcome}, never rejects. */
+  run(fn: unknown): Promise<string>;
+}
+
+/** Limits the prelude enforces before anything crosses to the host. */
+export interface PreludeLimits {
+  maxTimers: number;
+  /** Per stream; lengths are counted in UTF-16 units, which never exceed UTF-8 bytes. */
+  maxLogChars: number;
+  maxOutputChars: number;
+  /** File name the user's code is compiled under; stack frames from other files are hidden. */
+  userFilename: string;
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import type { Schema } from "./schema.js";
+import { TypeEmitter } from "./to-typescript.js";
+
+function render(schema: Schema): string {
+  const emitter = new TypeEmitter();
+  emitter.declare("T", schema);
+  return emitter.render();
+}
+
+describe("TypeEmitter", () => {
+  it.each<[string, Schema, string]>([
+    ["true schema", true, "type T = unknown;"],
+    ["false schema", false, "type T = never;"],
+    ["empty schema", {}, "type T = unknown;"],
+    ["string", { type: "string" }, "type T = string;"],
+    ["integer", { type: "integer" }, "type T = number;"],
+    ["nullable via type array", { type: ["string", "null"] }, "type T = string | null;"],
+    ["OpenAPI nullable", { type: "integer", nullable: true }, "type T = number | null;"],
+    ["enum", { enum: ["a", "b", 3, null] }, 'type T = "a" | "b" | 3 | null;'],
+    ["const", { const: "fixed" }, 'type T = "fixed";'],
+    ["object const", { const: { a: 1 } }, "type T = unknown;"],
+    ["array of strings", { type: "array", items: { type: "string" } }, "type T = string[];"],
+    ["array of unions", { type: "array", items: { type: ["string", "number"] } }, "type T = Array<string | number>;"],
+    ["array without items", { type: "array" }, "type T = unknown[];"],
+    [
+      "tuple (prefixItems)",
+      { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false },
+      "type T = [string, number];",
+    ],
+    [
+      "tuple with rest",
+      { type: "array", prefixItems: [{ type: "string" }], items: { type: "boolean" } },
+      "type T = [string, ...boolean[]];",
+    ],
+    ["draft-07 tuple", { type: "array", items: [{ type: "string" }] }, "type T = [string];"],
+    ["anyOf", { anyOf: [{ type: "string" }, { type: "number" }] }, "type T = string | number;"],
+    ["oneOf with unknown member", { oneOf: [{ type: "string" }, {}] }, "type T = unknown;"],
+    [
+      "allOf",
+      {
+        allOf: [{ $ref: "#/$defs/A" }, { type: "object", properties: { b: { type: "number" } }, required: ["b"] }],
+        $defs: { A: { type: "object", properties: { a: { type: "string" } } } },
+      },
+      "type T = A & {\n  b: number;\n};\ntype A = {\n  a?: string;\n};",
+    ],
+    ["untyped map", { type: "object" }, "type T = {\n  [key: string]: unknown;\n};"],
+    [
+      "typed map",
+      { type: "object", additionalProperties: { type: "number" } },
+      "type T = {\n  [key: string]: number;\n};",
+    ],
+    ["closed empty object", { type: "object", additionalProperties: false }, "type T = Record<string, never>;"],
+    ["unknown type keyword", { type: "file" }, "type T = unknown;"],
+    ["remote ref", { $ref: "https://example.com/schema.json" }, "type T = unknown;"],
+  ])("%s", (_label, schema, expected) => {
+    expect(render(schema)).toBe(expected);
+  });
+
+  it("renders objects: required vs optional, quoted keys, descriptions, defaults, open objects", () => {
+    expect(
+      render({
+        type: "object",
+        required: ["id"],
+        properties: {
+          id: { type: "integer", description: "The id" },
+          "x-rate": { type: "number", default: 1 },
+          nested: { type: "object", properties: { deep: { type: "boolean" } }, additionalProperties: true },
+        },
+      }),
+    ).toBe(
+      [
+        "type T = {",
+        "  /** The id */",
+        "  id: number;",
+        "  /** @default 1 */",
+        '  "x-rate"?: number;',
+        "  nested?: {",
+        "    deep?: boolean;",
+        "    [key: string]: unknown;",
+        "  };",
+        "};",
+      ].join("\n"),
+    );
+  });
+
+  it("turns recursive $refs into recursive aliases", () => {
+    expect(
+      render({
+        $ref: "#/definitions/Node",
+        definitions: {
+          Node: {
+            type: "object",
+            properties: {
+              value: { type: "string" },
+              children: { type: "array", items: { $ref: "#/definitions/Node" } },
+            },
+          },
+        },
+      }),
+    ).toBe("type T = Node;\ntype Node = {\n  value?: string;\n  children?: Node[];\n};");
+  });
+
+  it("resolves a ref to the root and never shadows global type names", () => {
+    const emitter = new TypeEmitter();
+    emitter.declare("Input", {
+      type: "object",
+      properties: { self: { $ref: "#" }, list: { $ref: "#/$defs/Array" }, rec: { $ref: "#/$defs/record" } },
+      $defs: {
+        Array: { type: "array", items: { type: "string" } },
+        record: { type: "object", additionalProperties: false },
+      },
+    });
+    expect(emitter.render()).toBe(
+      [
+        "type Input = {",
+        "  self?: Input;",
+        "  list?: Array2;",
+        "  rec?: Record2;",
+        "};",
+        "type Array2 = string[];",
+        "type Record2 = Record<string, never>;",
+      ].join("\n"),
+    );
+  });
+
+  it("keeps $defs of different roots apart", () => {
+    const emitter = new TypeEmitter();
+    emitter.declare("Input", { $ref: "#/$defs/Pet", $defs: { Pet: { type: "string" } } });
+    emitter.declare("Output", { $ref: "#/$defs/Pet", $defs: { Pet: { type: "number" } } });
+    expect(emitter.render()).toBe("type Input = Pet;\ntype Pet = string;\ntype Output = Pet2;\ntype Pet2 = number;");
+  });
+});
+
+describe("operator precedence", () => {
+  it("parenthesises unions inside intersections only at the top level", () => {
+    expect(
+      render({
+        allOf: [
+          { anyOf: [{ type: "string" }, { type: "number" }] },
+          { type: "object", properties: { a: { enum: ["x|y", "z"] } } },
+        ],
+      }),
+    ).toBe('type T = (string | number) & {\n  a?: "x|y" | "z";\n};');
+  });
+});

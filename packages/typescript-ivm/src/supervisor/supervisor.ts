@@ -1,0 +1,301 @@
+import type {
+  EnvironmentBindings,
+  ExecutionExitState,
+  ExecutionInput,
+  InvokeInput,
+  Logger,
+  ServiceCatalog,
+} from "@cyrnel/sdk";
+import type { EnvironmentConfig } from "../config.js";
+import type { FromWorker, WorkerOptions } from "../ipc.js";
+import {
+  duplicateExecution,
+  interruptedByCatastrophe,
+  interruptedByExit,
+  memoryCatastrophe,
+  queueFull,
+  workerUnavailable,
+} from "../messages.js";
+import { encodeToolFailure, encodeToolSuccess } from "../tool-outcome.js";
+import { describeExit, type WorkerExit, WorkerProcess } from "./worker-process.js";
+
+interface Tracked {
+  executionId: number;
+  source: string;
+  services: ServiceCatalog;
+  timeoutMs: number | null;
+  resolve: (exit: ExecutionExitState) => void;
+  /** The worker it was dispatched to; null while it waits in the queue. */
+  worker: WorkerProcess | null;
+  killRequested: boolean;
+}
+
+/** Consecutive workers that die before `ready` before the environment gives up. */
+const MAX_START_FAILURES = 3;
+
+/**
+ * The host-process half of the environment: the bounded queue, state
+ * reporting, the bridge to the host's bindings, and the sandbox process
+ * (supervised: replaced whenever it dies, and recycled when idle if it has
+ * grown past `maxWorkerRssMb`). The worker owns the timeout authority; the
+ * supervisor only decides what an execution that lost its worker ends as.
+ */
+export class Supervisor {
+  private worker: WorkerProcess | null = null;
+  private workerReady = false;
+  private readonly waiting: Tracked[] = [];
+  private readonly tracked = new Map<number, Tracked>();
+  private closed = false;
+  private startFailures = 0;
+  private unavailable: string | null = null;
+  private readonly workerOptions: WorkerOptions;
+
+  constructor(
+    private readonly config: EnvironmentConfig,
+    private readonly bindings: EnvironmentBindings,
+    private readonly logger: Logger,
+  ) {
+    this.workerOptions = {
+      poolSize: config.poolSize,
+      memoryLimitMb: config.memoryLimitMb,
+      maxTimers: config.maxTimers,
+      maxPendingToolCalls: config.maxPendingToolCalls,
+      maxLogBytes: config.maxLogBytes,
+      maxOutputBytes: config.maxOutputBytes,
+    };
+  }
+
+  /** Starts the first worker; rejects when it cannot start (setup then fails). */
+  async start(): Promise<void> {
+    await this.spawn().ready;
+  }
+
+  execute(input: ExecutionInput): Promise<ExecutionExitState> {
+    const { executionId } = input;
+    if (this.unavailable !== null) return this.refuse(executionId, workerUnavailable(this.unavailable));
+    if (this.tracked.has(executionId)) return this.refuse(executionId, duplicateExecution(executionId));
+    if (this.waiting.length >= this.config.queueSize && !this.hasFreeSlot()) {
+      return this.refuse(executionId, queueFull(this.config.queueSize));
+    }
+    return new Promise((resolve) => {
+      const tracked: Tracked = {
+        executionId,
+        source: typeof input.code === "string" ? input.code : "",
+        services: sanitiseCatalog(input.services),
+        timeoutMs: this.timeoutOf(input),
+        resolve,
+        worker: null,
+        killRequested: false,
+      };
+      this.tracked.set(executionId, tracked);
+      this.report("setState", () => this.bindings.setState(executionId, "queued"));
+      this.waiting.push(tracked);
+      this.dispatch();
+    });
+  }
+
+  kill(executionId: number): void {
+    const tracked = this.tracked.get(executionId);
+    if (tracked === undefined) return;
+    if (tracked.worker === null) {
+      this.waiting.splice(this.waiting.indexOf(tracked), 1);
+      this.finish(tracked, "canceled");
+      return;
+    }
+    tracked.killRequested = true;
+    tracked.worker.send({ type: "kill", executionId });
+  }
+
+  /** Cancels everything and ends the worker (which disposes every isolate with it). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.waiting.length = 0;
+    for (const tracked of [...this.tracked.values()]) this.finish(tracked, "canceled");
+    const worker = this.worker;
+    this.worker = null;
+    if (worker !== null) {
+      worker.retired = true;
+      worker.kill();
+      await worker.exited;
+    }
+  }
+
+  private spawn(): WorkerProcess {
+    const worker = new WorkerProcess(this.workerOptions, (message) => this.onMessage(worker, message));
+    this.worker = worker;
+    this.workerReady = false;
+    worker.ready.then(
+      () => {
+        if (this.worker !== worker) return;
+        this.workerReady = true;
+        this.startFailures = 0;
+        this.dispatch();
+      },
+      () => {
+        // Reported by onExit below.
+      },
+    );
+    void worker.exited.then((exit) => this.onExit(worker, exit));
+    return worker;
+  }
+
+  private hasFreeSlot(): boolean {
+    return this.worker !== null && this.workerReady && this.worker.running < this.config.poolSize;
+  }
+
+  private dispatch(): void {
+    const worker = this.worker;
+    if (worker === null || !this.workerReady || worker.retired) return;
+    while (this.waiting.length > 0 && worker.running < this.config.poolSize) {
+      const tracked = this.waiting.shift() as Tracked;
+      tracked.worker = worker;
+      worker.running++;
+      this.report("setState", () => this.bindings.setState(tracked.executionId, "running"));
+      const { executionId, source, services, timeoutMs } = tracked;
+      worker.send({ type: "run", executionId, source, services, timeoutMs });
+    }
+  }
+
+  private onMessage(worker: WorkerProcess, message: FromWorker): void {
+    if (message.type === "log") {
+      this.logger[message.level](message.message, message.fields);
+      return;
+    }
+    if (message.type === "catastrophic") {
+      worker.catastrophe = { executionId: message.executionId, message: message.message };
+      this.logger.error("typescript-ivm: an isolate hit a catastrophic error; restarting the sandbox process", {
+        executionId: message.executionId,
+        error: message.message,
+      });
+      worker.kill();
+      return;
+    }
+    if (message.type === "ready") return;
+    const tracked = this.tracked.get(message.executionId);
+    const current = tracked !== undefined && tracked.worker === worker ? tracked : undefined;
+    switch (message.type) {
+      case "invoke":
+        this.invokeTool(worker, current, message.callId, message.input);
+        break;
+      case "stdout":
+        if (current) this.report("emitStdout", () => this.bindings.emitStdout(message.executionId, message.chunk));
+        break;
+      case "stderr":
+        if (current) this.report("emitStderr", () => this.bindings.emitStderr(message.executionId, message.chunk));
+        break;
+      case "output":
+        if (current) this.report("emitOutput", () => this.bindings.emitOutput(message.executionId, message.patch));
+        break;
+      case "error":
+        if (current) this.report("setError", () => this.bindings.setError(message.executionId, message.message));
+        break;
+      case "done":
+        worker.running--;
+        if (current) this.finish(current, message.exit);
+        if (message.rssBytes > this.config.maxWorkerRssMb * 1024 * 1024 && !worker.retired) {
+          this.logger.info("typescript-ivm: recycling the sandbox process", {
+            rssMb: Math.round(message.rssBytes / 1024 / 1024),
+          });
+          worker.retired = true;
+        }
+        if (worker.retired && worker.running === 0 && worker === this.worker) worker.kill();
+        else this.dispatch();
+        break;
+    }
+  }
+
+  private invokeTool(worker: WorkerProcess, tracked: Tracked | undefined, callId: number, input: InvokeInput): void {
+    const reply = (outcome: string) =>
+      worker.send({ type: "toolResult", executionId: tracked?.executionId ?? -1, callId, outcome });
+    if (tracked === undefined) {
+      reply(encodeToolFailure(new Error("the execution has ended")));
+      return;
+    }
+    let call: Promise<unknown>;
+    try {
+      call = Promise.resolve(this.bindings.invokeTool(tracked.executionId, input));
+    } catch (error) {
+      call = Promise.reject(error);
+    }
+    call.then(
+      (value) => reply(encodeToolSuccess(value)),
+      (error: unknown) => reply(encodeToolFailure(error)),
+    );
+  }
+
+  private onExit(worker: WorkerProcess, exit: WorkerExit): void {
+    const wasCurrent = this.worker === worker;
+    if (wasCurrent) {
+      this.worker = null;
+      this.workerReady = false;
+    }
+    for (const tracked of [...this.tracked.values()]) {
+      if (tracked.worker !== worker) continue;
+      if (tracked.killRequested) this.finish(tracked, "canceled");
+      else this.finish(tracked, "failed", this.interruption(worker, tracked, exit));
+    }
+    if (this.closed || !wasCurrent) return;
+    if (!worker.retired && worker.catastrophe === null) {
+      this.logger.error("typescript-ivm: the sandbox process ended unexpectedly; restarting it", {
+        code: exit.code,
+        signal: exit.signal,
+        stderr: exit.stderrTail,
+      });
+    }
+    if (!worker.started && ++this.startFailures >= MAX_START_FAILURES) {
+      this.unavailable = `${describeExit(exit)}${exit.stderrTail === "" ? "" : `: ${exit.stderrTail}`}`;
+      this.logger.error("typescript-ivm: the sandbox process cannot start", { error: this.unavailable });
+      for (const tracked of this.waiting.splice(0)) this.finish(tracked, "failed", workerUnavailable(this.unavailable));
+      return;
+    }
+    this.spawn();
+  }
+
+  private interruption(worker: WorkerProcess, tracked: Tracked, exit: WorkerExit): string {
+    if (worker.catastrophe === null) return interruptedByExit(describeExit(exit));
+    if (worker.catastrophe.executionId === tracked.executionId) return memoryCatastrophe(this.config.memoryLimitMb);
+    return interruptedByCatastrophe();
+  }
+
+  private finish(tracked: Tracked, exit: ExecutionExitState, error?: string): void {
+    if (this.tracked.get(tracked.executionId) !== tracked) return;
+    this.tracked.delete(tracked.executionId);
+    if (error !== undefined) this.report("setError", () => this.bindings.setError(tracked.executionId, error));
+    tracked.resolve(exit);
+  }
+
+  private refuse(executionId: number, message: string): Promise<ExecutionExitState> {
+    this.report("setError", () => this.bindings.setError(executionId, message));
+    return Promise.resolve("failed");
+  }
+
+  private timeoutOf(input: ExecutionInput): number | null {
+    const requested = input.options?.timeoutMs;
+    if (requested === null) return null;
+    if (typeof requested === "number" && Number.isFinite(requested) && requested > 0) return requested;
+    return this.config.defaultTimeoutMs;
+  }
+
+  /** Host bindings must never break the state machine. */
+  private report(binding: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.logger.error(`typescript-ivm: bindings.${binding} threw`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+/** Keeps only well-formed entries: the catalog is serialised into the sandbox as-is. */
+export function sanitiseCatalog(services: unknown): ServiceCatalog {
+  // Null prototype: a service id such as "__proto__" stays an ordinary key.
+  const catalog: ServiceCatalog = Object.create(null);
+  if (typeof services !== "object" || services === null) return catalog;
+  for (const [serviceId, entry] of Object.entries(services)) {
+    const tools = (entry as { tools?: unknown } | null)?.tools;
+    catalog[serviceId] = { tools: Array.isArray(tools) ? tools.filter((tool) => typeof tool === "string") : [] };
+  }
+  return catalog;
+}

@@ -1,0 +1,88 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { FromWorker, ToWorker, WorkerOptions } from "../ipc.js";
+
+/**
+ * The compiled worker entry. When this module itself runs from TypeScript
+ * sources (vitest), the worker still has to be plain JavaScript for a bare
+ * `node`, so it comes from the package's build output.
+ */
+function workerEntry(): string {
+  const here = import.meta.url;
+  const entry = here.endsWith(".ts") ? new URL("../../dist/worker/main.js", here) : new URL("../worker/main.js", here);
+  return fileURLToPath(entry);
+}
+
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Last lines the worker wrote to stderr (V8 prints its fatal errors there). */
+  stderrTail: string;
+}
+
+const STDERR_TAIL_CHARS = 4096;
+
+/** One sandbox process: forked with `--no-node-snapshot` (isolated-vm needs it on Node 20+) and no environment. */
+export class WorkerProcess {
+  /** Resolves on the worker's `ready`; rejects when it exits before that. */
+  readonly ready: Promise<void>;
+  readonly exited: Promise<WorkerExit>;
+  /** Whether it ever reported `ready`. */
+  started = false;
+  /** Executions currently dispatched to this worker. */
+  running = 0;
+  /** Set when the worker reported a catastrophic isolate error (it exits right after). */
+  catastrophe: { executionId: number | null; message: string } | null = null;
+  /** Set when the host ended it on purpose (recycling, teardown). */
+  retired = false;
+  private readonly child: ChildProcess;
+  private stderrTail = "";
+
+  constructor(options: WorkerOptions, onMessage: (message: FromWorker) => void) {
+    this.child = fork(workerEntry(), [JSON.stringify(options)], {
+      execArgv: ["--no-node-snapshot"],
+      env: {},
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "json",
+    });
+    this.child.stderr?.setEncoding("utf8");
+    this.child.stderr?.on("data", (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once("exit", (code, signal) => resolve({ code, signal, stderrTail: this.stderrTail.trim() }));
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.child.on("message", (message: FromWorker) => {
+        if (message.type === "ready") {
+          this.started = true;
+          resolve();
+        } else onMessage(message);
+      });
+      void this.exited.then((exit) => reject(new Error(describeExit(exit))));
+    });
+    // A rejection nobody awaits (a worker that dies before ready) is reported through `exited`.
+    this.ready.catch(() => {});
+    this.child.on("error", () => {
+      // fork errors surface as an exit; the listener keeps them from being thrown.
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  send(message: ToWorker): void {
+    if (this.child.connected) this.child.send(message);
+  }
+
+  /** SIGKILL: isolates stuck in V8 cannot be asked politely. */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+  }
+}
+
+export function describeExit(exit: WorkerExit): string {
+  const how = exit.signal !== null ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+  return `the sandbox process ended (${how})`;
+}

@@ -1,0 +1,217 @@
+import type { InvokeInput, Logger } from "@cyrnel/sdk";
+import { logTruncated, outputTooLarge } from "../messages.js";
+import type { HostDelivery, SandboxCall } from "../sandbox/protocol.js";
+
+/** Where a run's effects go. In the worker each of these becomes an IPC message to the host process. */
+export interface RunReporter {
+  /** Resolves with a JSON ToolOutcome (see tool-outcome.ts); never rejects. */
+  invokeTool(executionId: number, input: InvokeInput): Promise<string>;
+  setError(executionId: number, message: string): void;
+  emitStdout(executionId: number, chunk: string): void;
+  emitStderr(executionId: number, chunk: string): void;
+  emitOutput(executionId: number, patch: Record<string, unknown>): void;
+}
+
+export interface BridgeLimits {
+  maxTimers: number;
+  maxPendingToolCalls: number;
+  maxLogBytes: number;
+  maxOutputBytes: number;
+}
+
+/** What the bridge needs from the execution it serves. */
+export interface BridgeOwner {
+  readonly executionId: number;
+  /** Whether the run is still going; once false, calls are refused and results dropped. */
+  isRunning(): boolean;
+  /** Pushes a value into the sandbox (asynchronously; the isolate runs it when it is free). */
+  deliver(kind: HostDelivery, id: number, payload: string): void;
+  /** Ends the run as `failed` with `message`, from the host side (uncatchable by user code). */
+  fail(message: string): void;
+}
+
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+/**
+ * The Node end of the sandbox's calls (see protocol.ts), in the worker
+ * process. Everything that arrives is untrusted: types are checked and sizes
+ * are bounded here, before anything travels on to the host process.
+ */
+export class HostBridge {
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private pendingToolCalls = 0;
+  private readonly logBytes = { stdout: 0, stderr: 0 };
+  private readonly logCut = { stdout: false, stderr: false };
+  private readonly outputSizes = new Map<string, number>();
+  /** Byte length of the merged output as JSON: `{}` plus each `"key":value` and the commas between them. */
+  private outputBytes = 2;
+
+  constructor(
+    private readonly owner: BridgeOwner,
+    private readonly reporter: RunReporter,
+    private readonly limits: BridgeLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The function handed to the isolate as an `ivm.Callback`; runs synchronously while the isolate waits. */
+  readonly receive = (kind: unknown, id: unknown, payload: unknown): string | null => {
+    if (!this.owner.isRunning()) return "the execution has ended";
+    if (
+      typeof kind !== "string" ||
+      typeof id !== "number" ||
+      !Number.isSafeInteger(id) ||
+      typeof payload !== "string"
+    ) {
+      return "cyrnel: malformed bridge call";
+    }
+    try {
+      switch (kind as SandboxCall) {
+        case "invoke":
+          return this.startToolCall(id, payload);
+        case "stdout":
+        case "stderr":
+          this.writeLog(kind as "stdout" | "stderr", payload);
+          return null;
+        case "output":
+          return this.writeOutput(payload);
+        case "outputTooLarge":
+          return this.failOutput();
+        case "setTimer":
+          return this.setTimer(id, payload);
+        case "clearTimer":
+          this.clearTimer(id);
+          return null;
+        default:
+          return "cyrnel: unknown bridge call";
+      }
+    } catch (error) {
+      this.logger.error("typescript-ivm: bridge call failed", {
+        executionId: this.owner.executionId,
+        kind,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return "cyrnel: the host could not handle this call";
+    }
+  };
+
+  /** Cancels every pending timer; results of tool calls still in flight are dropped when they arrive. */
+  close(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private startToolCall(id: number, payload: string): string | null {
+    if (this.pendingToolCalls >= this.limits.maxPendingToolCalls) {
+      return `more than ${this.limits.maxPendingToolCalls} tool calls are in flight; await some before starting more`;
+    }
+    const request = parseJson(payload) as { serviceId?: unknown; toolId?: unknown; parameters?: unknown } | undefined;
+    if (
+      typeof request?.serviceId !== "string" ||
+      typeof request.toolId !== "string" ||
+      !isPlainObject(request.parameters)
+    ) {
+      return "cyrnel: malformed tool call";
+    }
+    const input = { serviceId: request.serviceId, toolId: request.toolId, parameters: request.parameters };
+    this.pendingToolCalls++;
+    void this.reporter.invokeTool(this.owner.executionId, input).then((outcome) => this.finishToolCall(id, outcome));
+    return null;
+  }
+
+  private finishToolCall(id: number, outcome: string): void {
+    this.pendingToolCalls--;
+    if (this.owner.isRunning()) this.owner.deliver("toolResult", id, outcome);
+  }
+
+  private writeLog(stream: "stdout" | "stderr", text: string): void {
+    if (this.logCut[stream]) return;
+    const line = `${text}\n`;
+    const bytes = Buffer.byteLength(line);
+    const room = this.limits.maxLogBytes - this.logBytes[stream];
+    if (bytes <= room) {
+      this.logBytes[stream] += bytes;
+      this.emit(stream, line);
+      return;
+    }
+    this.logCut[stream] = true;
+    const head = utf8Prefix(line, room);
+    const separator = head === "" || head.endsWith("\n") ? "" : "\n";
+    this.emit(stream, head + separator + logTruncated(stream, this.limits.maxLogBytes));
+  }
+
+  private emit(stream: "stdout" | "stderr", chunk: string): void {
+    if (stream === "stdout") this.reporter.emitStdout(this.owner.executionId, chunk);
+    else this.reporter.emitStderr(this.owner.executionId, chunk);
+  }
+
+  private writeOutput(payload: string): string | null {
+    const patch = parseJson(payload);
+    if (!isPlainObject(patch)) return "cyrnel.output() expects a plain object";
+    // JSON.parse makes "__proto__" an own key; a host merging with Object.assign would treat it as the prototype.
+    if (Object.hasOwn(patch, "__proto__")) Reflect.deleteProperty(patch, "__proto__");
+    const sizes = new Map<string, number>();
+    let total = this.outputBytes;
+    for (const [key, value] of Object.entries(patch)) {
+      const size = Buffer.byteLength(JSON.stringify(key)) + 1 + Buffer.byteLength(JSON.stringify(value));
+      const previous = this.outputSizes.get(key);
+      total += previous === undefined ? size + (this.outputSizes.size + sizes.size > 0 ? 1 : 0) : size - previous;
+      sizes.set(key, size);
+    }
+    if (total > this.limits.maxOutputBytes) return this.failOutput();
+    for (const [key, size] of sizes) this.outputSizes.set(key, size);
+    this.outputBytes = total;
+    this.reporter.emitOutput(this.owner.executionId, patch);
+    return null;
+  }
+
+  private failOutput(): string {
+    const message = outputTooLarge(this.limits.maxOutputBytes);
+    this.owner.fail(message);
+    return message;
+  }
+
+  private setTimer(id: number, payload: string): string | null {
+    if (this.timers.size >= this.limits.maxTimers && !this.timers.has(id)) {
+      return `setTimeout(): more than ${this.limits.maxTimers} timers are pending`;
+    }
+    const requested = Number(payload);
+    const delay = Number.isFinite(requested) ? Math.min(Math.max(requested, 0), MAX_TIMER_DELAY_MS) : 0;
+    this.clearTimer(id);
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      if (this.owner.isRunning()) this.owner.deliver("timer", id, "");
+    }, delay);
+    this.timers.set(id, timer);
+    return null;
+  }
+
+  private clearTimer(id: number): void {
+    const timer = this.timers.get(id);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.timers.delete(id);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a character. */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return "";
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8");
+}

@@ -1,0 +1,78 @@
+/**
+ * Entry point of the sandbox process, forked by the host (supervisor/).
+ * Every isolate lives here, so whatever V8 cannot recover from — an isolate
+ * whose thread isolated-vm parks forever after a catastrophic out-of-memory
+ * error, or an outright abort — takes down this process and never the host.
+ * The process is started with an empty environment: it holds no secrets.
+ */
+import type { Logger } from "@cyrnel/sdk";
+import type { FromWorker, ToWorker, WorkerOptions } from "../ipc.js";
+import type { RunReporter } from "./host-bridge.js";
+import { WorkerScheduler } from "./scheduler.js";
+
+/** Exit code after a catastrophic isolate error, for the host's log. */
+const EXIT_CATASTROPHE = 70;
+
+function send(message: FromWorker, afterSent?: () => void): void {
+  if (process.connected && process.send !== undefined) process.send(message, undefined, {}, afterSent);
+}
+
+const pendingToolCalls = new Map<number, (outcome: string) => void>();
+let toolCallSeq = 0;
+
+const reporter: RunReporter = {
+  invokeTool: (executionId, input) =>
+    new Promise((resolve) => {
+      const callId = ++toolCallSeq;
+      pendingToolCalls.set(callId, resolve);
+      send({ type: "invoke", executionId, callId, input });
+    }),
+  setError: (executionId, message) => send({ type: "error", executionId, message }),
+  emitStdout: (executionId, chunk) => send({ type: "stdout", executionId, chunk }),
+  emitStderr: (executionId, chunk) => send({ type: "stderr", executionId, chunk }),
+  emitOutput: (executionId, patch) => send({ type: "output", executionId, patch }),
+};
+
+const log =
+  (level: "debug" | "info" | "warn" | "error") =>
+  (message: string, fields?: Record<string, unknown>): void =>
+    send({ type: "log", level, message, ...(fields === undefined ? {} : { fields }) });
+const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
+
+let doomed = false;
+
+function onCatastrophe(executionId: number | null, message: string): void {
+  if (doomed) return;
+  doomed = true;
+  send({ type: "catastrophic", executionId, message }, () => process.exit(EXIT_CATASTROPHE));
+}
+
+const options = JSON.parse(process.argv[2] ?? "null") as WorkerOptions;
+const scheduler = new WorkerScheduler(options, reporter, logger, onCatastrophe);
+
+process.on("message", (message: ToWorker) => {
+  if (doomed) return;
+  switch (message.type) {
+    case "run": {
+      const { executionId, source, services, timeoutMs } = message;
+      void scheduler.run({ executionId, source, services, timeoutMs }).then((exit) => {
+        if (!doomed) send({ type: "done", executionId, exit, rssBytes: process.memoryUsage.rss() });
+      });
+      break;
+    }
+    case "kill":
+      scheduler.kill(message.executionId);
+      break;
+    case "toolResult": {
+      const resolve = pendingToolCalls.get(message.callId);
+      pendingToolCalls.delete(message.callId);
+      resolve?.(message.outcome);
+      break;
+    }
+  }
+});
+
+// The host went away: nothing can receive our results any more.
+process.on("disconnect", () => process.exit(0));
+
+send({ type: "ready" });

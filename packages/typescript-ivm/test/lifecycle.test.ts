@@ -1,0 +1,228 @@
+import { execFileSync } from "node:child_process";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FakeHost, waitFor } from "./support/fake-host.js";
+
+/** Pids of this process's children (the sandbox worker). */
+function childPids(): number[] {
+  try {
+    return execFileSync("pgrep", ["-P", String(process.pid)], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+describe("timeouts (one wall-clock deadline, from when the run starts)", () => {
+  const host = new FakeHost();
+
+  beforeAll(async () => {
+    host.services.slow = {
+      enabled: true,
+      tools: { forever: { enabled: true, call: () => new Promise((resolve) => setTimeout(resolve, 5000)) } },
+    };
+    await host.start({ poolSize: 2, memoryLimitMb: 64 });
+  });
+
+  afterAll(async () => {
+    await host.stop();
+  });
+
+  it.each([
+    ["a synchronous endless loop", "while (true) {}"],
+    ["a promise that never settles", "await new Promise(() => {});"],
+    ["a slow tool call", "await cyrnel.services.slow.tools.forever.invoke({});"],
+    ["an endless chain of timers", "const tick = () => setTimeout(tick, 1); tick(); await new Promise(() => {});"],
+    ["an endless microtask loop", "const spin = (): Promise<void> => Promise.resolve().then(spin); await spin();"],
+  ])("ends %s as timeout within 100 ms of the deadline", async (_label, code) => {
+    const result = await host.run(code, { timeoutMs: 300 });
+    expect(result.exit).toBe("timeout");
+    expect(result.errors).toEqual(["Timed out after 300 ms"]);
+    expect(result.elapsedMs).toBeGreaterThanOrEqual(295);
+    expect(result.elapsedMs).toBeLessThan(400);
+    const after = await host.run("cyrnel.output({ fine: true });");
+    expect(after.exit).toBe("success");
+    expect(after.output).toEqual({ fine: true });
+  });
+
+  it("does not time out when timeoutMs is null", async () => {
+    const result = await host.run(
+      "await new Promise((resolve) => setTimeout(resolve, 150)); cyrnel.output({ ok: 1 });",
+      {
+        timeoutMs: null,
+      },
+    );
+    expect(result.exit).toBe("success");
+  });
+});
+
+describe("kill", () => {
+  const host = new FakeHost();
+
+  beforeAll(async () => {
+    await host.start({ poolSize: 1 });
+  });
+
+  afterAll(async () => {
+    await host.stop();
+  });
+
+  it("cancels a queued execution without running it", async () => {
+    const blocker = host.submit("await new Promise((resolve) => setTimeout(resolve, 200));");
+    const queued = host.submit("cyrnel.output({ ran: true });");
+    await waitFor(() => host.record(queued.executionId).states.includes("queued"));
+    await host.env?.kill(queued.executionId);
+    const result = await queued.result;
+    expect(result.exit).toBe("canceled");
+    expect(result.states).toEqual(["queued"]);
+    expect(result.output).toEqual({});
+    expect((await blocker.result).exit).toBe("success");
+  });
+
+  it("cancels a running execution (busy loop) and the pool keeps working", async () => {
+    const running = host.submit("console.log('started'); while (true) {}", { timeoutMs: null });
+    await waitFor(() => host.record(running.executionId).stdout === "started\n");
+    const killedAt = performance.now();
+    await host.env?.kill(running.executionId);
+    const result = await running.result;
+    expect(result.exit).toBe("canceled");
+    expect(performance.now() - killedAt).toBeLessThan(100);
+    expect(result.states).toEqual(["queued", "running"]);
+    const after = await host.run("cyrnel.output({ fine: true });");
+    expect(after.exit).toBe("success");
+  });
+
+  it("cancels an execution waiting on a promise", async () => {
+    const running = host.submit("console.log('started'); await new Promise(() => {});", { timeoutMs: null });
+    await waitFor(() => host.record(running.executionId).stdout === "started\n");
+    await host.env?.kill(running.executionId);
+    expect((await running.result).exit).toBe("canceled");
+  });
+
+  it("ignores unknown and finished executions", async () => {
+    const done = await host.run("1;");
+    expect(done.exit).toBe("success");
+    await host.env?.kill(999_999);
+    await host.env?.kill(host.records.size);
+    expect((await host.run("cyrnel.output({ still: 'fine' });")).output).toEqual({ still: "fine" });
+  });
+});
+
+describe("pool and queue", () => {
+  let host: FakeHost;
+
+  afterEach(async () => {
+    await host.stop();
+  });
+
+  it("runs 20 concurrent executions on a pool of 2, all successfully, at most 2 at a time", async () => {
+    host = new FakeHost();
+    await host.start({ poolSize: 2 });
+    const started = performance.now();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        host.run(`
+          const start = Date.now();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          cyrnel.output({ i: ${i}, start, end: Date.now() });
+        `),
+      ),
+    );
+    expect(results.map((result) => result.exit)).toEqual(Array(20).fill("success"));
+    expect(results.map((result) => result.output.i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const spans = results.map((result) => ({ start: result.output.start as number, end: result.output.end as number }));
+    // Sweep over start/end events (ends first at equal times) for the largest number running at once.
+    const events = spans
+      .flatMap((span) => [
+        { at: span.start, delta: 1 },
+        { at: span.end, delta: -1 },
+      ])
+      .sort((a, b) => a.at - b.at || a.delta - b.delta);
+    let running = 0;
+    let peak = 0;
+    for (const event of events) {
+      running += event.delta;
+      peak = Math.max(peak, running);
+    }
+    expect(peak).toBe(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(10 * 20);
+  });
+
+  it("fails executions beyond the queue with a clear error", async () => {
+    host = new FakeHost();
+    await host.start({ poolSize: 1, queueSize: 2 });
+    const runs = Array.from({ length: 5 }, () => host.submit("await new Promise((r) => setTimeout(r, 50));"));
+    const results = await Promise.all(runs.map((run) => run.result));
+    expect(results.map((result) => result.exit)).toEqual(["success", "success", "success", "failed", "failed"]);
+    expect(results[3]?.errors).toEqual([
+      "typescript-ivm queue is full: 2 executions are already waiting for an isolate; try again later",
+    ]);
+    expect(results[3]?.states).toEqual([]);
+  });
+
+  it("refuses a second execution with an id that is still active", async () => {
+    host = new FakeHost();
+    await host.start({ poolSize: 1 });
+    const first = host.submit("await new Promise((r) => setTimeout(r, 50));");
+    const second = await host.submit("1;", { executionId: first.executionId }).result;
+    expect(second.exit).toBe("failed");
+    expect(second.errors).toContain(`Execution ${first.executionId} is already queued or running`);
+    expect((await first.result).exit).toBe("success");
+  });
+
+  it("teardown cancels queued and running executions; execute afterwards fails", async () => {
+    host = new FakeHost();
+    await host.start({ poolSize: 1 });
+    const running = host.submit("while (true) {}", { timeoutMs: null });
+    const queued = host.submit("1;");
+    await waitFor(() => host.record(running.executionId).states.includes("running"));
+    const env = host.env;
+    await host.stop();
+    expect((await running.result).exit).toBe("canceled");
+    expect((await queued.result).exit).toBe("canceled");
+    expect(childPids()).toEqual([]);
+    await expect(
+      env?.execute({ executionId: 12345, processId: 1, code: "1", options: { timeoutMs: 100 }, services: {} }),
+    ).resolves.toBe("failed");
+  });
+
+  it("restarts a sandbox process that dies: the running execution fails clearly, the next one runs", async () => {
+    host = new FakeHost();
+    await host.start({ poolSize: 2 });
+    const running = host.submit("console.log('started'); await new Promise(() => {});", { timeoutMs: null });
+    await waitFor(() => host.record(running.executionId).stdout === "started\n");
+    const [worker] = childPids();
+    expect(worker).toBeDefined();
+    process.kill(worker as number, "SIGKILL");
+    const result = await running.result;
+    expect(result.exit).toBe("failed");
+    expect(result.errors).toEqual([
+      "Interrupted: the sandbox process ended (signal SIGKILL) while this execution was running",
+    ]);
+    const after = await host.run("cyrnel.output({ fine: true });");
+    expect(after.exit).toBe("success");
+    expect(childPids()).toHaveLength(1);
+    expect(childPids()[0]).not.toBe(worker);
+  });
+
+  it("gives the sandbox process no environment variables (no secrets)", async () => {
+    host = new FakeHost();
+    process.env.CYRNEL_TEST_SECRET = "do-not-leak";
+    try {
+      await host.start({ poolSize: 1 });
+      const [worker] = childPids();
+      const environ = execFileSync("cat", [`/proc/${worker}/environ`], { encoding: "utf8" });
+      const names = environ
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => entry.split("=")[0]);
+      // Node's own IPC plumbing is all there is.
+      expect(names.every((name) => name?.startsWith("NODE_CHANNEL_"))).toBe(true);
+      expect(environ).not.toContain("do-not-leak");
+    } finally {
+      delete process.env.CYRNEL_TEST_SECRET;
+    }
+  });
+});

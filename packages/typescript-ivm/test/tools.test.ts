@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeHost, httpService } from "./support/fake-host.js";
+import { startToolServer, type ToolServer } from "./support/tool-server.js";
+
+const host = new FakeHost();
+let server: ToolServer;
+
+beforeAll(async () => {
+  server = await startToolServer();
+  host.services.demo = httpService(server.url);
+  host.services.sleepy = { enabled: false, tools: { nap: { enabled: true, call: async () => "zzz" } } };
+  await host.start({ poolSize: 2, memoryLimitMb: 64 });
+});
+
+afterAll(async () => {
+  await host.stop();
+  await server.close();
+});
+
+describe("tool calls", () => {
+  it("invokes a tool over the host's bindings and returns its result", async () => {
+    const result = await host.run(`
+      const reply = await cyrnel.services.demo.tools.echo.invoke({ city: "Oslo", days: [1, 2], nested: { ok: true } });
+      cyrnel.output({ reply });
+    `);
+    expect(result.exit).toBe("success");
+    expect(result.output).toEqual({ reply: { received: { city: "Oslo", days: [1, 2], nested: { ok: true } } } });
+    expect(host.calls.at(-1)).toEqual({
+      serviceId: "demo",
+      toolId: "echo",
+      parameters: { city: "Oslo", days: [1, 2], nested: { ok: true } },
+    });
+  });
+
+  it("defaults missing parameters to {} and rejects non-object parameters", async () => {
+    const result = await host.run(`
+      const empty = await cyrnel.services.demo.tools.echo.invoke();
+      const failures: string[] = [];
+      for (const bad of [1, "x", null, [1]]) {
+        try { await cyrnel.services.demo.tools.echo.invoke(bad as never); } catch (e) { failures.push(String(e)); }
+      }
+      try { await cyrnel.services.demo.tools.echo.invoke({ f: () => 1 }); } catch (e) { failures.push(String(e)); }
+      cyrnel.output({ empty, failures });
+    `);
+    expect(result.exit).toBe("success");
+    expect(result.output.empty).toEqual({ received: {} });
+    expect(result.output.failures).toEqual([
+      "TypeError: invoke() expects a parameters object, got number",
+      "TypeError: invoke() expects a parameters object, got string",
+      "TypeError: invoke() expects a parameters object, got null",
+      "TypeError: invoke() expects a parameters object, got an array",
+      'TypeError: invoke() parameters must be JSON-serialisable: property "f" is a function',
+    ]);
+  });
+
+  it("lists the snapshot's services and tools for discovery", async () => {
+    const result = await host.run(`
+      cyrnel.output({
+        services: Object.keys(cyrnel.services),
+        tools: Object.keys(cyrnel.services.demo.tools),
+        hasDemo: "demo" in cyrnel.services,
+        hasSleepy: "sleepy" in cyrnel.services,
+      });
+    `);
+    expect(result.exit).toBe("success");
+    expect(result.output).toEqual({
+      services: ["demo"],
+      tools: ["echo", "slow", "fail"],
+      hasDemo: true,
+      hasSleepy: false,
+    });
+  });
+
+  it.each([
+    ["an unknown service", "nowhere.tools.thing", 404, "not_found"],
+    ["an unknown tool", "demo.tools.missing", 404, "not_found"],
+    ["a disabled service", "sleepy.tools.nap", 409, "service_disabled"],
+    ["a disabled tool", "demo.tools.off", 409, "tool_disabled"],
+  ])(
+    "surfaces the gate's answer for %s as a catchable Error with status and code",
+    async (_label, path, status, code) => {
+      const [serviceId, , toolId] = path.split(".");
+      const hitsBefore = host.calls.length;
+      const result = await host.run(`
+      try {
+        await cyrnel.services.${serviceId}.tools.${toolId}.invoke({});
+        cyrnel.output({ reached: true });
+      } catch (e) {
+        const error = e as { status: number; code: string; message: string; name: string };
+        cyrnel.output({ isError: e instanceof Error, name: error.name, status: error.status, code: error.code, message: error.message });
+      }
+    `);
+      expect(result.exit).toBe("success");
+      expect(result.output).toMatchObject({ isError: true, name: "ToolCallError", status, code });
+      expect(String(result.output.message)).toMatch(/not found|disabled/);
+      expect(host.calls.length).toBe(hitsBefore);
+    },
+  );
+
+  it("mirrors validation details and adapter errors", async () => {
+    const result = await host.run(`
+      const seen: unknown[] = [];
+      try { await cyrnel.services.demo.tools.slow.invoke({}); } catch (e) {
+        const error = e as { status: number; code: string; details: unknown };
+        seen.push({ status: error.status, code: error.code, details: error.details });
+      }
+      try { await cyrnel.services.demo.tools.fail.invoke({}); } catch (e) {
+        const error = e as { status: number; code: string; message: string };
+        seen.push({ status: error.status, code: error.code, message: error.message });
+      }
+      cyrnel.output({ seen });
+    `);
+    expect(result.exit).toBe("success");
+    expect(result.output.seen).toEqual([
+      {
+        status: 400,
+        code: "validation_failed",
+        details: [{ instancePath: "", keyword: "required", params: { missingProperty: "ms" } }],
+      },
+      { status: 502, code: "adapter_error", message: "HTTP 500: upstream exploded" },
+    ]);
+  });
+
+  it("fails the run on an uncaught tool rejection, with the message, status, code and call site", async () => {
+    const result = await host.run(`const before = 1;
+
+const value = await cyrnel.services.demo.tools.off.invoke({ x: before });`);
+    expect(result.exit).toBe("failed");
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatch(
+      /^Uncaught ToolCallError: Tool 'off' on service 'demo' is disabled \(status 409, code tool_disabled\)\n {4}at code\.ts:3:/,
+    );
+  });
+
+  it("runs parallel tool calls concurrently (10 calls of 50 ms take about 50 ms)", async () => {
+    const result = await host.run(`
+      const started = Date.now();
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => cyrnel.services.demo.tools.slow.invoke({ ms: 50, i })),
+      );
+      cyrnel.output({ elapsed: Date.now() - started, count: replies.length });
+    `);
+    expect(result.exit).toBe("success");
+    expect(result.output.count).toBe(10);
+    // Sequential calls would take 500 ms or more.
+    expect(result.output.elapsed as number).toBeGreaterThanOrEqual(49);
+    expect(result.output.elapsed as number).toBeLessThan(150);
+  });
+
+  it("keeps the isolate responsive while a tool call is pending", async () => {
+    const result = await host.run(`
+      let ticks = 0;
+      const pending = cyrnel.services.demo.tools.slow.invoke({ ms: 100 });
+      while (ticks < 5) { await new Promise((resolve) => setTimeout(resolve, 5)); ticks++; }
+      const reply = await pending;
+      cyrnel.output({ ticks, reply });
+    `);
+    expect(result.exit).toBe("success");
+    expect(result.output).toEqual({ ticks: 5, reply: { waited: 100 } });
+  });
+
+  it("caps tool calls in flight", async () => {
+    const host2 = new FakeHost();
+    host2.services.demo = httpService(server.url);
+    await host2.start({ poolSize: 1, maxPendingToolCalls: 3 });
+    try {
+      const result = await host2.run(`
+        const calls = [];
+        let refused = "";
+        for (let i = 0; i < 5; i++) {
+          const call = cyrnel.services.demo.tools.slow.invoke({ ms: 30 });
+          calls.push(call.then(() => "ok", (e) => String(e)));
+        }
+        cyrnel.output({ outcomes: await Promise.all(calls) });
+      `);
+      expect(result.exit).toBe("success");
+      expect(result.output.outcomes).toEqual([
+        "ok",
+        "ok",
+        "ok",
+        "RangeError: more than 3 tool calls are in flight; await some before starting more",
+        "RangeError: more than 3 tool calls are in flight; await some before starting more",
+      ]);
+    } finally {
+      await host2.stop();
+    }
+  });
+});
