@@ -1,4 +1,6 @@
 /** The modules that ship with the host, registered from their packages' `manifest` and `instantiate()`. */
+import * as openapi from "@cyrnel/openapi";
 import type { ModuleFactory } from "@cyrnel/sdk";
+import * as typescriptIvm from "@cyrnel/typescript-ivm";
 
-export const BUILTIN_MODULES: ModuleFactory[] = [];
+export const BUILTIN_MODULES: ModuleFactory[] = [openapi, typescriptIvm];

@@ -182,6 +182,8 @@ describe("invocation gating, in the order of the table", () => {
 
 describe("tool docs", () => {
   it("answers 503 no_environment when no environment is active", async () => {
+    // The bundled environment is active on a fresh data dir; switch it off to have none.
+    expect((await host.api("POST", "/modules/typescript-ivm/enabled", { enabled: false })).status).toBe(200);
     const response = await host.api("GET", "/tools/weather/forecast/docs");
     expect(response.status).toBe(503);
     expect(response.body.code).toBe("no_environment");
