@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { ConfigBody, EnabledBody, JsonObject, ListOf, PatchBody, SecretNames } from "../../http/schemas.js";
+import type { ModuleInstaller } from "../../services/modules/module-installer.js";
 import type { ModuleRegistry } from "../../services/modules/module-registry.js";
 
 const tags = ["modules"];
@@ -137,6 +138,85 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
         await modules.remove(params.id);
         return noContent();
       },
+    }),
+  ];
+}
+
+const ModuleUpdateResult = Type.Object({
+  id: Type.String(),
+  updated: Type.Boolean({ description: "false when the archive holds exactly the installed files" }),
+  fromVersion: Type.Union([Type.String(), Type.Null()]),
+  toVersion: Type.Union([Type.String(), Type.Null()], {
+    description: "The version now installed (the previous one when nothing changed)",
+  }),
+});
+const VersionBody = Type.Object(
+  {
+    version: Type.Optional(
+      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const updateDescription =
+  "The previous version is kept in `modules/.backup/<id>/<version>/`. Every service of an updated adapter is " +
+  "regenerated from its stored definition (tool enabled flags kept); one the new code rejects becomes stale. " +
+  "If the new version fails to load (or an active module fails to start), the previous version is restored and " +
+  "keeps running, and the answer is a 400 naming the error.";
+
+/** Custom modules from archives: registry installs and updates, direct `.tgz` updates (SPEC sections 8 and 9). */
+export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: "/modules/install",
+      operationId: "installModuleFromRegistry",
+      summary: "Install a custom module from a registry descriptor",
+      description:
+        "Downloads the chosen version's `.tgz`, checks its sha256, unpacks it safely and loads it. The module id " +
+        "comes from its module.json; it starts disabled.",
+      tags,
+      body: Type.Object(
+        {
+          source: Type.String({ description: "Descriptor URL (a modules index item's `source`)" }),
+          ...VersionBody.properties,
+        },
+        { additionalProperties: false },
+      ),
+      responses: { 201: { description: "Installed (disabled)", schema: ModuleDetail } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict"],
+      handler: async ({ body }) => json(201, await installer.install(body.source, body.version)),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/modules/{id}/update",
+      operationId: "updateModuleFromRegistry",
+      summary: "Update a registry-installed module to another version",
+      description: updateDescription,
+      tags,
+      params: IdParams,
+      body: VersionBody,
+      responses: { 200: { description: "Update result", schema: ModuleUpdateResult } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict"],
+      handler: async ({ params, body }) => json(200, await installer.updateFromRegistry(params.id, body.version)),
+    }),
+    defineRoute({
+      method: "patch",
+      path: "/modules/{id}",
+      operationId: "updateModuleFromUrl",
+      summary: "Update a custom module from a `.tgz` URL",
+      description: updateDescription,
+      tags,
+      params: IdParams,
+      body: Type.Object(
+        {
+          url: Type.String({ description: "http(s) URL of a module .tgz (module.json at the root or under package/)" }),
+        },
+        { additionalProperties: false },
+      ),
+      responses: { 200: { description: "Update result", schema: ModuleUpdateResult } },
+      errors: ["bad_request", "validation_failed", "not_found"],
+      handler: async ({ params, body }) => json(200, await installer.updateFromUrl(params.id, body.url)),
     }),
   ];
 }

@@ -2,10 +2,20 @@ import { Type } from "@sinclair/typebox";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
+import type { RegistryServiceInstalls } from "../../services/registries/service-installs.js";
 import { serviceRecord } from "../../services/services-and-tools/records.js";
 import type { ServiceLifecycle } from "../../services/services-and-tools/service-lifecycle.js";
 import type { ServiceStore } from "../../services/services-and-tools/service-store.js";
-import { DefinitionSource, InstalledService, ServiceDetail, ServiceRecord, UpdateResult } from "./schemas.js";
+import {
+  DefinitionSource,
+  InstalledService,
+  RegistryInstallBody,
+  RegistryUpdateBody,
+  RegistryUpdateResult,
+  ServiceDetail,
+  ServiceRecord,
+  UpdateResult,
+} from "./schemas.js";
 
 const IdParams = Type.Object({ id: Type.String() });
 const tags = ["services"];
@@ -156,6 +166,42 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       responses: { 200: { description: "Secret names", schema: SecretNames } },
       errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
       handler: async ({ params, body }) => json(200, { set: await services.patchSecrets(params.id, body) }),
+    }),
+  ];
+}
+
+/** Installs and updates from registry descriptors (SPEC section 9). */
+export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: "/services/install",
+      operationId: "installServiceFromRegistry",
+      summary: "Install a service from a registry descriptor",
+      description:
+        "Resolves `version` against the descriptor at `source`, downloads that version's definition, checks its " +
+        "sha256 (a mismatch is a 400 and nothing is installed), then installs it like `POST /services`, recording " +
+        "`source` and `version`.",
+      tags,
+      body: RegistryInstallBody,
+      responses: { 201: { description: "Installed", schema: InstalledService } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
+      handler: async ({ body }) => json(201, await installs.install(body)),
+    }),
+    defineRoute({
+      method: "post",
+      path: "/services/{id}/update",
+      operationId: "updateServiceFromRegistry",
+      summary: "Update a registry-installed service to another version",
+      description:
+        "Re-resolves the service's stored descriptor. The same definition text is no update (`updated: false`). " +
+        "Tools that survive keep their enabled flag. A service installed directly answers 409.",
+      tags,
+      params: IdParams,
+      body: RegistryUpdateBody,
+      responses: { 200: { description: "Update result", schema: RegistryUpdateResult } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
+      handler: async ({ params, body }) => json(200, await installs.update(params.id, body)),
     }),
   ];
 }

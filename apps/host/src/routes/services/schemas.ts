@@ -48,3 +48,35 @@ export const DefinitionSource = {
   definition: Type.Optional(Type.String({ description: "The definition text (e.g. an OpenAPI document)" })),
   url: Type.Optional(Type.String({ description: "http(s) URL to download the definition from (≤ 32 MiB, 10 s)" })),
 };
+
+export const RegistryInstallBody = Type.Object(
+  {
+    source: Type.String({ description: "Descriptor URL (an index item's `source`)" }),
+    id: Type.Optional(Type.String({ description: "Service id; defaults to the descriptor's id" })),
+    version: Type.Optional(
+      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
+    ),
+    adapter: Type.Optional(Type.String({ description: "Adapter module id; defaults to openapi" })),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const RegistryUpdateBody = Type.Object(
+  {
+    version: Type.Optional(
+      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RegistryUpdateResult = Type.Composite([
+  UpdateResult,
+  Type.Object({
+    fromVersion: Type.Union([Type.String(), Type.Null()]),
+    toVersion: Type.Union([Type.String(), Type.Null()], {
+      description: "The version now installed (the previous one when nothing changed)",
+    }),
+  }),
+]);

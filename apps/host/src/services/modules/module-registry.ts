@@ -334,9 +334,42 @@ export class ModuleRegistry {
     if (this.row(id)?.enabled) await this.activate(entry);
   }
 
-  /** Runs `operation` while holding the module's lock (used by module updates from the registries domain). */
+  /**
+   * Runs `operation` while holding the module's lock and the rescan lock (module updates from archives), so
+   * `reload()` never sees the module's folder half-way through a swap.
+   */
   exclusive<T>(id: string, operation: () => Promise<T>): Promise<T> {
-    return this.mutex.run(id, operation);
+    return this.mutex.run("reload", () => this.mutex.run(id, operation));
+  }
+
+  /**
+   * Registers a module whose folder `place()` puts into the modules folder (installs from archives). Runs under
+   * the same locks as `reload()`. A module that fails to load is refused: its folder is removed again and nothing
+   * is registered. Starts disabled.
+   */
+  add(id: string, place: () => void): Promise<ModuleDetail> {
+    return this.exclusive(id, async () => {
+      if (this.entries.has(id)) throw new CyrnelError("conflict", `module "${id}" already exists`);
+      place();
+      const folder = this.folder(id);
+      let loaded: Awaited<ReturnType<typeof loadCustomModule>>;
+      try {
+        loaded = await loadCustomModule(folder, this.options.validator, this.options.hostVersion, ++this.generation);
+      } catch (error) {
+        rmSync(folder, { recursive: true, force: true });
+        throw new CyrnelError("bad_request", `module "${id}" failed to load: ${messageOf(error)}`);
+      }
+      const entry: Entry = {
+        ...this.blankEntry(id),
+        manifest: loaded.manifest,
+        instance: loaded.instance,
+        fingerprint: moduleFingerprint(folder),
+      };
+      this.entries.set(id, entry);
+      this.upsertRow(loaded.manifest, false);
+      this.options.logger.info("custom module added", { module: id, version: loaded.manifest.version });
+      return this.get(id);
+    });
   }
 
   remove(id: string): Promise<void> {
@@ -346,6 +379,7 @@ export class ModuleRegistry {
       await this.disableForRemoval(entry);
       if (entry.manifest?.type !== "environment") await this.options.hooks.adapterRemoving(id);
       rmSync(this.folder(id), { recursive: true, force: true });
+      rmSync(this.backupFolder(id), { recursive: true, force: true });
       this.options.db.transaction(() => {
         this.options.db.delete(modules).where(eq(modules.id, id)).run();
         this.options.secrets.remove({ type: "module", id });
@@ -361,6 +395,11 @@ export class ModuleRegistry {
 
   folder(id: string): string {
     return join(this.options.modulesDir, id);
+  }
+
+  /** Where an update keeps the version it replaced (see ModuleInstaller); deleted with the module. */
+  backupFolder(id: string): string {
+    return join(this.options.modulesDir, ".backup", id);
   }
 
   // ---- internals ------------------------------------------------------------------

@@ -1,0 +1,113 @@
+import { Type } from "@sinclair/typebox";
+import { decodeCursor, encodeCursor, isNumber, isString, toPage } from "../../http/pagination.js";
+import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
+import { ListOf, ListQuery } from "../../http/schemas.js";
+import type { IndexKind, Registries } from "../../services/registries/registries.js";
+import { AddRegistryBody, IndexItem, RegistryRecord } from "./schemas.js";
+
+const tags = ["registries"];
+const IdParams = Type.Object({ id: Type.String() });
+const BrowseQuery = Type.Object({
+  query: Type.Optional(Type.String({ description: "Case-insensitive substring of id, name or description" })),
+  ...ListQuery,
+});
+
+const isOffset = (value: unknown): value is number => isNumber(value) && value >= 0;
+
+export function registryRoutes(registries: Registries): RouteDefinition[] {
+  const browse = (kind: IndexKind, operationId: string, summary: string) =>
+    defineRoute({
+      method: "get",
+      path: `/registries/{id}/${kind}`,
+      operationId,
+      summary,
+      description:
+        "Reads the registry's index live, following `next` links (at most 50 pages and 10,000 items), then " +
+        "filters and pages the result. A registry that publishes no such index has no items. Pass an item's " +
+        "`source` to the matching install route.",
+      tags,
+      params: IdParams,
+      query: BrowseQuery,
+      responses: { 200: { description: "A page of index items", schema: ListOf(IndexItem) } },
+      errors: ["bad_request", "validation_failed", "not_found"],
+      handler: async ({ params, query }) => {
+        const limit = query.limit ?? 100;
+        const offset = decodeCursor(query.cursor, isOffset) ?? 0;
+        const items = await registries.browse(params.id, kind, query.query);
+        const page = items.slice(offset, offset + limit);
+        return json(200, {
+          items: page,
+          nextCursor: offset + limit < items.length ? encodeCursor(offset + limit) : null,
+        });
+      },
+    });
+
+  return [
+    defineRoute({
+      method: "get",
+      path: "/registries",
+      operationId: "listRegistries",
+      summary: "List the registries that were added",
+      tags,
+      query: Type.Object(ListQuery),
+      responses: { 200: { description: "A page of registries", schema: ListOf(RegistryRecord) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) => {
+        const limit = query.limit ?? 100;
+        const rows = registries.list({ limit, after: decodeCursor(query.cursor, isString) });
+        return json(
+          200,
+          toPage(
+            rows,
+            limit,
+            (row) => row,
+            (row) => row.id,
+          ),
+        );
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/registries",
+      operationId: "addRegistry",
+      summary: "Add a registry",
+      description:
+        "Fetches `<url>/.well-known/cyrnel-registry.json` and checks it. Relative index URLs in it are resolved " +
+        "against the document's own URL. An unreachable registry, an HTTP error, a timeout, invalid JSON or a " +
+        "document of the wrong shape answer 400 naming the URL and the reason.",
+      tags,
+      body: AddRegistryBody,
+      responses: { 201: { description: "Added", schema: RegistryRecord } },
+      errors: ["bad_request", "validation_failed", "conflict"],
+      handler: async ({ body }) => json(201, await registries.add(body)),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/registries/{id}",
+      operationId: "getRegistry",
+      summary: "Get a registry",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The registry", schema: RegistryRecord } },
+      errors: ["not_found"],
+      handler: ({ params }) => json(200, registries.get(params.id)),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/registries/{id}",
+      operationId: "deleteRegistry",
+      summary: "Forget a registry",
+      description: "Services and modules installed from it keep their descriptor URL and can still be updated.",
+      tags,
+      params: IdParams,
+      responses: { 204: { description: "Deleted" } },
+      errors: ["not_found"],
+      handler: ({ params }) => {
+        registries.remove(params.id);
+        return noContent();
+      },
+    }),
+    browse("definitions", "browseRegistryDefinitions", "Browse a registry's service definitions"),
+    browse("modules", "browseRegistryModules", "Browse a registry's modules"),
+  ];
+}

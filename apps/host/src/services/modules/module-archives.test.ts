@@ -1,0 +1,107 @@
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import * as tar from "tar";
+import { describe, expect, it } from "vitest";
+import { folderDigest, unpackModuleArchive } from "./module-archives.js";
+
+const temp = () => mkdtempSync(join(tmpdir(), "cyrnel-archive-"));
+
+/** Writes `files` under a fresh folder and packs `entries` of it (paths kept verbatim, as an attacker would). */
+async function archive(
+  files: Record<string, string>,
+  entries = Object.keys(files),
+  setup?: (dir: string) => void,
+): Promise<Buffer> {
+  const dir = temp();
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  setup?.(dir);
+  const out = join(temp(), "a.tgz");
+  await tar.c({ gzip: true, cwd: dir, file: out, preservePaths: true, portable: true }, entries);
+  return readFileSync(out);
+}
+
+describe("unpackModuleArchive", () => {
+  it("unpacks module.json at the root", async () => {
+    const root = await unpackModuleArchive(await archive({ "module.json": "{}", "lib/index.js": "x" }), temp());
+    expect(readFileSync(join(root, "lib", "index.js"), "utf8")).toBe("x");
+    expect(readFileSync(join(root, "module.json"), "utf8")).toBe("{}");
+  });
+
+  it("unpacks npm pack's package/ layout", async () => {
+    const root = await unpackModuleArchive(await archive({ "package/module.json": "{}" }), temp());
+    expect(root.endsWith(join("files", "package"))).toBe(true);
+  });
+
+  it.each([
+    [
+      "an entry with ..",
+      () => archive({ "module.json": "{}" }, ["module.json", "../outside.txt"], writeOutside),
+      '".."',
+    ],
+    [
+      "a symlink",
+      () =>
+        archive({ "module.json": "{}" }, ["module.json", "link"], (dir) =>
+          symlinkSync("/etc/passwd", join(dir, "link")),
+        ),
+      "SymbolicLink",
+    ],
+    [
+      "a hard link",
+      () =>
+        archive({ "module.json": "{}" }, ["module.json", "hard"], (dir) =>
+          linkSync(join(dir, "module.json"), join(dir, "hard")),
+        ),
+      "Link",
+    ],
+    ["random bytes", async () => Buffer.from("this is not a tarball at all, not even gzip"), "not a readable .tgz"],
+    ["an empty buffer", async () => Buffer.alloc(0), "not a readable .tgz"],
+    ["an empty tar", async () => gzipSync(Buffer.alloc(1024)), "not a readable .tgz"],
+    ["an archive without module.json", () => archive({ "index.js": "x" }), "no module.json"],
+  ])("refuses %s", async (_name, make, message) => {
+    const work = temp();
+    await expect(unpackModuleArchive(await make(), join(work, "x"))).rejects.toThrow(message);
+  });
+
+  it("refuses an absolute path", async () => {
+    const dir = temp();
+    writeFileSync(join(dir, "abs.txt"), "x");
+    const out = join(temp(), "a.tgz");
+    await tar.c({ gzip: true, cwd: dir, file: out, preservePaths: true }, [join(dir, "abs.txt")]);
+    await expect(unpackModuleArchive(readFileSync(out), join(temp(), "x"))).rejects.toThrow("absolute");
+  });
+
+  it("enforces the entry count and unpacked size caps", async () => {
+    const many = await archive({ "module.json": "{}", "a.js": "1", "b.js": "2" });
+    await expect(unpackModuleArchive(many, join(temp(), "x"), { maxEntries: 2, maxBytes: 1000 })).rejects.toThrow(
+      "more than 2 entries",
+    );
+    const big = await archive({ "module.json": "x".repeat(2000) });
+    await expect(unpackModuleArchive(big, join(temp(), "x"), { maxEntries: 10, maxBytes: 1000 })).rejects.toThrow(
+      "more than 1000 bytes",
+    );
+  });
+});
+
+describe("folderDigest", () => {
+  it("depends on paths and bytes only", () => {
+    const a = temp();
+    const b = temp();
+    for (const dir of [a, b]) {
+      mkdirSync(join(dir, "lib"));
+      writeFileSync(join(dir, "lib", "x.js"), "same");
+    }
+    expect(folderDigest(a)).toBe(folderDigest(b));
+    writeFileSync(join(b, "lib", "x.js"), "other");
+    expect(folderDigest(a)).not.toBe(folderDigest(b));
+  });
+});
+
+function writeOutside(dir: string) {
+  writeFileSync(join(dir, "..", "outside.txt"), "escaped");
+}
