@@ -17,16 +17,24 @@ import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
 import type { RouteDefinition } from "./http/route.js";
 import { createLogger, type HostLogger } from "./log.js";
+import { mountMcp } from "./mcp/mount.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
-import { moduleRoutes } from "./routes/modules/routes.js";
+import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
 import { processRoutes } from "./routes/processes/routes.js";
-import { serviceRoutes } from "./routes/services/routes.js";
+import { registryRoutes } from "./routes/registries/routes.js";
+import { serviceRegistryRoutes, serviceRoutes } from "./routes/services/routes.js";
 import { systemRoutes } from "./routes/system/routes.js";
 import { toolRoutes } from "./routes/tools/routes.js";
+import { download } from "./services/download.js";
 import { SchemaValidator } from "./services/json-schema.js";
+import { ModuleInstaller } from "./services/modules/module-installer.js";
 import { ModuleRegistry } from "./services/modules/module-registry.js";
 import { ProcessRunner } from "./services/processes/process-runner.js";
 import { ProcessStore } from "./services/processes/process-store.js";
+import { Registries } from "./services/registries/registries.js";
+import { RegistryClient } from "./services/registries/registry-client.js";
+import { RegistryStore } from "./services/registries/registry-store.js";
+import { RegistryServiceInstalls } from "./services/registries/service-installs.js";
 import { loadSecretsKey } from "./services/secrets/key-file.js";
 import { SecretBox } from "./services/secrets/secret-box.js";
 import { SecretStore } from "./services/secrets/secret-store.js";
@@ -128,14 +136,44 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     invokeTimeoutMs: config.invokeTimeoutMs,
   });
 
+  // Registries: catalogue browsing, and installs/updates of services and modules from descriptors.
+  const registryClient = new RegistryClient({ validator, logger, timeoutMs: config.downloadTimeoutMs });
+  const registries = new Registries({ store: new RegistryStore(db), client: registryClient, logger });
+  const registryInstalls = new RegistryServiceInstalls({
+    client: registryClient,
+    services,
+    definitionLimitBytes: config.definitionLimitBytes,
+  });
+  // Module archives share the definition size cap: one operator-facing limit for downloaded artifacts.
+  const moduleInstaller = new ModuleInstaller({
+    modules,
+    validator,
+    logger,
+    hostVersion: HOST_VERSION,
+    modulesDir: join(config.dataDir, "modules"),
+    fetchRelease: (source, version) =>
+      registryClient.release(source, version, "module archive", config.definitionLimitBytes),
+    downloadArchive: async (url) =>
+      (
+        await download(url, {
+          what: "module archive",
+          maxBytes: config.definitionLimitBytes,
+          timeoutMs: config.downloadTimeoutMs,
+        })
+      ).body,
+  });
+
   await modules.start();
 
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(HOST_VERSION, () => (document ??= buildOpenApiDocument(routes, HOST_VERSION))),
     ...serviceRoutes(services, store),
+    ...serviceRegistryRoutes(registryInstalls),
     ...toolRoutes(store, gate, modules),
     ...moduleRoutes(modules),
+    ...moduleInstallRoutes(moduleInstaller),
+    ...registryRoutes(registries),
     ...processRoutes(runner),
     ...environmentRoutes(modules, store),
   ];
@@ -174,6 +212,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     definitionBodyLimit: config.definitionLimitBytes,
     validateResponses: options.validateResponses ?? false,
   });
+  mountMcp(app, { store, modules, processes: runner, logger, bodyLimitBytes: config.bodyLimitBytes });
 
   return {
     app,

@@ -1,7 +1,13 @@
 /**
- * The `cyrnel` command. `start` runs the server; the client commands talk
- * to a running host over HTTP. Returns the exit code.
+ * The `cyrnel` command. `start` runs the server; the client commands
+ * (services, tools, run, mcp; in src/cli/) talk to a running host over
+ * HTTP. Returns the exit code.
  */
+import { mcpCommand } from "./cli/mcp-command.js";
+import { reportErrors } from "./cli/output.js";
+import { runCommand } from "./cli/run-command.js";
+import { servicesCommand } from "./cli/services-command.js";
+import { toolsCommand } from "./cli/tools-command.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { startServer } from "./server.js";
 import { HOST_VERSION } from "./version.js";
@@ -9,9 +15,19 @@ import { HOST_VERSION } from "./version.js";
 const USAGE = `cyrnel ${HOST_VERSION}
 
 Usage:
-  cyrnel start            start the server (configured by CYRNEL_* environment variables)
-  cyrnel version          print the version
-  cyrnel help             show this help
+  cyrnel start                      start the server (configured by CYRNEL_* environment variables)
+  cyrnel services <command>         list, install, enable, disable, remove, config, secrets
+  cyrnel tools list|docs            browse tools and read their documentation
+  cyrnel run <file.ts>              run TypeScript on the host and wait for it
+  cyrnel mcp                        serve the MCP tools over stdio (for desktop MCP clients)
+  cyrnel version                    print the version
+  cyrnel help                       show this help
+
+Client commands reach the host at --url (default CYRNEL_URL, else http://127.0.0.1:9371) with
+--api-key (default CYRNEL_API_KEY), and print JSON with --json. \`cyrnel <command> --help\` for more.
+
+Exit codes: 0 ok, 1 process failed (run), 2 usage error, 3 the host answered with an error,
+4 the host is unreachable, 124 process timed out (run), 130 process canceled (run).
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -19,6 +35,14 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "start":
       return start(rest);
+    case "services":
+      return reportErrors(rest, () => servicesCommand(rest));
+    case "tools":
+      return reportErrors(rest, () => toolsCommand(rest));
+    case "run":
+      return reportErrors(rest, () => runCommand(rest));
+    case "mcp":
+      return reportErrors(rest, () => mcpCommand(rest));
     case "version":
     case "--version":
       process.stdout.write(`${HOST_VERSION}\n`);

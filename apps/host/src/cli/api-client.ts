@@ -1,0 +1,155 @@
+/**
+ * HTTP client for a running host, used by the CLI commands and by
+ * `cyrnel mcp` (stdio). Error bodies (`{error, code, details?}`) become an
+ * ApiError carrying the same fields; a host that cannot be reached becomes
+ * code `unreachable` (status 0).
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Page, ProcessRecord, ProcessReport } from "./api-types.js";
+
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status, or 0 when the host could not be reached. */
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Query;
+  signal?: AbortSignal;
+}
+
+/** Longest pause between two polls of a running process. */
+const MAX_POLL_MS = 1_000;
+
+export class CyrnelApi {
+  readonly url: string;
+
+  constructor(
+    url: string,
+    private readonly apiKey: string | null,
+  ) {
+    this.url = url.replace(/\/+$/, "");
+  }
+
+  async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  async text(method: string, path: string, options: RequestOptions = {}): Promise<string> {
+    return (await this.send(method, path, options)).text();
+  }
+
+  /** Every item of a list endpoint, following `nextCursor`. */
+  async listAll<T>(path: string, query: Query = {}): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page<T> = await this.json<Page<T>>("GET", path, {
+        query: { ...query, limit: 1000, cursor: cursor ?? undefined },
+      });
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return items;
+  }
+
+  /**
+   * Creates a process and waits until it is idle, then reads its results.
+   * It polls rather than using `block: true`, so a long run is not cut by
+   * the HTTP client's response timeout and the caller learns the process id
+   * at once (`onCreated`, e.g. to kill it on Ctrl-C). An aborted `signal`
+   * stops the waiting (not the process) and answers the record as it is.
+   */
+  async runProcess(
+    input: { code: string; ref?: string; timeoutMs?: number | null },
+    options: { signal?: AbortSignal; onCreated?: (record: ProcessRecord) => void } = {},
+  ): Promise<ProcessReport> {
+    const created = await this.json<ProcessRecord>("POST", "/processes", { body: input });
+    options.onCreated?.(created);
+    const record = await this.waitIdle(created.id, options.signal);
+    return record.state === "idle" ? this.withResults(record) : record;
+  }
+
+  /** A process, with its output, stdout and stderr when it is idle. */
+  async processReport(id: number): Promise<ProcessReport> {
+    const record = await this.json<ProcessRecord>("GET", `/processes/${id}`);
+    return record.state === "idle" ? this.withResults(record) : record;
+  }
+
+  private async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessRecord> {
+    let pause = 20;
+    for (;;) {
+      const record = await this.json<ProcessRecord>("GET", `/processes/${id}`);
+      if (record.state === "idle" || signal?.aborted) return record;
+      await sleep(pause, undefined, { signal }).catch(() => undefined);
+      pause = Math.min(Math.round(pause * 1.5), MAX_POLL_MS);
+    }
+  }
+
+  private async withResults(record: ProcessRecord): Promise<ProcessReport> {
+    const [output, stdout, stderr] = await Promise.all([
+      this.json<Record<string, unknown>>("GET", `/processes/${record.id}/output`),
+      this.text("GET", `/processes/${record.id}/stdout`),
+      this.text("GET", `/processes/${record.id}/stderr`),
+    ]);
+    return { ...record, output, stdout, stderr };
+  }
+
+  private async send(method: string, path: string, options: RequestOptions): Promise<Response> {
+    const url = new URL(this.url + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { accept: "application/json, text/plain, text/markdown" };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new ApiError(0, "unreachable", `cannot reach the cyrnel host at ${this.url}: ${causeOf(error)}`);
+    }
+    if (response.ok) return response;
+    throw await errorOf(response);
+  }
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as { error?: unknown; code?: unknown; details?: unknown };
+    if (typeof body.error === "string" && typeof body.code === "string") {
+      return new ApiError(response.status, body.code, body.error, body.details);
+    }
+  } catch {
+    // Not one of the host's error bodies (e.g. a proxy's page): report the status and the start of the text.
+  }
+  return new ApiError(response.status, `http_${response.status}`, text.trim().slice(0, 200) || response.statusText);
+}
+
+function causeOf(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  if (cause instanceof Error) {
+    // Connecting to a name with several addresses fails with an AggregateError whose message is empty.
+    return cause.message || (cause as NodeJS.ErrnoException).code || cause.name;
+  }
+  return String(cause);
+}

@@ -1,0 +1,31 @@
+/**
+ * Where the client commands find the host. The server reads its variables
+ * in src/config.ts; the client side of the same bin reads its own two here
+ * (flags win over the environment).
+ */
+import { UsageError } from "./args.js";
+
+export const DEFAULT_URL = "http://127.0.0.1:9371";
+
+export interface ClientSettings {
+  url: string;
+  apiKey: string | null;
+}
+
+export function clientSettings(
+  flags: { url?: string; "api-key"?: string },
+  env: Record<string, string | undefined> = process.env,
+): ClientSettings {
+  const url = (flags.url ?? env.CYRNEL_URL)?.trim() || DEFAULT_URL;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`invalid host URL "${url}" (--url or CYRNEL_URL)`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new UsageError(`the host URL must be http or https, got "${url}"`);
+  }
+  const apiKey = (flags["api-key"] ?? env.CYRNEL_API_KEY)?.trim();
+  return { url, apiKey: apiKey ? apiKey : null };
+}

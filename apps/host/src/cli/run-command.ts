@@ -1,0 +1,113 @@
+/**
+ * `cyrnel run <file.ts>`: runs a TypeScript file as a process on the host
+ * and waits for it. The API makes stdout and stderr readable once the
+ * process is idle (there is no live stream), so they are printed when it
+ * ends: its stdout on stdout, its stderr on stderr, then the merged
+ * `cyrnel.output(...)` as JSON. Ctrl-C kills the process on the host.
+ */
+import { readFileSync } from "node:fs";
+import { CyrnelApi } from "./api-client.js";
+import type { ExitState, ProcessRecord, ProcessReport } from "./api-types.js";
+import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
+import { clientSettings } from "./client-config.js";
+import { EXIT } from "./exit-codes.js";
+import { note, printJson } from "./output.js";
+import { startProgress } from "./progress.js";
+import { readAll } from "./secret-input.js";
+
+export const RUN_HELP = `Usage:
+  cyrnel run <file.ts|-> [--timeout <ms>|<n>s|<n>m|none] [--ref <label>]
+
+Runs the file (or stdin with -) in the host's active environment and waits. When it ends, prints its
+stdout, its stderr (on stderr) and its output as JSON; with --json, the whole process record instead.
+Ctrl-C cancels the process on the host. The timeout defaults to the host's (30 s); none = no limit.
+
+Exit codes: 0 success, 1 failed, 124 timeout, 130 canceled (2 usage, 3 API error, 4 host unreachable).
+
+${COMMON_HELP}`;
+
+const EXIT_OF: Record<ExitState, number> = {
+  success: EXIT.ok,
+  failed: EXIT.failed,
+  timeout: EXIT.timeout,
+  canceled: EXIT.canceled,
+};
+
+export async function runCommand(args: string[]): Promise<number> {
+  const { values, positionals: given } = parseCommand(args, {
+    timeout: { type: "string" },
+    ref: { type: "string" },
+  });
+  if (values.help) {
+    process.stdout.write(`${RUN_HELP}\n`);
+    return EXIT.ok;
+  }
+  const [file] = positionals(given, ["file.ts"], "cyrnel run <file.ts|-> [--timeout <ms>] [--ref <label>]");
+  const timeoutMs = values.timeout === undefined ? undefined : parseTimeout(values.timeout);
+  const code = file === "-" ? await readAll(process.stdin) : readCode(file!);
+  const settings = clientSettings(values);
+  const api = new CyrnelApi(settings.url, settings.apiKey);
+
+  let created: ProcessRecord | undefined;
+  let interruptedAt: number | undefined;
+  const onInterrupt = () => {
+    if (interruptedAt === undefined && created) {
+      interruptedAt = Date.now();
+      note(`\ncanceling process ${created.id} (Ctrl-C again to stop waiting)`);
+      api.json("POST", `/processes/${created.id}/signals/kill`).catch(() => undefined);
+      return;
+    }
+    // `node bin/cyrnel.js` forwards the terminal's SIGINT to this re-executed child, which then sees it twice.
+    if (interruptedAt !== undefined && Date.now() - interruptedAt < 500) return;
+    process.exit(EXIT.canceled);
+  };
+  process.on("SIGINT", onInterrupt);
+  const progress = values.json ? { stop() {} } : startProgress(`running ${file}`);
+  let report: ProcessReport;
+  try {
+    report = await api.runProcess(
+      { code, ref: values.ref, timeoutMs },
+      {
+        onCreated: (record) => {
+          created = record;
+        },
+      },
+    );
+  } finally {
+    progress.stop();
+    process.off("SIGINT", onInterrupt);
+  }
+
+  if (values.json) {
+    printJson(report);
+  } else {
+    if (report.stdout) process.stdout.write(withNewline(report.stdout));
+    if (report.stderr) process.stderr.write(withNewline(report.stderr));
+    if (report.output && Object.keys(report.output).length > 0) printJson(report.output);
+    if (report.exitState !== "success") {
+      note(`cyrnel: process ${report.id} ${report.exitState}${report.error ? `: ${report.error}` : ""}`);
+    }
+  }
+  return report.exitState === null ? EXIT.failed : EXIT_OF[report.exitState];
+}
+
+/** `1500`, `1500ms`, `30s`, `2m`, or `none` (no limit). */
+export function parseTimeout(text: string): number | null {
+  if (text === "none") return null;
+  const match = /^(\d+)(ms|s|m)?$/.exec(text.trim());
+  const amount = match ? Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 }[match[2] ?? "ms"] ?? 1) : 0;
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new UsageError(`invalid --timeout "${text}": use milliseconds (1500), 30s, 2m or none`);
+  }
+  return amount;
+}
+
+function readCode(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+const withNewline = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);

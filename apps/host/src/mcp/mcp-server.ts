@@ -1,0 +1,281 @@
+/**
+ * The MCP tools of cyrnel, defined once over a HostAccess: `/mcp` inside the
+ * host backs them with in-process calls, `cyrnel mcp` (stdio) with HTTP
+ * calls to a running host. Descriptions are written for the model that
+ * reads them: when to use each tool, and when not to.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { ApiError } from "../cli/api-client.js";
+import type { ProcessReport, ToolRecord } from "../cli/api-types.js";
+import { CyrnelError } from "../errors.js";
+import { HOST_VERSION } from "../version.js";
+import type { HostAccess } from "./host-access.js";
+import { searchTools } from "./tool-search.js";
+
+export const MCP_INSTRUCTIONS = `cyrnel calls external services (HTTP APIs and more) through typed tools, from TypeScript you write and it runs in a sandbox ("code mode"). One program can make many tool calls, loop, branch and combine results, so prefer ONE run_code call that does the whole task over many small steps.
+
+Workflow:
+1. list_services: what is installed and enabled.
+2. search_tools: find the tools for the task (one tool per API operation).
+3. get_tool_docs for each tool you will call (parameters, result shape, a snippet), or get_types for typed declarations of all tools.
+4. run_code with one program: \`const r = await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ... });\` ... \`cyrnel.output({ answer });\`
+5. Read output, stdout, stderr and error. If it failed, fix the program and run it again.
+
+Tools can only be called from code inside run_code. Disabled services or tools, missing configuration or secrets, and a missing environment can only be fixed by an operator of the host: report them instead of retrying.`;
+
+/** Tool descriptions in search results are cut here; get_tool_docs has the full text. */
+const DESCRIPTION_CHARS = 300;
+/** How often run_code reports progress while a process runs, when the client asked for progress. */
+const PROGRESS_INTERVAL_MS = 2_000;
+
+const ServiceSummary = z.object({
+  id: z.string().describe("The id used in code: cyrnel.services.<id>"),
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean().describe("Only enabled services that are not stale can be called"),
+  stale: z.boolean().describe("The definition no longer loads; an operator must update it"),
+  toolCount: z.number().int(),
+});
+
+const ToolSummary = z.object({
+  serviceId: z.string(),
+  id: z.string().describe("The id used in code: cyrnel.services.<serviceId>.tools.<id>"),
+  name: z.string(),
+  description: z.string(),
+  effectivelyEnabled: z.boolean().describe("false: the tool or its service is disabled, calls fail"),
+});
+
+const ProcessResult = z.object({
+  id: z.number().int().describe("Process id, for get_process"),
+  state: z.enum(["queued", "running", "idle", "terminating"]),
+  exitState: z.enum(["success", "failed", "timeout", "canceled"]).nullable().describe("null until a run ends"),
+  error: z.string().nullable().describe("Why the run did not succeed (compiler message, uncaught error, timeout)"),
+  durationMs: z.number().int().nullable().describe("How long the run took; null if it has not run to the end"),
+  output: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("Everything passed to cyrnel.output(...), shallow-merged (present once idle)"),
+  stdout: z.string().optional().describe("console.log/info/debug (present once idle)"),
+  stderr: z.string().optional().describe("console.warn/error (present once idle)"),
+});
+
+export interface McpServerOptions {
+  /** Called with errors that carry no API code (bugs); the tool answers a bare "internal error". */
+  onUnexpectedError(tool: string, error: unknown): void;
+}
+
+export function createMcpServer(access: HostAccess, options: McpServerOptions): McpServer {
+  const server = new McpServer({ name: "cyrnel", version: HOST_VERSION }, { instructions: MCP_INSTRUCTIONS });
+  const guarded =
+    <A extends unknown[]>(tool: string, run: (...args: A) => Promise<CallToolResult>) =>
+    async (...args: A): Promise<CallToolResult> => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        return toolError(tool, error, options);
+      }
+    };
+
+  server.registerTool(
+    "list_services",
+    {
+      title: "List services",
+      description:
+        "List the services installed in cyrnel (each is an external API turned into tools), with id, name, " +
+        "description, whether it is enabled and how many tools it has. Call this first to learn what cyrnel can " +
+        "reach. Only enabled services that are not stale can be called from code; report a disabled one to the " +
+        "user instead of trying it. To find tools, use search_tools next.",
+      outputSchema: { services: z.array(ServiceSummary) },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guarded("list_services", async () => {
+      const services = (await access.listServices()).map(({ id, name, description, enabled, stale, toolCount }) => ({
+        id,
+        name,
+        description,
+        enabled,
+        stale,
+        toolCount,
+      }));
+      return structured({ services });
+    }),
+  );
+
+  server.registerTool(
+    "search_tools",
+    {
+      title: "Search tools",
+      description:
+        "Find tools (one per API operation) by words in their name or description, optionally within one service. " +
+        "Words match case-insensitively and results are ranked by how many words match. An empty query with a " +
+        "serviceId lists that service's tools. Returns serviceId and id (used in code as " +
+        "cyrnel.services.<serviceId>.tools.<id>.invoke(...)), name, a short description and effectivelyEnabled " +
+        "(false: calls would fail). Calls nothing. Next, read get_tool_docs for the tools you will use.",
+      inputSchema: {
+        query: z.string().describe('Words to look for, e.g. "forecast city"; "" for all'),
+        serviceId: z.string().optional().describe("Only tools of this service"),
+        limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default 20)"),
+      },
+      outputSchema: { tools: z.array(ToolSummary) },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guarded("search_tools", async ({ query, serviceId, limit }) => {
+      const tools = await searchTools(access, { query, serviceId, limit: limit ?? 20 });
+      return structured({ tools: tools.map(toolSummary) });
+    }),
+  );
+
+  server.registerTool(
+    "get_tool_docs",
+    {
+      title: "Read a tool's documentation",
+      description:
+        "Markdown reference for one tool: what it does, its parameters with types (nested objects expanded), the " +
+        "shape of its result and a copy-pasteable call snippet. Read it for every tool before writing code that " +
+        "calls it. For typed declarations of all tools at once, use get_types.",
+      inputSchema: {
+        serviceId: z.string().describe("Service id, from list_services or search_tools"),
+        toolId: z.string().describe("Tool id, from search_tools"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guarded("get_tool_docs", async ({ serviceId, toolId }) => text(await access.toolDocs(serviceId, toolId))),
+  );
+
+  server.registerTool(
+    "get_types",
+    {
+      title: "Get TypeScript declarations",
+      description:
+        "TypeScript declarations (.d.ts) of the `cyrnel` object available to run_code, typed for every callable " +
+        "tool of every enabled service (parameters and results). Use it to write type-correct code against many " +
+        "tools. It grows with the number of installed services; for a few tools get_tool_docs is shorter.",
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guarded("get_types", async () => text(await access.types())),
+  );
+
+  server.registerTool(
+    "run_code",
+    {
+      title: "Run TypeScript",
+      description:
+        "Run a TypeScript program in cyrnel's sandbox and wait until it ends. This is the only way to call tools. " +
+        "Write ONE program that does the whole task: call tools with " +
+        "`await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ...parameters })`, loop, branch and compute in " +
+        "code, and report the result with `cyrnel.output({ ... })` (calls are shallow-merged; output only what you " +
+        "need). The code is the body of an async function: top-level await works, types are stripped, not checked. " +
+        "console.log goes to stdout, console.warn/error to stderr. A failing tool call throws an Error with `status` " +
+        "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 502 adapter_error, 504 " +
+        "invoke_timeout) that you can catch. There is no fetch, require, import, process or file system. Answers " +
+        "the process id, exitState (success, failed, timeout, canceled), error, output, stdout and stderr at once; " +
+        "anything but success is flagged as an error with the same details: read error and stderr, fix the " +
+        "program and run it again.",
+      inputSchema: {
+        code: z.string().min(1).describe("TypeScript source (up to 100 KiB)"),
+        timeoutMs: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe("Stop the program after this many milliseconds (default 30000)"),
+      },
+      outputSchema: ProcessResult.shape,
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    },
+    guarded("run_code", async ({ code, timeoutMs }, extra) => {
+      const token = extra._meta?.progressToken;
+      const started = Date.now();
+      const progress =
+        token === undefined
+          ? undefined
+          : setInterval(() => {
+              const seconds = Math.round((Date.now() - started) / 1000);
+              extra
+                .sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken: token, progress: seconds, message: `running for ${seconds} s` },
+                })
+                .catch(() => undefined);
+            }, PROGRESS_INTERVAL_MS);
+      try {
+        const report = await access.runCode({ code, timeoutMs }, extra.signal);
+        return processResult(report, report.exitState !== "success");
+      } finally {
+        clearInterval(progress);
+      }
+    }),
+  );
+
+  server.registerTool(
+    "get_process",
+    {
+      title: "Read a process",
+      description:
+        "Read a process started by run_code, by id: state, exitState, error and, once it is idle, its output, " +
+        "stdout and stderr. Use it when a run_code call was interrupted before it answered, or to look at an " +
+        "earlier run again. Not needed right after run_code, which already returns all of this.",
+      inputSchema: { id: z.number().int().min(1).describe("Process id returned by run_code") },
+      outputSchema: ProcessResult.shape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guarded("get_process", async ({ id }) => processResult(await access.getProcess(id), false)),
+  );
+
+  return server;
+}
+
+const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
+
+/** Structured content, with the same JSON as text for clients that only show text. */
+const structured = (value: Record<string, unknown>, isError = false): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
+  structuredContent: value,
+  ...(isError && { isError: true }),
+});
+
+/** The process as the model needs it: the API record without timestamps, plus the run's duration. */
+function processResult(report: ProcessReport, isError: boolean): CallToolResult {
+  const { id, state, exitState, error, startedAt, finishedAt, output, stdout, stderr } = report;
+  const durationMs = startedAt && finishedAt ? Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)) : null;
+  const result: z.infer<typeof ProcessResult> = { id, state, exitState, error, durationMs, output, stdout, stderr };
+  return structured(result, isError);
+}
+
+function toolSummary(tool: ToolRecord) {
+  const description =
+    tool.description.length > DESCRIPTION_CHARS
+      ? `${tool.description.slice(0, DESCRIPTION_CHARS - 1)}…`
+      : tool.description;
+  return {
+    serviceId: tool.serviceId,
+    id: tool.id,
+    name: tool.name,
+    description,
+    effectivelyEnabled: tool.effectivelyEnabled,
+  };
+}
+
+/** What the agent can do about an error, where that is not obvious from the message. */
+const HINTS: Record<string, string> = {
+  no_environment: "No environment module is active on the host; an operator must enable one.",
+  service_disabled: "The service is disabled or stale; an operator must enable or update it.",
+  tool_disabled: "The tool is disabled; an operator must enable it.",
+  payload_too_large: "Make the code smaller.",
+  unreachable: "The cyrnel host is not running or not reachable at this address.",
+  unauthorized: "The API key is missing or wrong (CYRNEL_API_KEY).",
+};
+
+function toolError(tool: string, error: unknown, options: McpServerOptions): CallToolResult {
+  if (error instanceof CyrnelError || error instanceof ApiError) {
+    const hint = HINTS[error.code];
+    return {
+      content: [{ type: "text", text: `${error.message} (code: ${error.code})${hint ? `\n${hint}` : ""}` }],
+      isError: true,
+    };
+  }
+  options.onUnexpectedError(tool, error);
+  return { content: [{ type: "text", text: "internal error (code: internal)" }], isError: true };
+}

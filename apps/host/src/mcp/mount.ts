@@ -1,0 +1,79 @@
+/**
+ * `/mcp`: the MCP tools on the Streamable HTTP transport, inside the host.
+ *
+ * Stateless: every POST gets a fresh McpServer and transport, and nothing
+ * outlives the request. Every tool is one request/response over data the
+ * host already stores (processes have ids), so sessions would add memory to
+ * expire and state a restart loses, for nothing. Responses are SSE streams,
+ * which carry run_code's progress notifications and keep-alive comments
+ * during long runs. Without sessions there is no server-to-client stream, so
+ * GET (and DELETE) answer 405, as the transport specification allows.
+ *
+ * Mounted on the app, so the host's middleware (bearer auth, shutdown
+ * refusal) applies; it is not a defineRoute route, so it is not in
+ * /openapi.json (the README documents it).
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Hono } from "hono";
+import { messageOf } from "../errors.js";
+import type { HostLogger } from "../log.js";
+import { type InProcessDeps, inProcessAccess } from "./in-process-access.js";
+import { createMcpServer } from "./mcp-server.js";
+
+export interface McpDeps extends InProcessDeps {
+  logger: HostLogger;
+  /** Largest JSON-RPC request body (the host's CYRNEL_BODY_LIMIT_BYTES). */
+  bodyLimitBytes: number;
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export function mountMcp(app: Hono, deps: McpDeps): void {
+  const access = inProcessAccess(deps);
+  const logger = deps.logger.child({ component: "mcp" });
+
+  app.all("/mcp", async (c) => {
+    // The MCP transport specification asks servers to check Origin against DNS rebinding: a page served from
+    // another origin must not reach a local host. Browsers send Origin; desktop and CLI clients do not.
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !isLoopbackOrigin(origin)) {
+      return rpcError(403, `origin ${origin} is not allowed`);
+    }
+    if (c.req.method !== "POST") {
+      return rpcError(405, "method not allowed: this MCP endpoint is stateless and only accepts POST", {
+        allow: "POST",
+      });
+    }
+    const server = createMcpServer(access, {
+      onUnexpectedError: (tool, error) =>
+        logger.error("MCP tool failed", {
+          tool,
+          error: messageOf(error),
+          stack: error instanceof Error ? error.stack : undefined,
+        }),
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      maxRequestBodySize: deps.bodyLimitBytes,
+    });
+    // A client that goes away aborts in-flight tool handlers (run_code stops waiting; the process keeps running).
+    c.req.raw.signal.addEventListener("abort", () => void server.close(), { once: true });
+    await server.connect(transport);
+    return transport.handleRequest(c.req.raw);
+  });
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return LOOPBACK.has(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function rpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
