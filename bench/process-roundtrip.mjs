@@ -1,0 +1,66 @@
+// Process round trip: `POST /processes {block:true}` with trivial code,
+// against a raw isolated-vm context create + compile + run in this process.
+// Then throughput: blocking trivial processes per second from 16 clients.
+import ivm from "isolated-vm";
+import { startHost } from "./lib/host.mjs";
+import { median, report, timeEach } from "./lib/stats.mjs";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 300);
+const CODE = "cyrnel.output({ ok: 1 + 1 });";
+
+export async function processRoundtrip() {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const raw = await timeEach(ROUNDS, async () => {
+    const context = await isolate.createContext();
+    const script = await isolate.compileScript("const out = { ok: 1 + 1 }; JSON.stringify(out)");
+    await script.run(context, { timeout: 1000 });
+    script.release();
+    context.release();
+  });
+  isolate.dispose();
+
+  const host = await startHost();
+  try {
+    for (let i = 0; i < 20; i++) await host.api("POST", "/processes", { code: CODE, block: true });
+    const viaHost = await timeEach(ROUNDS, async () => {
+      const result = await host.api("POST", "/processes", { code: CODE, block: true });
+      if (result.exitState !== "success") throw new Error(JSON.stringify(result));
+    });
+    const results = [
+      report(
+        "process round trip (median)",
+        { value: median(viaHost), label: `POST /processes block:true, ${ROUNDS} sequential runs over HTTP` },
+        { value: median(raw), label: "raw isolated-vm: createContext + compileScript + run, warm isolate" },
+      ),
+    ];
+
+    const clients = 16;
+    const seconds = Number(process.env.SECONDS ?? 5);
+    let completed = 0;
+    const until = performance.now() + seconds * 1000;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < until) {
+          await host.api("POST", "/processes", { code: CODE, block: true });
+          completed++;
+        }
+      }),
+    );
+    const perSecond = completed / ((performance.now() - started) / 1000);
+    const rawPerSecond = 1000 / median(raw);
+    results.push(
+      report(
+        "throughput",
+        { value: perSecond, label: `blocking trivial processes per second, ${clients} concurrent clients` },
+        { value: rawPerSecond, label: "raw isolated-vm runs per second, one after another in-process" },
+        "/s",
+      ),
+    );
+    return results;
+  } finally {
+    await host.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await processRoundtrip();
