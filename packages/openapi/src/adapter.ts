@@ -45,6 +45,13 @@ function headersOf(config: Record<string, unknown>): Record<string, string> {
  */
 export class OpenApiAdapter implements AdapterModule {
   private readonly services = new Map<string, ServiceRuntime>();
+  /**
+   * Aborted by teardown, so HTTP calls still in flight end at once: the host
+   * stops waiting for a slow call at its own timeout, but the open socket
+   * would otherwise keep running (and keep a stopping host process alive)
+   * until the call's `timeoutMs`.
+   */
+  private lifetime = new AbortController();
 
   /** `now` drives OAuth2 token expiry (tests pass a controllable clock). */
   constructor(private readonly now: () => number = Date.now) {}
@@ -52,6 +59,8 @@ export class OpenApiAdapter implements AdapterModule {
   async setup(_context: ModuleSetupContext): Promise<void> {}
 
   async teardown(): Promise<void> {
+    this.lifetime.abort();
+    this.lifetime = new AbortController();
     this.services.clear();
   }
 
@@ -108,6 +117,7 @@ export class OpenApiAdapter implements AdapterModule {
       headers,
       ...(request.body === undefined ? {} : { body: request.body }),
       timeoutMs: service.timeoutMs,
+      cancel: this.lifetime.signal,
       credentialHeaders: [
         ...credentials.headers.map(([name]) => name.toLowerCase()),
         ...(credentials.cookies.length > 0 ? ["cookie"] : []),
@@ -151,6 +161,7 @@ export class OpenApiAdapter implements AdapterModule {
           scopes,
           clientAuthentication: own(secret, "clientAuthentication") === "body" ? "body" : "basic",
           timeoutMs: service.timeoutMs,
+          cancel: this.lifetime.signal,
         };
         const { token, fresh } = await service.tokens.get(tokenRequest);
         tokens.push({ request: tokenRequest, fresh });

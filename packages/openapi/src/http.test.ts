@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayUrl, redact, successBody, UpstreamError } from "./http.js";
+import { callSignal, displayUrl, redact, successBody, UpstreamError } from "./http.js";
 
 describe("redact", () => {
   it.each([
@@ -42,5 +42,41 @@ describe("successBody", () => {
         body: { error: "missing" },
       });
     }
+  });
+});
+
+describe("callSignal", () => {
+  it("aborts at the deadline with reason timeout", async () => {
+    const call = callSignal(10, undefined);
+    await new Promise((resolve) => call.signal.addEventListener("abort", resolve, { once: true }));
+    expect(call.reason).toBe("timeout");
+    call.dispose();
+  });
+
+  it("aborts at once when cancel aborts, before or during the call", () => {
+    const lifetime = new AbortController();
+    const during = callSignal(60_000, lifetime.signal);
+    expect(during.signal.aborted).toBe(false);
+    lifetime.abort();
+    expect([during.signal.aborted, during.reason]).toEqual([true, "canceled"]);
+    during.dispose();
+    const after = callSignal(60_000, lifetime.signal);
+    expect([after.signal.aborted, after.reason]).toEqual([true, "canceled"]);
+    after.dispose();
+  });
+
+  it("a deadline beyond Node's timer range does not fire early", async () => {
+    const call = callSignal(2 ** 32, undefined);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(call.signal.aborted).toBe(false);
+    call.dispose();
+  });
+
+  it("dispose forgets the cancel signal", () => {
+    const lifetime = new AbortController();
+    const call = callSignal(60_000, lifetime.signal);
+    call.dispose();
+    lifetime.abort();
+    expect([call.signal.aborted, call.reason]).toEqual([false, null]);
   });
 });

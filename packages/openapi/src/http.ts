@@ -6,7 +6,7 @@ import { isRecord } from "./records.js";
  * Stage 6: one HTTP exchange with Node's global fetch.
  *
  * - One deadline (`timeoutMs`) covers connecting, redirects and reading
- *   the body.
+ *   the body; the adapter's teardown cancels exchanges still in flight.
  * - Redirects (at most 5) are followed by hand so credentials never leave
  *   the original origin: on a cross-origin hop the credential headers and
  *   cookies are dropped (credential query parameters were never part of
@@ -32,6 +32,8 @@ export interface Exchange {
   headers: Headers;
   body?: string | FormData;
   timeoutMs: number;
+  /** Aborted when the adapter is torn down: the exchange ends at once (see {@link callSignal}). */
+  cancel?: AbortSignal;
   /** Lower-case header names that carry credentials (dropped on cross-origin redirects). */
   credentialHeaders: string[];
   /** Secret values to scrub from messages and results. */
@@ -98,18 +100,66 @@ function describeFailure(error: unknown): string {
   return message;
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface CallSignal {
+  signal: AbortSignal;
+  /** Why `signal` aborted, once it has. */
+  readonly reason: "timeout" | "canceled" | null;
+  /** Stop the deadline timer and forget `cancel`; call when the exchange is over. */
+  dispose(): void;
+}
+
+/**
+ * The signal of one outbound call: it aborts at the deadline, or at once
+ * when `cancel` aborts. An abandoned call must not outlive the adapter:
+ * its open socket would keep the host process alive after shutdown (the
+ * host stops waiting for a slow call, but only the adapter can end it).
+ * The listener on the long-lived `cancel` signal is removed by `dispose`.
+ */
+export function callSignal(timeoutMs: number, cancel: AbortSignal | undefined): CallSignal {
+  const controller = new AbortController();
+  let reason: CallSignal["reason"] = null;
+  const stop = (why: "timeout" | "canceled") => {
+    if (reason !== null) return;
+    reason = why;
+    controller.abort();
+  };
+  // Node runs longer timers after 1 ms; ~24.8 days is "no deadline" in practice.
+  const timer = setTimeout(() => stop("timeout"), Math.min(timeoutMs, MAX_TIMER_MS));
+  timer.unref();
+  const onCancel = () => stop("canceled");
+  if (cancel?.aborted) stop("canceled");
+  else cancel?.addEventListener("abort", onCancel, { once: true });
+  return {
+    signal: controller.signal,
+    get reason() {
+      return reason;
+    },
+    dispose() {
+      clearTimeout(timer);
+      cancel?.removeEventListener("abort", onCancel);
+    },
+  };
+}
+
+export const CANCELED = "was canceled: the openapi adapter was stopped";
+
 export async function send(exchange: Exchange): Promise<Reply> {
   const label = `${exchange.method} ${exchange.displayUrl}`;
-  const signal = AbortSignal.timeout(exchange.timeoutMs);
+  const call = callSignal(exchange.timeoutMs, exchange.cancel);
   try {
-    const response = await follow(exchange, signal, label);
+    const response = await follow(exchange, call.signal, label);
     const body = await readBody(response, exchange.method);
     const statusText = response.statusText || STATUS_CODES[response.status] || "";
     return { status: response.status, statusText, body: redact(body, exchange.secrets) };
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
-    if (signal.aborted) throw new Error(`${label} timed out after ${exchange.timeoutMs} ms`);
+    if (call.reason === "canceled") throw new Error(`${label} ${CANCELED}`);
+    if (call.reason === "timeout") throw new Error(`${label} timed out after ${exchange.timeoutMs} ms`);
     throw new Error(redact(`${label} failed: ${describeFailure(error)}`, exchange.secrets));
+  } finally {
+    call.dispose();
   }
 }
 

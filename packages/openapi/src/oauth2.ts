@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import { redact } from "./http.js";
+import { CANCELED, callSignal, redact } from "./http.js";
 import { isRecord } from "./records.js";
 
 /**
@@ -22,6 +22,8 @@ export interface TokenRequest {
   scopes: readonly string[];
   clientAuthentication: "basic" | "body";
   timeoutMs: number;
+  /** Aborted when the adapter is torn down (not part of the cache key). */
+  cancel?: AbortSignal;
 }
 
 interface CachedToken {
@@ -85,7 +87,7 @@ export class TokenCache {
       const pair = `${formEncode(request.clientId)}:${formEncode(request.clientSecret)}`;
       headers.set("Authorization", `Basic ${Buffer.from(pair, "utf8").toString("base64")}`);
     }
-    const signal = AbortSignal.timeout(request.timeoutMs);
+    const call = callSignal(request.timeoutMs, request.cancel);
     const secrets = [request.clientSecret];
     let response: Response;
     let text: string;
@@ -95,14 +97,17 @@ export class TokenCache {
         method: "POST",
         headers,
         body: form.join("&"),
-        signal,
+        signal: call.signal,
         redirect: "error",
       });
       text = await response.text();
     } catch (error) {
-      if (signal.aborted) throw new Error(`${label} timed out after ${request.timeoutMs} ms`);
+      if (call.reason === "canceled") throw new Error(`${label} ${CANCELED}`);
+      if (call.reason === "timeout") throw new Error(`${label} timed out after ${request.timeoutMs} ms`);
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
       throw new Error(redact(`${label} failed: ${cause}`, secrets));
+    } finally {
+      call.dispose();
     }
     let payload: unknown;
     try {

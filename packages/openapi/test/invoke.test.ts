@@ -344,6 +344,29 @@ describe("transport failures", () => {
     expect(last().query).toBe("q=x&key=timeout-secret");
   });
 
+  it("teardown ends calls still in flight at once, naming method and URL", async () => {
+    server.handle(() => {
+      // never answer
+    });
+    const adapter = instantiate();
+    const stoppingHost = new FakeHost(adapter);
+    await stoppingHost.install("stopping", document(server.url), { timeoutMs: 60_000 }, { key: "teardown-secret" });
+    const before = server.requests.length;
+    const pending = rejection(stoppingHost.invoke("stopping", "slow", { q: "y" }));
+    await expect.poll(() => server.requests.length).toBe(before + 1);
+    const started = performance.now();
+    await adapter.teardown();
+    const error = await pending;
+    expect(error.message).toBe(`GET ${server.url}/slow?q=y was canceled: the openapi adapter was stopped`);
+    expect(performance.now() - started).toBeLessThan(5_000);
+
+    // A torn-down adapter set up again makes calls as before.
+    server.handle((_request, response) => json(response, 200, { ok: true }));
+    await adapter.setup({ config: {}, secrets: {}, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    await stoppingHost.configure("stopping", {}, { key: "teardown-secret" });
+    expect(await stoppingHost.invoke("stopping", "slow")).toEqual({ ok: true });
+  });
+
   it("a refused connection names method and URL, not the credentials", async () => {
     const port = await closedPort();
     const downHost = new FakeHost(instantiate());
