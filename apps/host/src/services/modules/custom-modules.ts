@@ -5,11 +5,13 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { register } from "node:module";
 import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AdapterModule, EnvironmentModule } from "@cyrnel/sdk";
 import type { SchemaValidator } from "../json-schema.js";
 import { checkInstance, MODULE_ID, type ValidManifest, validateManifest } from "./manifest.js";
+import { GENERATION_PARAM } from "./module-generation-hooks.js";
 
 export interface LoadedModuleCode {
   manifest: ValidManifest;
@@ -42,10 +44,13 @@ export function readModuleManifest(folder: string, validator: SchemaValidator, h
   return manifest;
 }
 
+let generationHooks = false;
+
 /**
  * Imports the module's entry file and instantiates it. `generation` busts
- * Node's ESM cache so a reloaded or updated module runs its new code (the
- * old code stays in memory until the host restarts; ESM cannot unload).
+ * Node's ESM cache so a reloaded or updated module runs its new code, in
+ * every one of its files (module-generation-hooks.ts). The old code stays in
+ * memory until the host restarts; ESM cannot unload.
  */
 export async function loadCustomModule(
   folder: string,
@@ -54,9 +59,13 @@ export async function loadCustomModule(
   generation: number,
 ): Promise<LoadedModuleCode> {
   const manifest = readModuleManifest(folder, validator, hostVersion);
+  if (!generationHooks) {
+    register("./module-generation-hooks.js", import.meta.url);
+    generationHooks = true;
+  }
   let exports: Record<string, unknown>;
   try {
-    exports = await import(`${pathToFileURL(mainPath(folder, manifest)).href}?generation=${generation}`);
+    exports = await import(`${pathToFileURL(mainPath(folder, manifest)).href}?${GENERATION_PARAM}=${generation}`);
   } catch (error) {
     throw new Error(`importing ${manifest.main} failed: ${(error as Error).message}`);
   }

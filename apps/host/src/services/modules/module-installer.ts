@@ -190,9 +190,10 @@ export class ModuleInstaller {
     const work = join(this.stagingDir, randomUUID());
     const cleanup = () => rmSync(work, { recursive: true, force: true });
     try {
+      // A dot-name can never be a module id, so the rename below cannot collide with it.
       const root = await unpackModuleArchive(
         archive,
-        join(work, "unpacked"),
+        join(work, ".unpacked"),
         this.options.limits ?? DEFAULT_ARCHIVE_LIMITS,
       );
       const id = readManifestId(root);
