@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   internal: 500,
   adapter_error: 502,
+  /** A registry could not be reached or failed (connection refused, timeout, redirect loop, HTTP 5xx). */
+  upstream_error: 502,
   no_environment: 503,
   shutting_down: 503,
   invoke_timeout: 504,

@@ -2,8 +2,15 @@
  * Downloads for definitions, registry documents and module archives:
  * http/https only, a byte cap enforced while streaming, a timeout covering
  * the whole transfer, and at most 5 redirects (each re-checked).
+ *
+ * Failures are classified: what the caller sent or what came back is wrong
+ * (a bad or non-http URL, an HTTP 4xx, a body over the cap) is always a 400;
+ * the remote end failing (connection refused or reset, timeout, redirect
+ * loop, HTTP 5xx) is reported with `upstreamFailure`: a 400 by default, for
+ * a URL the caller passed in this very request, or a 502 `upstream_error`
+ * when the host reads a registry on the caller's behalf.
  */
-import { CyrnelError } from "../errors.js";
+import { CyrnelError, type ErrorCode } from "../errors.js";
 
 export interface DownloadOptions {
   maxBytes: number;
@@ -12,6 +19,8 @@ export interface DownloadOptions {
   /** What is being downloaded, for error messages ("definition", "registry index", …). */
   what: string;
   accept?: string;
+  /** The code for a failure of the remote end (see the file comment); default `bad_request`. */
+  upstreamFailure?: Extract<ErrorCode, "bad_request" | "upstream_error">;
 }
 
 export async function download(
@@ -19,6 +28,7 @@ export async function download(
   options: DownloadOptions,
 ): Promise<{ body: Buffer; url: string; contentType: string | null }> {
   const maxRedirects = options.maxRedirects ?? 5;
+  const upstream = options.upstreamFailure ?? "bad_request";
   const signal = AbortSignal.timeout(options.timeoutMs);
   let current = checkUrl(url, options.what);
   try {
@@ -30,13 +40,21 @@ export async function download(
       });
       if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
         await response.body?.cancel();
-        if (redirects >= maxRedirects) throw failure(options.what, current, `more than ${maxRedirects} redirects`);
+        if (redirects >= maxRedirects) {
+          throw failure(upstream, options.what, current, `more than ${maxRedirects} redirects`);
+        }
         current = checkUrl(new URL(response.headers.get("location")!, current).href, options.what);
         continue;
       }
       if (!response.ok) {
         await response.body?.cancel();
-        throw failure(options.what, current, `HTTP ${response.status}`);
+        // A 4xx means the URL points at nothing usable; a 5xx is the server failing.
+        throw failure(
+          response.status >= 500 ? upstream : "bad_request",
+          options.what,
+          current,
+          `HTTP ${response.status}`,
+        );
       }
       return {
         body: await readCapped(response, options, current),
@@ -47,7 +65,7 @@ export async function download(
   } catch (error) {
     if (error instanceof CyrnelError) throw error;
     const reason = signal.aborted ? `timed out after ${options.timeoutMs} ms` : causeOf(error);
-    throw failure(options.what, current, reason);
+    throw failure(upstream, options.what, current, reason);
   }
 }
 
@@ -98,9 +116,9 @@ async function readCapped(response: Response, options: DownloadOptions, url: str
 const tooLarge = (options: DownloadOptions, url: string) =>
   new CyrnelError("bad_request", `${options.what} at ${url} is larger than ${options.maxBytes} bytes`);
 
-/** Download failures are the caller's input pointing somewhere unusable: 400 naming the URL and the reason. */
-const failure = (what: string, url: string, reason: string) =>
-  new CyrnelError("bad_request", `could not download ${what} from ${url}: ${reason}`);
+/** A failed download, naming the URL and the reason. */
+const failure = (code: ErrorCode, what: string, url: string, reason: string) =>
+  new CyrnelError(code, `could not download ${what} from ${url}: ${reason}`);
 
 function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;

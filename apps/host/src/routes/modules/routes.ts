@@ -174,7 +174,8 @@ export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition
       summary: "Install a custom module from a registry descriptor",
       description:
         "Downloads the chosen version's `.tgz`, checks its sha256, unpacks it safely and loads it. The module id " +
-        "comes from its module.json; it starts disabled.",
+        "comes from its module.json; it starts disabled. A registry that cannot be reached or fails is a 502 " +
+        "`upstream_error`.",
       tags,
       body: Type.Object(
         {
@@ -184,7 +185,7 @@ export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition
         { additionalProperties: false },
       ),
       responses: { 201: { description: "Installed (disabled)", schema: ModuleDetail } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "upstream_error"],
       handler: async ({ body }) => json(201, await installer.install(body.source, body.version)),
     }),
     defineRoute({
@@ -192,12 +193,12 @@ export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition
       path: "/modules/{id}/update",
       operationId: "updateModuleFromRegistry",
       summary: "Update a registry-installed module to another version",
-      description: updateDescription,
+      description: `${updateDescription} A registry that cannot be reached or fails is a 502 \`upstream_error\`.`,
       tags,
       params: IdParams,
       body: VersionBody,
       responses: { 200: { description: "Update result", schema: ModuleUpdateResult } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "upstream_error"],
       handler: async ({ params, body }) => json(200, await installer.updateFromRegistry(params.id, body.version)),
     }),
     defineRoute({
@@ -205,7 +206,9 @@ export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition
       path: "/modules/{id}",
       operationId: "updateModuleFromUrl",
       summary: "Update a custom module from a `.tgz` URL",
-      description: updateDescription,
+      description:
+        `${updateDescription} The URL is the caller's own input, so every download failure (including an ` +
+        "unreachable host) is a 400, as for `POST /services` with `url`.",
       tags,
       params: IdParams,
       body: Type.Object(

@@ -24,12 +24,13 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       description:
         "Reads the registry's index live, following `next` links (at most 50 pages and 10,000 items), then " +
         "filters and pages the result. A registry that publishes no such index has no items. Pass an item's " +
-        "`source` to the matching install route.",
+        "`source` to the matching install route. An unreachable or failing registry is a 502 `upstream_error`, " +
+        "an invalid index page a 400.",
       tags,
       params: IdParams,
       query: BrowseQuery,
       responses: { 200: { description: "A page of index items", schema: ListOf(IndexItem) } },
-      errors: ["bad_request", "validation_failed", "not_found"],
+      errors: ["bad_request", "validation_failed", "not_found", "upstream_error"],
       handler: async ({ params, query }) => {
         const limit = query.limit ?? 100;
         const offset = decodeCursor(query.cursor, isOffset) ?? 0;
@@ -73,12 +74,13 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       summary: "Add a registry",
       description:
         "Fetches `<url>/.well-known/cyrnel-registry.json` and checks it. Relative index URLs in it are resolved " +
-        "against the document's own URL. An unreachable registry, an HTTP error, a timeout, invalid JSON or a " +
-        "document of the wrong shape answer 400 naming the URL and the reason.",
+        "against the document's own URL. A registry that cannot be reached, times out or answers HTTP 5xx is a " +
+        "502 `upstream_error`; an HTTP 4xx, invalid JSON or a document of the wrong shape is a 400. Both name " +
+        "the URL and the reason.",
       tags,
       body: AddRegistryBody,
       responses: { 201: { description: "Added", schema: RegistryRecord } },
-      errors: ["bad_request", "validation_failed", "conflict"],
+      errors: ["bad_request", "validation_failed", "conflict", "upstream_error"],
       handler: async ({ body }) => json(201, await registries.add(body)),
     }),
     defineRoute({

@@ -181,11 +181,19 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       description:
         "Resolves `version` against the descriptor at `source`, downloads that version's definition, checks its " +
         "sha256 (a mismatch is a 400 and nothing is installed), then installs it like `POST /services`, recording " +
-        "`source` and `version`.",
+        "`source` and `version`. A registry that cannot be reached or fails is a 502 `upstream_error`.",
       tags,
       body: RegistryInstallBody,
       responses: { 201: { description: "Installed", schema: InstalledService } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
+      errors: [
+        "bad_request",
+        "validation_failed",
+        "not_found",
+        "conflict",
+        "adapter_error",
+        "upstream_error",
+        "invoke_timeout",
+      ],
       handler: async ({ body }) => json(201, await installs.install(body)),
     }),
     defineRoute({
@@ -195,12 +203,21 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       summary: "Update a registry-installed service to another version",
       description:
         "Re-resolves the service's stored descriptor. The same definition text is no update (`updated: false`). " +
-        "Tools that survive keep their enabled flag. A service installed directly answers 409.",
+        "Tools that survive keep their enabled flag. A service installed directly answers 409. A registry that " +
+        "cannot be reached or fails is a 502 `upstream_error` and the service is left as it was.",
       tags,
       params: IdParams,
       body: RegistryUpdateBody,
       responses: { 200: { description: "Update result", schema: RegistryUpdateResult } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
+      errors: [
+        "bad_request",
+        "validation_failed",
+        "not_found",
+        "conflict",
+        "adapter_error",
+        "upstream_error",
+        "invoke_timeout",
+      ],
       handler: async ({ params, body }) => json(200, await installs.update(params.id, body)),
     }),
   ];

@@ -4,6 +4,11 @@
  * checked against their SHA-256. Every URL inside a document is resolved
  * against the URL that document was finally served from, so a registry can
  * be a static folder served from any host, port or path prefix.
+ *
+ * A registry that cannot be reached or fails (connection refused, timeout,
+ * redirect loop, HTTP 5xx) is a 502 `upstream_error`; one that answers with
+ * something unusable (HTTP 4xx, invalid JSON, a document of the wrong shape,
+ * an artifact whose sha256 differs) is a 400 `bad_request`.
  */
 import { createHash } from "node:crypto";
 import type { JSONSchema } from "@cyrnel/sdk";
@@ -213,7 +218,12 @@ export class RegistryClient {
     const descriptor = await this.descriptor(source);
     const version = selectVersion(descriptor, requested, source);
     const entry = descriptor.versions[version]!;
-    const { body } = await download(entry.url, { what, maxBytes, timeoutMs: this.options.timeoutMs });
+    const { body } = await download(entry.url, {
+      what,
+      maxBytes,
+      timeoutMs: this.options.timeoutMs,
+      upstreamFailure: "upstream_error",
+    });
     const actual = createHash("sha256").update(body).digest("hex");
     if (actual !== entry.sha256) {
       throw new CyrnelError(
@@ -231,6 +241,7 @@ export class RegistryClient {
       maxBytes: REGISTRY_DOCUMENT_LIMIT_BYTES,
       timeoutMs: this.options.timeoutMs,
       accept: "application/json",
+      upstreamFailure: "upstream_error",
     });
     try {
       return { value: JSON.parse(response.body.toString("utf8")), finalUrl: response.url };
