@@ -1,0 +1,686 @@
+import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type * as TS from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restart, startHost, type TestHost, tempDir } from "./support/host.js";
+import { type ShopApi, startShopApi } from "./support/shop-api.js";
+
+/**
+ * Code mode for real, end to end: the built host over HTTP, the bundled
+ * typescript-ivm sandbox (isolates in its supervised child process) running
+ * the submitted TypeScript, and the bundled openapi adapter calling a real
+ * local HTTP API (support/shop-api.ts) with a secret from the host's store.
+ */
+const SHOP_KEY = "shop-key-5b1e77c2d9";
+/** Values only the host process holds; no process may ever print them. */
+const API_KEY = "host-api-key-marker-3f9a1c";
+const ENV_MARKER = "host-env-marker-c0ffee42";
+const INVOKE_TIMEOUT_MS = 1_000;
+
+interface ProcessResult {
+  id: number;
+  state: string;
+  exitState: string | null;
+  error: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  output: Record<string, any>;
+  stdout: string;
+  stderr: string;
+}
+
+let host: TestHost;
+let shop: ShopApi;
+
+beforeAll(async () => {
+  shop = await startShopApi(SHOP_KEY);
+  host = await startHost({
+    env: {
+      CYRNEL_API_KEY: API_KEY,
+      CYRNEL_INVOKE_TIMEOUT_MS: String(INVOKE_TIMEOUT_MS),
+      CODE_MODE_HOST_MARKER: ENV_MARKER,
+    },
+  });
+});
+afterAll(async () => {
+  await host?.stop();
+  await shop?.close();
+});
+
+/** POST /processes with block:true. */
+async function run(code: string, options: { timeoutMs?: number | null } = {}): Promise<ProcessResult> {
+  const response = await host.api<ProcessResult>("POST", "/processes", { code, block: true, ...options });
+  expect(response.status, response.text).toBe(201);
+  expect(response.body.state).toBe("idle");
+  return response.body;
+}
+
+/** POST /processes without waiting, then wait until the environment reports `state`. */
+async function startIn(state: "queued" | "running", code: string): Promise<number> {
+  const response = await host.api("POST", "/processes", { code, timeoutMs: 30_000 });
+  expect(response.status, response.text).toBe(201);
+  const id = response.body.id as number;
+  await expect
+    .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 10_000 })
+    .toBe(state);
+  return id;
+}
+
+async function patchEnvironmentConfig(patch: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const response = await host.api("PATCH", "/modules/typescript-ivm/config", patch);
+  expect(response.status, response.text).toBe(200);
+  return response.body.config;
+}
+
+/** Polls GET /health (no auth) until stopped; resolves with every status seen. */
+function watchHealth(): { stop(): Promise<number[]> } {
+  const statuses: number[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const response = await fetch(`${host.url}/health`).catch(() => null);
+      statuses.push(response?.status ?? 0);
+      await response?.text();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return statuses;
+    },
+  };
+}
+
+/** Sandbox helper: runs one call and reports how it settled as plain data. */
+const ATTEMPT = `
+const attempt = async (call: () => Promise<unknown>) => {
+  try {
+    return { ok: await call() };
+  } catch (error: any) {
+    return { name: error.name, status: error.status, code: error.code, message: error.message };
+  }
+};
+`;
+
+describe("a tool call from process code", () => {
+  it("installs the service, stores its secret, enables it and calls the upstream with the secret", async () => {
+    const installed = await host.api("POST", "/services", {
+      id: "shop",
+      adapter: "openapi",
+      definition: shop.definition,
+    });
+    expect(installed.status, installed.text).toBe(201);
+    expect(installed.body).toMatchObject({ id: "shop", enabled: false, toolCount: 4 });
+    expect(Object.keys(installed.body.secretsSchema.properties)).toEqual(["shopKey"]);
+
+    const secrets = await host.api("PATCH", "/services/shop/secrets", { shopKey: SHOP_KEY });
+    expect(secrets.status, secrets.text).toBe(200);
+    expect(secrets.body).toEqual({ set: ["shopKey"] });
+    expect(secrets.text).not.toContain(SHOP_KEY);
+
+    const enabled = await host.api("POST", "/services/shop/enabled", { enabled: true });
+    expect(enabled.status, enabled.text).toBe(200);
+    expect(enabled.body).toMatchObject({ id: "shop", enabled: true });
+
+    const before = shop.requests.length;
+    const result = await run(`
+      const services = Object.keys(cyrnel.services);
+      const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "a/1", verbose: true });
+      console.log("fetched", item.id);
+      console.warn("careful:", { verbose: item.verbose });
+      cyrnel.output({ services });
+      cyrnel.output({ item });
+    `);
+    expect(result, result.error ?? "").toMatchObject({
+      exitState: "success",
+      error: null,
+      output: { services: ["shop"], item: { id: "a/1", name: "Item a/1", verbose: true } },
+      stdout: "fetched a/1\n",
+      stderr: "careful: { verbose: true }\n",
+    });
+
+    const received = shop.requests.slice(before);
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ method: "GET", path: "/items/a%2F1", query: { verbose: "true" } });
+    expect(received[0]?.headers["x-shop-key"]).toBe(SHOP_KEY);
+
+    expect((await host.api("GET", `/processes/${result.id}/output`)).body).toEqual(result.output);
+    const stdout = await host.api("GET", `/processes/${result.id}/stdout`);
+    expect(stdout.status).toBe(200);
+    expect(stdout.headers.get("content-type")).toContain("text/plain");
+    expect(stdout.text).toBe("fetched a/1\n");
+    expect((await host.api("GET", `/processes/${result.id}/stderr`)).text).toBe("careful: { verbose: true }\n");
+    expect((await host.api("GET", `/processes/${result.id}`)).body).toMatchObject({
+      state: "idle",
+      exitState: "success",
+    });
+    // The secret went upstream, but it is in no response.
+    expect(JSON.stringify(result)).not.toContain(SHOP_KEY);
+  });
+});
+
+describe("gating seen from code", () => {
+  beforeAll(async () => {
+    // The same API installed a second time and left disabled.
+    const offline = await host.api("POST", "/services", {
+      id: "offline",
+      adapter: "openapi",
+      definition: shop.definition,
+    });
+    expect(offline.status, offline.text).toBe(201);
+    expect(offline.body.enabled).toBe(false);
+    const disabled = await host.api("POST", "/tools/shop/createNote/enabled", { enabled: false });
+    expect(disabled.status, disabled.text).toBe(200);
+    expect(disabled.body).toMatchObject({ enabled: false, effectivelyEnabled: false });
+  });
+  afterAll(async () => {
+    await host.api("POST", "/tools/shop/createNote/enabled", { enabled: true });
+  });
+
+  it.each([
+    [
+      "an unknown service",
+      "cyrnel.services.nope.tools.getItem.invoke({ id: '1' })",
+      404,
+      "not_found",
+      /service "nope"/,
+    ],
+    ["an unknown tool", "cyrnel.services.shop.tools.nope.invoke({})", 404, "not_found", /tool "nope"/],
+    [
+      "a disabled service",
+      "cyrnel.services.offline.tools.getItem.invoke({ id: '1' })",
+      409,
+      "service_disabled",
+      /offline/,
+    ],
+    [
+      "a disabled tool",
+      "cyrnel.services.shop.tools.createNote.invoke({ body: { text: 'hi' } })",
+      409,
+      "tool_disabled",
+      /createNote/,
+    ],
+    [
+      "bad parameters",
+      "cyrnel.services.shop.tools.getItem.invoke({ id: 7, colour: 'red' })",
+      400,
+      "validation_failed",
+      /getItem/,
+    ],
+  ])("%s is refused before any upstream request", async (_label, call, status, code, message) => {
+    const before = shop.requests.length;
+    const result = await run(`${ATTEMPT}\ncyrnel.output(await attempt(() => (${call})));`);
+    expect(result.exitState, result.error ?? "").toBe("success");
+    expect(result.output).toMatchObject({ name: "ToolCallError", status, code });
+    expect(result.output.message).toMatch(message);
+    expect(shop.requests.slice(before)).toEqual([]);
+  });
+
+  it("an upstream 500 is a 502 adapter_error carrying the upstream status", async () => {
+    const before = shop.requests.length;
+    const result = await run(
+      `${ATTEMPT}\ncyrnel.output(await attempt(() => cyrnel.services.shop.tools.broken.invoke({})));`,
+    );
+    expect(result.exitState, result.error ?? "").toBe("success");
+    expect(result.output).toMatchObject({ name: "ToolCallError", status: 502, code: "adapter_error" });
+    expect(result.output.message).toContain("500");
+    expect(shop.requests.slice(before).map((r) => r.path)).toEqual(["/broken"]);
+  });
+
+  it("an upstream slower than CYRNEL_INVOKE_TIMEOUT_MS is a 504 invoke_timeout", async () => {
+    const result = await run(
+      `${ATTEMPT}\ncyrnel.output(await attempt(() => cyrnel.services.shop.tools.slowThing.invoke({ ms: 20000 })));`,
+    );
+    expect(result.exitState, result.error ?? "").toBe("success");
+    expect(result.output).toMatchObject({ name: "ToolCallError", status: 504, code: "invoke_timeout" });
+    expect(result.output.message).toContain(`${INVOKE_TIMEOUT_MS} ms`);
+    expect(shop.requests.some((r) => r.path === "/slow" && r.query.ms === "20000")).toBe(true);
+  });
+
+  it("an uncaught tool error fails the process with its status and code in `error`", async () => {
+    const result = await run(
+      `cyrnel.output({ before: true });\nawait cyrnel.services.shop.tools.broken.invoke({});\ncyrnel.output({ after: true });`,
+    );
+    expect(result).toMatchObject({ exitState: "failed", output: { before: true } });
+    expect(result.error).toMatch(/^Uncaught ToolCallError: .*500.* \(status 502, code adapter_error\)/);
+    expect(result.error).toContain("code.ts:2");
+  });
+});
+
+describe("how code ends", () => {
+  it("supports top-level await", async () => {
+    const result = await run(`
+      const value = await new Promise<number>((resolve) => setTimeout(resolve, 10, 41));
+      const item = await cyrnel.services.shop.tools.getItem.invoke({ id: String(value + 1) });
+      cyrnel.output({ value, name: item.name });
+    `);
+    expect(result).toMatchObject({ exitState: "success", error: null, output: { value: 41, name: "Item 42" } });
+  });
+
+  it.each([
+    ["a thrown Error", `console.log("start");\nthrow new Error("boom");`, /^Uncaught Error: boom\n\s+at .*code\.ts:2:/],
+    ["a thrown string", `throw "plain words";`, /^Uncaught "plain words"$/],
+    ["a thrown object", `throw { reason: "nope", n: 1 };`, /^Uncaught \{ reason: "nope", n: 1 \}$/],
+    ["a thrown null", `throw null;`, /^Uncaught null$/],
+    ["a syntax error", `const ok = 1;\nconst broken = ;\n`, /^SyntaxError: .*\(line 2, column \d+\)$/],
+  ])("%s fails the process with a clear error", async (_label, code, error) => {
+    const result = await run(code);
+    expect(result.exitState).toBe("failed");
+    expect(result.error).toMatch(error);
+  });
+
+  it.each([
+    ["a busy loop", "while (true) {}"],
+    ["a promise that never settles", "await new Promise(() => {});"],
+    ["a pending tool call", "await cyrnel.services.shop.tools.slowThing.invoke({ ms: 20000 });"],
+  ])("%s past timeoutMs ends `timeout`", async (_label, code) => {
+    const result = await run(code, { timeoutMs: 300 });
+    expect(result).toMatchObject({ exitState: "timeout", error: "Timed out after 300 ms" });
+    // A broad bound only: the deadline is enforced, not a precise figure.
+    expect(Date.parse(result.finishedAt!) - Date.parse(result.startedAt!)).toBeLessThan(5_000);
+  });
+});
+
+describe("kill", () => {
+  it("cancels a running busy loop", async () => {
+    const id = await startIn("running", "cyrnel.output({ started: true });\nwhile (true) {}");
+    const killed = await host.api("POST", `/processes/${id}/signals/kill`);
+    expect(killed.status, killed.text).toBe(200);
+    expect(killed.body).toMatchObject({ id, state: "idle", exitState: "canceled" });
+    expect((await host.api("GET", `/processes/${id}/output`)).body).toEqual({ started: true });
+    expect((await host.api("POST", `/processes/${id}/signals/kill`)).status).toBe(409);
+  });
+
+  it("cancels a queued process while the only isolate is busy (poolSize 1)", async () => {
+    expect(await patchEnvironmentConfig({ poolSize: 1 })).toMatchObject({ poolSize: 1 });
+    try {
+      const runner = await startIn("running", "while (true) {}");
+      const queued = await startIn("queued", "cyrnel.output({ ran: true });");
+      const killed = await host.api("POST", `/processes/${queued}/signals/kill`);
+      expect(killed.status, killed.text).toBe(200);
+      expect(killed.body).toMatchObject({ id: queued, state: "idle", exitState: "canceled", startedAt: null });
+      expect((await host.api("GET", `/processes/${queued}/output`)).body).toEqual({});
+      // The runner was not disturbed by the queued kill.
+      expect((await host.api("GET", `/processes/${runner}`)).body.state).toBe("running");
+      expect((await host.api("POST", `/processes/${runner}/signals/kill`)).body.exitState).toBe("canceled");
+      // The single isolate was replaced and takes new work.
+      expect((await run("cyrnel.output({ after: 1 });")).output).toEqual({ after: 1 });
+    } finally {
+      expect(await patchEnvironmentConfig({ poolSize: null })).toMatchObject({ poolSize: 2 });
+    }
+  });
+});
+
+describe("memory bombs", () => {
+  it.each([
+    ["array growth", "const hoard: number[][] = [];\nfor (;;) hoard.push(new Array(10000).fill(hoard.length));"],
+    ["Map growth", "const map = new Map();\nfor (let i = 0; ; i++) map.set(i, { i, text: 'x' + i });"],
+  ])("%s fails with a memory message; the host keeps answering and the next process succeeds", async (_label, bomb) => {
+    expect(await patchEnvironmentConfig({ memoryLimitMb: 32 })).toMatchObject({ memoryLimitMb: 32 });
+    const health = watchHealth();
+    try {
+      const result = await run(bomb, { timeoutMs: 30_000 });
+      expect(result.exitState).toBe("failed");
+      expect(result.error).toMatch(/^Memory limit exceeded: the code used more than the 32 MB heap limit/);
+      expect((await run("cyrnel.output({ fine: true });")).output).toEqual({ fine: true });
+    } finally {
+      const statuses = await health.stop();
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(new Set(statuses)).toEqual(new Set([200]));
+      await patchEnvironmentConfig({ memoryLimitMb: null });
+    }
+    expect((await fetch(`${host.url}/health`)).status).toBe(200);
+  });
+});
+
+describe("concurrency", () => {
+  it("runs 20 concurrent processes on a pool of 2, all succeeding", async () => {
+    expect((await host.api("GET", "/modules/typescript-ivm/config")).body.config).toMatchObject({ poolSize: 2 });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        run(`
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "n${i}" });
+          cyrnel.output({ i: ${i}, name: item.name });
+        `),
+      ),
+    );
+    expect(results.map((result) => result.exitState)).toEqual(Array(20).fill("success"));
+    expect(results.map((result) => result.output)).toEqual(
+      Array.from({ length: 20 }, (_, i) => ({ i, name: `Item n${i}` })),
+    );
+    expect(new Set(results.map((result) => result.id)).size).toBe(20);
+  });
+
+  it("makes 10 tool calls in parallel, not one after another", async () => {
+    const result = await run(`
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => cyrnel.services.shop.tools.slowThing.invoke({ ms: 50 })),
+      );
+      cyrnel.output({ elapsedMs: Date.now() - started, results });
+    `);
+    expect(result.exitState, result.error ?? "").toBe("success");
+    expect(result.output.results).toEqual(Array(10).fill({ waited: 50 }));
+    // Sequential calls would take 500 ms or more; this bound is generous for parallel ones.
+    expect(result.output.elapsedMs).toBeLessThan(300);
+    // Several of them were waiting at the upstream at the same time.
+    expect(shop.slowPeak.get(50)).toBeGreaterThan(1);
+  });
+});
+
+describe("hostile code over HTTP", () => {
+  /** Every text any hostile process produced, for the marker check at the end. */
+  const produced: string[] = [];
+  let health: ReturnType<typeof watchHealth>;
+  beforeAll(() => {
+    health = watchHealth();
+  });
+
+  /** Appended where a snippet survives: what it could see of Node. */
+  const REPORT = "cyrnel.output({ processType: typeof process, requireType: typeof require });";
+  const NOTHING = { processType: "undefined", requireType: "undefined" };
+  /** Where a snippet reaches a Function constructor, it tries to print the host's environment with it. */
+  const PRINT_ENV = "cyrnel.output({ env: JSON.stringify(p.env) });";
+  const noProcess = /^Uncaught ReferenceError: process is not defined\n\s+at /;
+
+  it.each<[string, string, { failed: RegExp } | { output: Record<string, unknown> }]>([
+    [
+      "this.constructor.constructor",
+      `const p = this.constructor.constructor("return process")();\n${PRINT_ENV}`,
+      { failed: noProcess },
+    ],
+    [
+      "cyrnel.constructor.constructor",
+      `const p = (cyrnel as any).constructor.constructor("return process")();\n${PRINT_ENV}`,
+      { failed: /^Uncaught TypeError: Cannot read properties of undefined \(reading 'constructor'\)/ },
+    ],
+    [
+      "the constructor of a bridge function",
+      `const p = cyrnel.output.constructor("return process")();\n${PRINT_ENV}`,
+      { failed: noProcess },
+    ],
+    [
+      "the constructor of a tool's invoke",
+      `const p = cyrnel.services.shop.tools.getItem.invoke.constructor("return process")();\n${PRINT_ENV}`,
+      { failed: noProcess },
+    ],
+    [
+      "Object.getPrototypeOf(cyrnel.services)",
+      `const proto = Object.getPrototypeOf(cyrnel.services);\ncyrnel.output({ proto: String(proto) });\nconst p = proto.constructor.constructor("return process")();\n${PRINT_ENV}`,
+      { failed: /^Uncaught TypeError: Cannot read properties of null \(reading 'constructor'\)/ },
+    ],
+    [
+      "cyrnel.services.__proto__",
+      `const proto = (cyrnel.services as any).__proto__;\nconst p = proto.constructor.constructor("return process")();\n${PRINT_ENV}`,
+      { failed: /^Uncaught TypeError: Cannot read properties of undefined \(reading 'constructor'\)/ },
+    ],
+    [
+      "prototype pollution and tampering with cyrnel",
+      `(Object.prototype as any).polluted = "yes";
+try { Object.setPrototypeOf(cyrnel.services, { env: 1 }); } catch {}
+try { (cyrnel as any).services = {}; } catch {}
+const tool = cyrnel.services.shop.tools.getItem;
+cyrnel.output({
+  frozen: Object.isFrozen(cyrnel),
+  setProto: Reflect.setPrototypeOf(cyrnel.services, null),
+  servicesProto: Object.getPrototypeOf(cyrnel.services),
+  toolProto: Object.getPrototypeOf(tool),
+  item: await tool.invoke({ id: "p" }),
+});
+${REPORT}`,
+      {
+        output: {
+          frozen: true,
+          setProto: false,
+          servicesProto: null,
+          toolProto: null,
+          item: { id: "p", name: "Item p" },
+          ...NOTHING,
+        },
+      },
+    ],
+    [
+      "Error.prepareStackTrace walking the frames of a tool error",
+      `const seen: string[] = [];
+(Error as any).prepareStackTrace = (_error: unknown, frames: any[]) => {
+  for (const frame of frames) {
+    for (const value of [frame.getThis?.(), frame.getFunction?.()]) {
+      if (!value) continue;
+      try { seen.push(JSON.stringify(value.constructor.constructor("return process")().env)); }
+      catch (error: any) { seen.push(String(error.message)); }
+    }
+  }
+  return "custom";
+};
+try { await (cyrnel.services as any).nope.tools.x.invoke({}); } catch (error: any) { seen.push(String(error.stack)); }
+try { (cyrnel as any).output(1); } catch (error: any) { seen.push(String(error.stack)); }
+cyrnel.output({ leaked: seen.filter((text) => !/^(process is not defined|custom)$/.test(text)) });
+${REPORT}`,
+      { output: { leaked: [], ...NOTHING } },
+    ],
+    [
+      "callee and caller",
+      `function probe(): unknown { return (probe as any).caller; }
+const wrapper = (arguments as any).callee;
+let callerOfWrapper: unknown = "threw";
+try { callerOfWrapper = wrapper.caller; } catch {}
+const timerCaller = await new Promise((resolve) => setTimeout(function tick() { resolve((tick as any).caller); }, 0));
+cyrnel.output({ probeCallerIsOwnCode: probe() === wrapper, callerOfWrapper, timerCaller });
+${REPORT}`,
+      // The only caller user code can reach is its own wrapper; the sandbox's own functions are strict.
+      { output: { probeCallerIsOwnCode: true, callerOfWrapper: "threw", timerCaller: null, ...NOTHING } },
+    ],
+    [
+      "Symbol and Proxy tricks on cyrnel.services",
+      `const s: any = cyrnel.services;
+cyrnel.output({
+  ownKeys: Reflect.ownKeys(s).map(String),
+  symbols: [Symbol.toPrimitive, Symbol.iterator, Symbol.for("nodejs.util.inspect.custom")].map((sym) => typeof s[sym]),
+  defined: Reflect.defineProperty(s, "evil", { value: 1 }),
+  deleted: Reflect.deleteProperty(s, "shop"),
+  viaProxy: typeof new Proxy(s, {}).shop.tools.getItem.invoke,
+  viaProxyCall: await new Proxy(s, { get: (t, k) => t[k] }).shop.tools.getItem.invoke({ id: "x" }),
+  globalOfInvoke: typeof s.shop.tools.getItem.invoke.constructor("return this")().process,
+});
+${REPORT}`,
+      {
+        output: {
+          ownKeys: ["shop"],
+          symbols: ["undefined", "undefined", "undefined"],
+          defined: false,
+          deleted: false,
+          viaProxy: "function",
+          viaProxyCall: { id: "x" },
+          globalOfInvoke: "undefined",
+          ...NOTHING,
+        },
+      },
+    ],
+    [
+      "getters in tool parameters",
+      `const params = { get id() { return typeof process === "undefined" ? "none" : JSON.stringify(process.env); } };
+cyrnel.output({ result: await cyrnel.services.shop.tools.getItem.invoke(params as any) });
+${REPORT}`,
+      { output: { result: { id: "none" }, ...NOTHING } },
+    ],
+    [
+      "a dynamic import",
+      `const fs = await import("fs");\ncyrnel.output({ fs: Object.keys(fs) });`,
+      { failed: /^Uncaught Error: Not supported/ },
+    ],
+    [
+      "require",
+      `const fs = require("fs");\ncyrnel.output({ fs: Object.keys(fs) });`,
+      { failed: /^Uncaught ReferenceError: require is not defined/ },
+    ],
+    [
+      "a static import",
+      `import { readFileSync } from "node:fs";\ncyrnel.output({ file: readFileSync("/etc/passwd", "utf8") });`,
+      { failed: /^SyntaxError: Cannot use import statement outside a module \(line 1, column 1\)$/ },
+    ],
+    ["eval of process", `cyrnel.output({ env: JSON.stringify(eval("process").env) });`, { failed: noProcess }],
+    [
+      "the global object",
+      `const global = Function("return this")();
+cyrnel.output({ found: Object.getOwnPropertyNames(global).filter((n) => /^(process|require|module|exports|global|Buffer|fetch)$/.test(n)) });
+${REPORT}`,
+      { output: { found: [], ...NOTHING } },
+    ],
+  ])("%s gets nothing from the host", async (_label, code, expected) => {
+    const result = await run(code, { timeoutMs: 5_000 });
+    produced.push(JSON.stringify(result));
+    for (const stream of ["output", "stdout", "stderr"]) {
+      const response = await host.api("GET", `/processes/${result.id}/${stream}`);
+      expect(response.status).toBe(200);
+      produced.push(response.text);
+    }
+    if ("failed" in expected) {
+      expect(result.exitState).toBe("failed");
+      expect(result.error).toMatch(expected.failed);
+    } else {
+      expect(result.exitState, result.error ?? "").toBe("success");
+      expect(result.output).toMatchObject(expected.output);
+    }
+  });
+
+  it("kept answering /health throughout, and no process ever saw the host's secrets or environment", async () => {
+    const statuses = await health.stop();
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    const everything = produced.join("\n");
+    for (const marker of [API_KEY, ENV_MARKER, SHOP_KEY, "CYRNEL_DATA_DIR"]) expect(everything).not.toContain(marker);
+  });
+});
+
+describe("types and docs for clients", () => {
+  // The workspace's TypeScript 5, as a client would run it.
+  const ts = createRequire(import.meta.url)("typescript") as typeof TS;
+
+  /** Type-checks real files on disk the way the declaration file says process code should be checked. */
+  function typeErrors(files: Record<string, string>): string[] {
+    const dir = tempDir("cyrnel-types-");
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    const program = ts.createProgram(
+      Object.keys(files).map((name) => join(dir, name)),
+      {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ES2022,
+        lib: ["lib.es2022.d.ts"],
+        types: [],
+      },
+    );
+    return ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+  }
+
+  let types = "";
+  beforeAll(async () => {
+    const response = await host.api("GET", "/environment/types");
+    expect(response.status, response.text).toBe(200);
+    types = response.text;
+  });
+
+  it("GET /environment/types declares the enabled tools, not the disabled service", () => {
+    expect(types).toContain("declare const cyrnel");
+    expect(types).toMatch(/readonly shop: \{/);
+    expect(types).toMatch(/readonly getItem: \{ invoke\(params: /);
+    expect(types).not.toMatch(/readonly offline:/);
+  });
+
+  it("GET /environment/docs documents the runtime surface", async () => {
+    const response = await host.api("GET", "/environment/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/markdown");
+    expect(response.text).toMatch(/^# /m);
+    for (const part of ["cyrnel.output", "cyrnel.services", "console.log", "setTimeout"]) {
+      expect(response.text).toContain(part);
+    }
+  });
+
+  let usage = "";
+  it("GET /tools/shop/getItem/docs documents the tool with a snippet that runs as a process", async () => {
+    const response = await host.api("GET", "/tools/shop/getItem/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/markdown");
+    expect(response.text).toContain("Fetch one item");
+    expect(response.text).toContain("| `id` | `string` | yes |");
+    expect(response.text).toMatch(/type Output = \{\n\s+id: string;\n\s+name: string;/);
+    usage = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(response.text)?.[1] ?? "";
+    expect(usage, response.text).toContain("const result = await cyrnel.services.shop.tools.getItem.invoke({");
+
+    const result = await run(usage);
+    expect(result.exitState, result.error ?? "").toBe("success");
+    expect(result.output.result).toMatchObject({ name: `Item ${result.output.result.id}` });
+  });
+
+  it("the declarations type-check correct programs and reject a wrong parameter name", () => {
+    expect(ts.version).toMatch(/^5\./);
+    const correct = `async function main() {
+  const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "a", verbose: true });
+  const name: string = item.name;
+  const note = await cyrnel.services.shop.tools.createNote.invoke({ body: { text: "hi", tags: ["x"] } });
+  cyrnel.output({ name, note, slow: await cyrnel.services.shop.tools.slowThing.invoke({ ms: 1 }) });
+}
+void main;
+`;
+    expect(typeErrors({ "cyrnel.d.ts": types, "main.ts": correct })).toEqual([]);
+    // The docs' own snippet, checked as the declaration file says process code should be.
+    const snippet = `async function main() {\n${usage}}\nvoid main;\n`;
+    expect(typeErrors({ "cyrnel.d.ts": types, "snippet.ts": snippet })).toEqual([]);
+
+    const wrongName = correct.replace(`{ id: "a", verbose: true }`, `{ itemId: "a", verbose: true }`);
+    expect(typeErrors({ "cyrnel.d.ts": types, "main.ts": wrongName }).join("\n")).toMatch(/main\.ts: .*'itemId'/);
+    const wrongType = correct.replace(`verbose: true`, `verbose: "yes"`);
+    expect(typeErrors({ "cyrnel.d.ts": types, "main.ts": wrongType }).join("\n")).toMatch(/main\.ts: .*boolean/);
+    const unknownTool = correct.replace("tools.getItem", "tools.getItems");
+    expect(typeErrors({ "cyrnel.d.ts": types, "main.ts": unknownTool }).join("\n")).toMatch(/'getItems'/);
+  });
+});
+
+describe("after a restart on the same data dir", () => {
+  it("the host stops promptly even with an upstream call still in flight", async () => {
+    const response = await host.api("POST", "/processes", {
+      code: "await cyrnel.services.shop.tools.slowThing.invoke({ ms: 120000 });",
+      timeoutMs: null,
+    });
+    expect(response.status, response.text).toBe(201);
+    await expect.poll(() => shop.requests.some((r) => r.path === "/slow" && r.query.ms === "120000")).toBe(true);
+    const stopping = Date.now();
+    const logs = host.output;
+    try {
+      expect(await host.stop()).toBe(0);
+      // Broad bound: the abandoned call used to hold the process open until the adapter's 30 s timeout.
+      expect(Date.now() - stopping).toBeLessThan(10_000);
+    } finally {
+      host = await restart(host);
+    }
+    const stopped = await host.api("GET", `/processes/${response.body.id}`);
+    expect(stopped.body.state).toBe("idle");
+    expect(["canceled", "failed"]).toContain(stopped.body.exitState);
+    // Everything the first host logged (at debug level), hostile runs included, is free of secrets.
+    expect(logs.length).toBeGreaterThan(100);
+    for (const secret of [SHOP_KEY, API_KEY, ENV_MARKER]) expect(logs.join("\n")).not.toContain(secret);
+  });
+
+  it("the service is enabled with its secret, and code still calls the tool", async () => {
+    const service = await host.api("GET", "/services/shop");
+    expect(service.body).toMatchObject({ id: "shop", enabled: true });
+    expect((await host.api("GET", "/services/shop/secrets")).body).toEqual({ set: ["shopKey"] });
+
+    const before = shop.requests.length;
+    const result = await run(
+      `cyrnel.output({ item: await cyrnel.services.shop.tools.getItem.invoke({ id: "again" }) });`,
+    );
+    expect(result).toMatchObject({ exitState: "success", output: { item: { id: "again", name: "Item again" } } });
+    const received = shop.requests.slice(before);
+    expect(received.map((r) => r.path)).toEqual(["/items/again"]);
+    expect(received[0]?.headers["x-shop-key"]).toBe(SHOP_KEY);
+  });
+});
