@@ -220,6 +220,35 @@ cyrnel.output({ city: forecast.city.name, alert: alert.id });`,
     expect(result.stderr).toMatch(/process \d+ timeout/);
   });
 
+  it("streams stdout and stderr while the process is still running", async () => {
+    const child = spawnCli([
+      "run",
+      file(
+        "chatty.ts",
+        'console.log("first line");\nconsole.error("a warning");\nawait new Promise((r) => setTimeout(r, 20000));',
+      ),
+      "--ref",
+      "chatty",
+    ]);
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+    await expect.poll(() => stdout, { timeout: 15_000 }).toBe("first line\n");
+    await expect.poll(() => stderr, { timeout: 5_000 }).toContain("a warning\n");
+    // Printed while the code is still waiting: the process is running, not finished.
+    const [running] = (await host.api("GET", "/processes?ref=chatty")).body.items;
+    expect(running.state).toBe("running");
+    child.kill("SIGINT");
+    expect(await closed).toBe(130);
+    expect(stdout).toBe("first line\n");
+  });
+
   it("cancels the process on Ctrl-C and exits 130", async () => {
     const child = spawnCli([
       "run",

@@ -314,6 +314,82 @@ describe("kill", () => {
   });
 });
 
+describe("following a process live (GET /processes/:id/events)", () => {
+  /** Reads NDJSON lines until `until` returns true for one (or the stream ends); returns every event read. */
+  async function readEvents(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    until: (event: Record<string, any>, all: Record<string, any>[]) => boolean,
+  ): Promise<Record<string, any>[]> {
+    const decoder = new TextDecoder();
+    const events: Record<string, any>[] = [];
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      pending += decoder.decode(value, { stream: true });
+      for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
+        events.push(JSON.parse(pending.slice(0, newline)));
+        pending = pending.slice(newline + 1);
+        if (until(events.at(-1)!, events)) return events;
+      }
+    }
+  }
+  const follow = async (id: number) => {
+    const response = await fetch(`${host.url}/processes/${id}/events`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("application/x-ndjson");
+    return response.body!.getReader();
+  };
+
+  it("delivers stdout and stderr while the code runs, then the end with the results", async () => {
+    const id = await startIn(
+      "running",
+      'console.log("before the wait");\nconsole.error("a warning");\ncyrnel.output({ half: true });\n' +
+        "await new Promise(() => {});",
+    );
+    const reader = await follow(id);
+    const live = await readEvents(reader, (_event, all) => {
+      const text = (stream: string) =>
+        all
+          .filter((e) => e.type === stream)
+          .map((e) => e.text)
+          .join("");
+      return text("stdout") === "before the wait\n" && text("stderr") === "a warning\n";
+    });
+    expect(live.some((event) => event.type === "end")).toBe(false);
+    expect((await host.api("GET", `/processes/${id}`)).body.state).toBe("running");
+
+    expect((await host.api("POST", `/processes/${id}/signals/kill`)).status).toBe(200);
+    const rest = await readEvents(reader, (event) => event.type === "end");
+    expect(rest.at(-1)).toMatchObject({
+      type: "end",
+      process: {
+        id,
+        state: "idle",
+        exitState: "canceled",
+        output: { half: true },
+        stdout: "before the wait\n",
+        stderr: "a warning\n",
+      },
+    });
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("answers an idle process's text and its end at once, and 404s unknown ids", async () => {
+    const done = await run('console.log("one");\nconsole.log("two");');
+    const events = await readEvents(await follow(done.id), () => false);
+    expect(events).toEqual([
+      { type: "stdout", text: "one\ntwo\n" },
+      { type: "end", process: expect.objectContaining({ id: done.id, exitState: "success", stdout: "one\ntwo\n" }) },
+    ]);
+    const missing = await host.api("GET", "/processes/999999/events");
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe("not_found");
+  });
+});
+
 describe("memory bombs", () => {
   it.each([
     ["array growth", "const hoard: number[][] = [];\nfor (;;) hoard.push(new Array(10000).fill(hoard.length));"],

@@ -67,19 +67,56 @@ export class CyrnelApi {
 
   /**
    * Creates a process and waits until it is idle, then reads its results.
-   * It polls rather than using `block: true`, so a long run is not cut by
-   * the HTTP client's response timeout and the caller learns the process id
-   * at once (`onCreated`, e.g. to kill it on Ctrl-C). An aborted `signal`
-   * stops the waiting (not the process) and answers the record as it is.
+   * It does not use `block: true`, so a long run is not cut by the HTTP
+   * client's response timeout and the caller learns the process id at once
+   * (`onCreated`, e.g. to kill it on Ctrl-C). With `onText` it follows
+   * `GET /processes/:id/events` and hands over stdout and stderr as they are
+   * written; without it, or if that stream breaks, it polls. An aborted
+   * `signal` stops the waiting (not the process) and answers the record as
+   * it is.
    */
   async runProcess(
     input: { code: string; ref?: string; timeoutMs?: number | null },
-    options: { signal?: AbortSignal; onCreated?: (record: ProcessRecord) => void } = {},
+    options: {
+      signal?: AbortSignal;
+      onCreated?: (record: ProcessRecord) => void;
+      onText?: (stream: "stdout" | "stderr", text: string) => void;
+    } = {},
   ): Promise<ProcessReport> {
     const created = await this.json<ProcessRecord>("POST", "/processes", { body: input });
     options.onCreated?.(created);
+    if (options.onText) {
+      const ended = await this.follow(created.id, options.onText, options.signal).catch(() => null);
+      if (ended) return ended;
+    }
     const record = await this.waitIdle(created.id, options.signal);
     return record.state === "idle" ? this.withResults(record) : record;
+  }
+
+  /** Reads a process's NDJSON events; the end event's process, or null if the stream stopped before it. */
+  private async follow(
+    id: number,
+    onText: (stream: "stdout" | "stderr", text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<ProcessReport | null> {
+    const response = await this.send("GET", `/processes/${id}/events`, { signal });
+    if (!response.body) return null;
+    const decoder = new TextDecoder();
+    let pending = "";
+    for await (const bytes of response.body) {
+      pending += decoder.decode(bytes, { stream: true });
+      for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (line === "") continue;
+        const event = JSON.parse(line) as { type: string; text?: string; process?: ProcessReport };
+        if (event.type === "end" && event.process) return event.process;
+        if ((event.type === "stdout" || event.type === "stderr") && typeof event.text === "string") {
+          onText(event.type, event.text);
+        }
+      }
+    }
+    return null;
   }
 
   /** A process, with its output, stdout and stderr when it is idle. */

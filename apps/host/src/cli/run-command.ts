@@ -1,9 +1,9 @@
 /**
  * `cyrnel run <file.ts>`: runs a TypeScript file as a process on the host
- * and waits for it. The API makes stdout and stderr readable once the
- * process is idle (there is no live stream), so they are printed when it
- * ends: its stdout on stdout, its stderr on stderr, then the merged
- * `cyrnel.output(...)` as JSON. Ctrl-C kills the process on the host.
+ * and waits for it. Its stdout and stderr stream to ours as the code writes
+ * them (`GET /processes/:id/events`); when it ends, the merged
+ * `cyrnel.output(...)` is printed as JSON. Ctrl-C kills the process on the
+ * host.
  */
 import { readFileSync } from "node:fs";
 import { CyrnelApi } from "./api-client.js";
@@ -18,8 +18,9 @@ import { readAll } from "./secret-input.js";
 export const RUN_HELP = `Usage:
   cyrnel run <file.ts|-> [--timeout <ms>|<n>s|<n>m|none] [--ref <label>]
 
-Runs the file (or stdin with -) in the host's active environment and waits. When it ends, prints its
-stdout, its stderr (on stderr) and its output as JSON; with --json, the whole process record instead.
+Runs the file (or stdin with -) in the host's active environment and waits. Its stdout and stderr
+stream to this terminal as they are written; when it ends, its output is printed as JSON. With --json,
+only the whole process record is printed, at the end.
 Ctrl-C cancels the process on the host. The timeout defaults to the host's (30 s); none = no limit.
 
 Exit codes: 0 success, 1 failed, 124 timeout, 130 canceled (2 usage, 3 API error, 4 host unreachable).
@@ -62,7 +63,14 @@ export async function runCommand(args: string[]): Promise<number> {
     process.exit(EXIT.canceled);
   };
   process.on("SIGINT", onInterrupt);
-  const progress = values.json ? { stop() {} } : startProgress(`running ${file}`);
+  let progress = values.json ? { stop() {} } : startProgress(`running ${file}`);
+  const streamed = { stdout: "", stderr: "" };
+  const write = (stream: "stdout" | "stderr", text: string) => {
+    progress.stop();
+    progress = { stop() {} };
+    streamed[stream] += text;
+    process[stream].write(text);
+  };
   let report: ProcessReport;
   try {
     report = await api.runProcess(
@@ -71,6 +79,7 @@ export async function runCommand(args: string[]): Promise<number> {
         onCreated: (record) => {
           created = record;
         },
+        onText: values.json ? undefined : write,
       },
     );
   } finally {
@@ -81,8 +90,14 @@ export async function runCommand(args: string[]): Promise<number> {
   if (values.json) {
     printJson(report);
   } else {
-    if (report.stdout) process.stdout.write(withNewline(report.stdout));
-    if (report.stderr) process.stderr.write(withNewline(report.stderr));
+    // Whatever the live stream did not deliver (it broke and the client fell back to polling).
+    for (const stream of ["stdout", "stderr"] as const) {
+      const final = report[stream] ?? "";
+      if (final.startsWith(streamed[stream]) && final.length > streamed[stream].length) {
+        write(stream, final.slice(streamed[stream].length));
+      }
+      if (streamed[stream] !== "" && !streamed[stream].endsWith("\n")) process[stream].write("\n");
+    }
     if (report.output && Object.keys(report.output).length > 0) printJson(report.output);
     if (report.exitState !== "success") {
       note(`cyrnel: process ${report.id} ${report.exitState}${report.error ? `: ${report.error}` : ""}`);
@@ -109,5 +124,3 @@ function readCode(path: string): string {
     throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
   }
 }
-
-const withNewline = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);

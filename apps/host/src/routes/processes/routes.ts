@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 import { ListOf, ListQuery, Timestamp } from "../../http/schemas.js";
-import type { ProcessRunner } from "../../services/processes/process-runner.js";
+import type { ProcessRunner, StreamName } from "../../services/processes/process-runner.js";
 import type { ProcessRow } from "../../services/processes/process-store.js";
 
 const tags = ["processes"];
@@ -164,6 +164,60 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         handler: ({ params }) => text(200, runner.requireIdle(params.id, stream)[stream], "text/plain; charset=utf-8"),
       }),
     ),
+    defineRoute({
+      method: "get",
+      path: "/processes/{id}/events",
+      operationId: "followProcess",
+      summary: "Follow a process live: stdout and stderr as they are written, then its end",
+      description:
+        'Newline-delimited JSON, one event per line: `{"type":"stdout"|"stderr","text"}` for what was ' +
+        'written so far and then for each new chunk, and last `{"type":"end","process"}` with the idle ' +
+        "process and its results (as `POST /processes` with `block` answers). An idle process answers its stored " +
+        "text and the end at once. Text past the stream cap is dropped after one marker line.",
+      tags,
+      params: IdParams,
+      responses: {
+        200: { description: "NDJSON events", schema: Type.String(), contentType: "application/x-ndjson" },
+      },
+      errors: ["validation_failed", "not_found"],
+      handler: ({ params, signal }) => {
+        const encoder = new TextEncoder();
+        let controller!: ReadableStreamDefaultController<Uint8Array>;
+        let open = true;
+        const send = (event: Record<string, unknown>) => {
+          if (open) controller.enqueue(encoder.encode(`${JSON.stringify(event)}\n`));
+        };
+        const end = () => {
+          if (!open) return;
+          open = false;
+          followed.close();
+          controller.close();
+        };
+        // `start` runs synchronously in the constructor, so `controller` is set before any chunk can arrive.
+        const body = new ReadableStream<Uint8Array>({
+          start: (c) => {
+            controller = c;
+          },
+          cancel: () => {
+            open = false;
+            followed.close();
+          },
+        });
+        const followed = runner.follow(params.id, (stream, chunk) => send({ type: stream, text: chunk }));
+        for (const stream of ["stdout", "stderr"] as StreamName[]) {
+          if (followed[stream] !== "") send({ type: stream, text: followed[stream] });
+        }
+        followed.done.then((row) => {
+          send({ type: "end", process: result(row) });
+          end();
+        });
+        signal.addEventListener("abort", end, { once: true });
+        return new Response(body, {
+          status: 200,
+          headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+        });
+      },
+    }),
     defineRoute({
       method: "post",
       path: "/processes/{id}/signals/run",

@@ -9,16 +9,20 @@ export class CappedText {
     private readonly name: string,
   ) {}
 
-  append(chunk: string): void {
+  /**
+   * Keeps what fits and returns the text a live reader should see: the kept
+   * part, plus a marker line the moment the cap is first crossed ("" after).
+   */
+  append(chunk: string): string {
     if (this.dropped > 0) {
       this.dropped += Buffer.byteLength(chunk);
-      return;
+      return "";
     }
     const size = Buffer.byteLength(chunk);
     if (this.bytes + size <= this.limit) {
       this.chunks.push(chunk);
       this.bytes += size;
-      return;
+      return chunk;
     }
     const room = this.limit - this.bytes;
     const kept = Buffer.from(chunk)
@@ -28,6 +32,10 @@ export class CappedText {
     this.chunks.push(kept);
     this.bytes += Buffer.byteLength(kept);
     this.dropped = size - Buffer.byteLength(kept);
+    // Happens once per stream, so joining what was kept to find its last character is cheap enough.
+    const soFar = this.chunks.join("");
+    const separator = soFar.endsWith("\n") || soFar === "" ? "" : "\n";
+    return `${kept}${separator}[cyrnel: ${this.name} truncated at ${this.limit} bytes; the rest is dropped]\n`;
   }
 
   toString(): string {

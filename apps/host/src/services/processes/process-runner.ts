@@ -54,8 +54,23 @@ interface LiveExecution {
   /** Set when the host decided how the run ends (kill, timeout backstop, output cap). */
   forced: { exitState: ExecutionExitState; error: string | null } | null;
   backstop: NodeJS.Timeout | undefined;
+  /** Live readers of stdout/stderr (`follow`). */
+  readers: Set<StreamReader>;
   done: Promise<void>;
   finish(exitState: ExecutionExitState): void;
+}
+
+export type StreamName = "stdout" | "stderr";
+export type StreamReader = (stream: StreamName, text: string) => void;
+
+/** What `follow` gives a live reader: the text so far, then every new chunk through the reader, then the end. */
+export interface FollowedProcess {
+  stdout: string;
+  stderr: string;
+  /** The process once it is idle (at once if it already is). */
+  done: Promise<ProcessRow>;
+  /** Stops delivering chunks (the reader went away). */
+  close(): void;
 }
 
 export class ProcessRunner {
@@ -92,8 +107,8 @@ export class ProcessRunner {
       const execution = this.live.get(executionId);
       if (execution) execution.error = String(message).slice(0, 64 * 1024);
     },
-    emitStdout: (executionId, chunk) => this.live.get(executionId)?.stdout.append(String(chunk)),
-    emitStderr: (executionId, chunk) => this.live.get(executionId)?.stderr.append(String(chunk)),
+    emitStdout: (executionId, chunk) => this.emit(executionId, "stdout", chunk),
+    emitStderr: (executionId, chunk) => this.emit(executionId, "stderr", chunk),
     emitOutput: (executionId, patch) => {
       const execution = this.live.get(executionId);
       if (!execution || execution.forced) return;
@@ -178,6 +193,30 @@ export class ProcessRunner {
     return this.get(id);
   }
 
+  /**
+   * Live stdout/stderr of a process: what was written so far, then each new
+   * chunk through `reader` until the run ends. An idle process answers its
+   * stored text and is done at once.
+   */
+  follow(id: number, reader: StreamReader): FollowedProcess {
+    const row = this.get(id);
+    const execution = this.byProcess.get(id);
+    if (!execution) {
+      return { stdout: row.stdout, stderr: row.stderr, done: Promise.resolve(row), close() {} };
+    }
+    execution.readers.add(reader);
+    const close = () => execution.readers.delete(reader);
+    return {
+      stdout: execution.stdout.toString(),
+      stderr: execution.stderr.toString(),
+      done: execution.done.then(() => {
+        close();
+        return this.get(id);
+      }),
+      close,
+    };
+  }
+
   requireIdle(id: number, what: string): ProcessRow {
     const row = this.get(id);
     if (row.state !== "idle")
@@ -200,6 +239,21 @@ export class ProcessRunner {
   }
 
   // ---- internals ---------------------------------------------------------------------
+
+  private emit(executionId: number, stream: StreamName, chunk: string): void {
+    const execution = this.live.get(executionId);
+    if (!execution) return;
+    const text = execution[stream].append(String(chunk));
+    if (text === "") return;
+    for (const reader of execution.readers) {
+      try {
+        reader(stream, text);
+      } catch (error) {
+        execution.readers.delete(reader);
+        this.options.logger.warn("a live reader of a process failed; it was dropped", { error: messageOf(error) });
+      }
+    }
+  }
 
   private requireEnvironment() {
     const environment = this.options.environment();
@@ -224,6 +278,7 @@ export class ProcessRunner {
       error: null,
       forced: null,
       backstop: undefined,
+      readers: new Set(),
       done: new Promise<void>((resolve) => {
         finish = (exitState) => {
           if (!this.live.has(executionId)) return;
