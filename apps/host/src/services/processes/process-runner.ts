@@ -83,7 +83,7 @@ export class ProcessRunner {
   readonly bindings: EnvironmentBindings = {
     invokeTool: async (executionId, input) => {
       const execution = this.live.get(executionId);
-      if (!execution || execution.state !== "running") {
+      if (execution?.state !== "running") {
         throw new CyrnelError("conflict", `execution ${executionId} is not running`);
       }
       return this.options.invokeTool(input);
