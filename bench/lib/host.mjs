@@ -11,7 +11,7 @@ const bin = join(dirname(createRequire(import.meta.url).resolve("@cyrnel/host/pa
 export async function startHost(env = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
   const child = spawn(process.execPath, ["--no-node-snapshot", bin, "start"], {
-    env: { ...process.env, CYRNEL_DATA_DIR: dataDir, CYRNEL_PORT: "0", CYRNEL_LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, CYRNEL_DATA_DIR: dataDir, CYRNEL_PORT: "0", CYRNEL_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise((resolve, reject) => {
@@ -23,7 +23,7 @@ export async function startHost(env = {}) {
     });
     child.once("exit", (code) => reject(new Error(`host exited with ${code}`)));
   });
-  // The "listening" line is logged at info; keep reading stdout so the pipe never fills.
+  // Keep reading stdout (info logs, e.g. module activity) so the pipe never fills.
   child.stdout.resume();
   const api = async (method, path, body) => {
     const response = await fetch(`${url}${path}`, {

@@ -6,6 +6,7 @@
 import type { ProcessReport, ServiceRecord } from "../cli/api-types.js";
 import { CyrnelError, notFound } from "../errors.js";
 import type { ModuleRegistry } from "../services/modules/module-registry.js";
+import { processRecord, processResult } from "../services/processes/process-record.js";
 import type { ProcessRunner } from "../services/processes/process-runner.js";
 import type { ProcessRow } from "../services/processes/process-store.js";
 import { serviceRecord, toolRecord } from "../services/services-and-tools/records.js";
@@ -85,18 +86,5 @@ export function inProcessAccess({ store, modules, processes }: InProcessDeps): H
 }
 
 function report(row: ProcessRow): ProcessReport {
-  const record = {
-    id: row.id,
-    ref: row.ref,
-    state: row.state,
-    exitState: row.exitState,
-    error: row.error,
-    timeoutMs: row.timeoutMs,
-    createdAt: row.createdAt,
-    startedAt: row.startedAt,
-    finishedAt: row.finishedAt,
-  };
-  return row.state === "idle"
-    ? { ...record, output: row.output ?? {}, stdout: row.stdout, stderr: row.stderr }
-    : record;
+  return row.state === "idle" ? processResult(row) : processRecord(row);
 }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 import { ListOf, ListQuery, Timestamp } from "../../http/schemas.js";
+import { processRecord, processResult } from "../../services/processes/process-record.js";
 import type { ProcessRunner, StreamName } from "../../services/processes/process-runner.js";
 import type { ProcessRow } from "../../services/processes/process-store.js";
 
@@ -42,23 +43,8 @@ const ProcessResult = Type.Composite([
   }),
 ]);
 
-const record = (row: ProcessRow) => ({
-  id: row.id,
-  ref: row.ref,
-  state: row.state,
-  exitState: row.exitState,
-  error: row.error,
-  timeoutMs: row.timeoutMs,
-  createdAt: row.createdAt,
-  startedAt: row.startedAt,
-  finishedAt: row.finishedAt,
-});
-const result = (row: ProcessRow) => ({
-  ...record(row),
-  output: row.output ?? {},
-  stdout: row.stdout,
-  stderr: row.stderr,
-});
+const record = processRecord;
+const result = processResult;
 
 export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
   /** With `block`, answer once the process is idle, with its results. */

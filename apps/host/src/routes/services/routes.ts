@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
@@ -170,6 +171,16 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
   ];
 }
 
+const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [
+  "bad_request",
+  "validation_failed",
+  "not_found",
+  "conflict",
+  "adapter_error",
+  "upstream_error",
+  "invoke_timeout",
+];
+
 /** Installs and updates from registry descriptors (SPEC section 9). */
 export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
   return [
@@ -185,15 +196,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       tags,
       body: RegistryInstallBody,
       responses: { 201: { description: "Installed", schema: InstalledService } },
-      errors: [
-        "bad_request",
-        "validation_failed",
-        "not_found",
-        "conflict",
-        "adapter_error",
-        "upstream_error",
-        "invoke_timeout",
-      ],
+      errors: REGISTRY_INSTALL_ERRORS,
       handler: async ({ body }) => json(201, await installs.install(body)),
     }),
     defineRoute({
@@ -209,15 +212,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       params: IdParams,
       body: RegistryUpdateBody,
       responses: { 200: { description: "Update result", schema: RegistryUpdateResult } },
-      errors: [
-        "bad_request",
-        "validation_failed",
-        "not_found",
-        "conflict",
-        "adapter_error",
-        "upstream_error",
-        "invoke_timeout",
-      ],
+      errors: REGISTRY_INSTALL_ERRORS,
       handler: async ({ params, body }) => json(200, await installs.update(params.id, body)),
     }),
   ];
