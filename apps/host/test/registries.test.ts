@@ -370,47 +370,71 @@ describe("a module from a registry", () => {
     }`;
 
   it.each([
-    ["throws on import", brokenAtImport, "it failed to load: importing src/index.js failed: broken on purpose"],
-    ["fails to start", brokenAtSetup, "it failed to start: no licence for 3.0.0"],
-  ])("rolls back an update whose new version %s; the old version keeps serving", async (_label, code, reason) => {
-    // A disabled tool must stay disabled whatever the failed version would have generated.
-    expect((await host.api("POST", "/tools/weather/listCities/enabled", { enabled: false })).status).toBe(200);
+    ["throws on import", brokenAtImport, {}, "it failed to load: importing src/index.js failed: broken on purpose"],
+    ["fails to start", brokenAtSetup, {}, "it failed to start: no licence for 3.0.0"],
+  ])(
+    "rolls back an update whose new version %s; the old version keeps serving",
+    async (_label, code, extra, reason) => {
+      // A disabled tool must stay disabled whatever the failed version would have generated.
+      expect((await host.api("POST", "/tools/weather/listCities/enabled", { enabled: false })).status).toBe(200);
+      const archiveUrl = await serveArchive(
+        "json-http-3.0.0.tgz",
+        { id: "json-http", name: "JSON over HTTP", type: "adapter", version: "3.0.0", main: "src/index.js", ...extra },
+        code,
+      );
+      const response = await host.api("PATCH", "/modules/json-http", { url: archiveUrl });
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.code).toBe("bad_request");
+      expect(response.body.error).toContain('module "json-http" 3.0.0 was not installed because');
+      expect(response.body.error).toContain(reason);
+      expect(response.body.error).toContain("version 2.0.0 was restored and keeps running");
+
+      expect((await host.api("GET", "/modules/json-http")).body).toMatchObject({
+        version: "2.0.0",
+        enabled: true,
+        active: true,
+        source: source.jsonHttp,
+        error: null,
+      });
+      const onDisk = JSON.parse(readFileSync(join(host.dataDir, "modules", "json-http", "module.json"), "utf8"));
+      expect(onDisk.version).toBe("2.0.0");
+      const staging = join(host.dataDir, "modules", ".staging");
+      expect(existsSync(staging) ? readdirSync(staging) : []).toEqual([]);
+
+      expect((await host.api("GET", "/services/weather")).body).toMatchObject({ stale: false, enabled: true });
+      const tools = (await host.api("GET", "/tools?serviceId=weather")).body.items;
+      expect(Object.fromEntries(tools.map((tool: any) => [tool.id, tool.enabled]))).toEqual({
+        getForecast: true,
+        listCities: false,
+      });
+      const disabled = await host.api("POST", "/tools/weather/listCities/invoke", { parameters: {} });
+      expect(disabled.status).toBe(409);
+      expect(disabled.body.code).toBe("tool_disabled");
+      const result = await forecast("weather");
+      expect(result.status, result.text).toBe(200);
+      expect(result.body.result).toMatchObject({ status: 200, body: { city: { name: "Oslo" } } });
+    },
+  );
+
+  it("refuses an update for a newer host (engines.cyrnel) before touching the installed version", async () => {
     const archiveUrl = await serveArchive(
-      "json-http-3.0.0.tgz",
-      { id: "json-http", name: "JSON over HTTP", type: "adapter", version: "3.0.0", main: "src/index.js" },
-      code,
+      "json-http-9.0.0.tgz",
+      {
+        id: "json-http",
+        name: "JSON over HTTP",
+        type: "adapter",
+        version: "9.0.0",
+        main: "src/index.js",
+        engines: { cyrnel: ">=99.0.0" },
+      },
+      brokenAtSetup,
     );
     const response = await host.api("PATCH", "/modules/json-http", { url: archiveUrl });
     expect(response.status, response.text).toBe(400);
     expect(response.body.code).toBe("bad_request");
-    expect(response.body.error).toContain('module "json-http" 3.0.0 was not installed because');
-    expect(response.body.error).toContain(reason);
-    expect(response.body.error).toContain("version 2.0.0 was restored and keeps running");
-
-    expect((await host.api("GET", "/modules/json-http")).body).toMatchObject({
-      version: "2.0.0",
-      enabled: true,
-      active: true,
-      source: source.jsonHttp,
-      error: null,
-    });
-    const onDisk = JSON.parse(readFileSync(join(host.dataDir, "modules", "json-http", "module.json"), "utf8"));
-    expect(onDisk.version).toBe("2.0.0");
-    const staging = join(host.dataDir, "modules", ".staging");
-    expect(existsSync(staging) ? readdirSync(staging) : []).toEqual([]);
-
-    expect((await host.api("GET", "/services/weather")).body).toMatchObject({ stale: false, enabled: true });
-    const tools = (await host.api("GET", "/tools?serviceId=weather")).body.items;
-    expect(Object.fromEntries(tools.map((tool: any) => [tool.id, tool.enabled]))).toEqual({
-      getForecast: true,
-      listCities: false,
-    });
-    const disabled = await host.api("POST", "/tools/weather/listCities/invoke", { parameters: {} });
-    expect(disabled.status).toBe(409);
-    expect(disabled.body.code).toBe("tool_disabled");
-    const result = await forecast("weather");
-    expect(result.status, result.text).toBe(200);
-    expect(result.body.result).toMatchObject({ status: 200, body: { city: { name: "Oslo" } } });
+    expect(response.body.error).toMatch(/module requires cyrnel >=99\.0\.0, this host is \d+\.\d+\.\d+/);
+    expect((await host.api("GET", "/modules/json-http")).body).toMatchObject({ version: "2.0.0", active: true });
+    expect((await forecast("weather")).status).toBe(200);
   });
 
   it("installs a module whatever its id, even the name of the installer's work folder", async () => {
