@@ -26,6 +26,7 @@ import { serviceRegistryRoutes, serviceRoutes } from "./routes/services/routes.j
 import { systemRoutes } from "./routes/system/routes.js";
 import { toolRoutes } from "./routes/tools/routes.js";
 import { download } from "./services/download.js";
+import { EnvironmentDocs } from "./services/environment-docs.js";
 import { SchemaValidator } from "./services/json-schema.js";
 import { ModuleInstaller } from "./services/modules/module-installer.js";
 import { ModuleRegistry } from "./services/modules/module-registry.js";
@@ -165,17 +166,18 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
 
   await modules.start();
 
+  const docs = new EnvironmentDocs(modules, store);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(HOST_VERSION, () => (document ??= buildOpenApiDocument(routes, HOST_VERSION))),
     ...serviceRoutes(services, store),
     ...serviceRegistryRoutes(registryInstalls),
-    ...toolRoutes(store, gate, modules),
+    ...toolRoutes(store, gate, docs),
     ...moduleRoutes(modules),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
     ...processRoutes(runner),
-    ...environmentRoutes(modules, store),
+    ...environmentRoutes(docs),
   ];
 
   let stopping = false;
@@ -212,7 +214,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     definitionBodyLimit: config.definitionLimitBytes,
     validateResponses: options.validateResponses ?? false,
   });
-  mountMcp(app, { store, modules, processes: runner, logger, bodyLimitBytes: config.bodyLimitBytes });
+  mountMcp(app, { store, docs, processes: runner, logger, bodyLimitBytes: config.bodyLimitBytes });
 
   return {
     app,

@@ -45,6 +45,9 @@ export class CyrnelError extends Error {
 
 export const notFound = (what: string) => new CyrnelError("not_found", `${what} not found`);
 
+export const noEnvironment = () =>
+  new CyrnelError("no_environment", "no environment module is active; enable one under /modules");
+
 /** The message of anything thrown, for surfacing module errors. */
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;

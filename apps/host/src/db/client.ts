@@ -20,7 +20,7 @@ export function openDatabase(file: string, migrationsFolder = MIGRATIONS_FOLDER)
   sqlite.pragma("busy_timeout = 5000");
   // SQLite's LIKE/lower() only fold ASCII; search uses this Unicode-aware fold instead.
   sqlite.function("casefold", { deterministic: true }, (value: unknown) =>
-    typeof value === "string" ? value.normalize("NFC").toLowerCase() : value,
+    typeof value === "string" ? casefold(value) : value,
   );
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder });
@@ -32,3 +32,6 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
+
+/** Case folding for search, in SQL (the `casefold` function above) and in memory alike: Unicode-aware. */
+export const casefold = (text: string) => text.normalize("NFC").toLowerCase();

@@ -4,8 +4,8 @@
  * handler does and builds the same shapes.
  */
 import type { ProcessReport, ServiceRecord } from "../cli/api-types.js";
-import { CyrnelError, notFound } from "../errors.js";
-import type { ModuleRegistry } from "../services/modules/module-registry.js";
+import { notFound } from "../errors.js";
+import type { EnvironmentDocs } from "../services/environment-docs.js";
 import { processRecord, processResult } from "../services/processes/process-record.js";
 import type { ProcessRunner } from "../services/processes/process-runner.js";
 import type { ProcessRow } from "../services/processes/process-store.js";
@@ -15,19 +15,13 @@ import type { HostAccess } from "./host-access.js";
 
 export interface InProcessDeps {
   store: ServiceStore;
-  modules: ModuleRegistry;
+  docs: EnvironmentDocs;
   processes: ProcessRunner;
 }
 
 const PAGE = 1000;
 
-export function inProcessAccess({ store, modules, processes }: InProcessDeps): HostAccess {
-  const environment = () => {
-    const active = modules.activeEnvironment();
-    if (!active) throw new CyrnelError("no_environment", "no environment module is active; enable one under /modules");
-    return active.module;
-  };
-
+export function inProcessAccess({ store, docs, processes }: InProcessDeps): HostAccess {
   return {
     async listServices() {
       const services: ServiceRecord[] = [];
@@ -45,34 +39,9 @@ export function inProcessAccess({ store, modules, processes }: InProcessDeps): H
       return store.listTools({ query, serviceId, limit }).slice(0, limit).map(toolRecord);
     },
 
-    async toolDocs(serviceId, toolId) {
-      const row = store.getTool(serviceId, toolId);
-      if (!row)
-        throw notFound(store.get(serviceId) ? `tool "${toolId}" on service "${serviceId}"` : `service "${serviceId}"`);
-      return environment().generateToolDocs({
-        serviceId: row.serviceId,
-        toolId: row.id,
-        description: row.description,
-        inputSchema: row.inputSchema,
-        outputSchema: row.outputSchema,
-      });
-    },
+    toolDocs: (serviceId, toolId) => docs.tool(serviceId, toolId),
 
-    async types() {
-      const active = environment();
-      if (!active.generateTypes) {
-        throw new CyrnelError("not_found", "the active environment does not provide type declarations");
-      }
-      return active.generateTypes(
-        store.effectiveTools().map((tool) => ({
-          serviceId: tool.serviceId,
-          toolId: tool.id,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          outputSchema: tool.outputSchema,
-        })),
-      );
-    },
+    types: () => docs.types(),
 
     async runCode({ code, timeoutMs }, signal) {
       const created = processes.create({ code, timeoutMs });

@@ -74,10 +74,11 @@ export async function downloadText(url: string, options: DownloadOptions): Promi
   return body.toString("utf8");
 }
 
-export async function downloadJson(url: string, options: DownloadOptions): Promise<unknown> {
-  const text = await downloadText(url, { accept: "application/json", ...options });
+/** Downloads and parses JSON; `url` is where it was finally served from (after redirects). */
+export async function downloadJson(url: string, options: DownloadOptions): Promise<{ value: unknown; url: string }> {
+  const response = await download(url, { accept: "application/json", ...options });
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(response.body.toString("utf8")), url: response.url };
   } catch (error) {
     throw new CyrnelError("bad_request", `${options.what} at ${url} is not valid JSON: ${(error as Error).message}`);
   }

@@ -1,18 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { CyrnelError } from "../../errors.js";
 import { defineRoute, type RouteDefinition, text } from "../../http/route.js";
-import type { ModuleRegistry } from "../../services/modules/module-registry.js";
-import type { ServiceStore } from "../../services/services-and-tools/service-store.js";
+import type { EnvironmentDocs } from "../../services/environment-docs.js";
 
 const tags = ["environment"];
 
-export function environmentRoutes(modules: ModuleRegistry, store: ServiceStore): RouteDefinition[] {
-  const active = () => {
-    const environment = modules.activeEnvironment();
-    if (!environment)
-      throw new CyrnelError("no_environment", "no environment module is active; enable one under /modules");
-    return environment.module;
-  };
+export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
   return [
     defineRoute({
       method: "get",
@@ -24,7 +16,7 @@ export function environmentRoutes(modules: ModuleRegistry, store: ServiceStore):
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
       errors: ["no_environment"],
-      handler: async () => text(200, await active().generateDocs(), "text/markdown; charset=utf-8"),
+      handler: async () => text(200, await docs.runtime(), "text/markdown; charset=utf-8"),
     }),
     defineRoute({
       method: "get",
@@ -36,20 +28,7 @@ export function environmentRoutes(modules: ModuleRegistry, store: ServiceStore):
         200: { description: "A .d.ts file", schema: Type.String(), contentType: "text/plain; charset=utf-8" },
       },
       errors: ["no_environment", "not_found"],
-      handler: async () => {
-        const environment = active();
-        if (!environment.generateTypes) {
-          throw new CyrnelError("not_found", "the active environment does not provide type declarations");
-        }
-        const tools = store.effectiveTools().map((tool) => ({
-          serviceId: tool.serviceId,
-          toolId: tool.id,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          outputSchema: tool.outputSchema,
-        }));
-        return text(200, await environment.generateTypes(tools), "text/plain; charset=utf-8");
-      },
+      handler: async () => text(200, await docs.types(), "text/plain; charset=utf-8"),
     }),
   ];
 }

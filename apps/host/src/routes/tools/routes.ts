@@ -1,9 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../http/schemas.js";
-import type { ModuleRegistry } from "../../services/modules/module-registry.js";
+import { type EnvironmentDocs, requireTool } from "../../services/environment-docs.js";
 import { toolDetail, toolRecord } from "../../services/services-and-tools/records.js";
 import type { ServiceStore } from "../../services/services-and-tools/service-store.js";
 import type { ToolGate } from "../../services/services-and-tools/tool-gate.js";
@@ -21,13 +20,8 @@ const ToolRecord = Type.Object({
 });
 const ToolDetail = Type.Composite([ToolRecord, Type.Object({ inputSchema: JsonObject, outputSchema: JsonObject })]);
 
-export function toolRoutes(store: ServiceStore, gate: ToolGate, modules: ModuleRegistry): RouteDefinition[] {
-  const tool = (serviceId: string, toolId: string) => {
-    const row = store.getTool(serviceId, toolId);
-    if (!row)
-      throw notFound(store.get(serviceId) ? `tool "${toolId}" on service "${serviceId}"` : `service "${serviceId}"`);
-    return row;
-  };
+export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
+  const tool = (serviceId: string, toolId: string) => requireTool(store, serviceId, toolId);
 
   return [
     defineRoute({
@@ -75,19 +69,8 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, modules: ModuleR
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
       errors: ["not_found", "no_environment"],
-      handler: async ({ params }) => {
-        const row = tool(params.serviceId, params.toolId);
-        const environment = modules.activeEnvironment();
-        if (!environment) throw new CyrnelError("no_environment", "no environment module is active");
-        const markdown = await environment.module.generateToolDocs({
-          serviceId: row.serviceId,
-          toolId: row.id,
-          description: row.description,
-          inputSchema: row.inputSchema,
-          outputSchema: row.outputSchema,
-        });
-        return text(200, markdown, "text/markdown; charset=utf-8");
-      },
+      handler: async ({ params }) =>
+        text(200, await docs.tool(params.serviceId, params.toolId), "text/markdown; charset=utf-8"),
     }),
     defineRoute({
       method: "post",

@@ -72,7 +72,6 @@ export class ModuleInstaller {
     try {
       const { id } = staged.manifest;
       this.requireVersion(staged.manifest, release.version);
-      if (this.options.modules.has(id)) throw new CyrnelError("conflict", `module "${id}" already exists`);
       await this.options.modules.add(id, () => renameSync(staged.folder, this.options.modules.folder(id)));
       this.options.modules.setSource(id, source);
       this.options.logger.info("module installed", { module: id, version: staged.manifest.version, source });

@@ -153,10 +153,6 @@ export class ModuleRegistry {
     };
   }
 
-  has(id: string): boolean {
-    return this.entries.has(id);
-  }
-
   /** The active adapter instance, or a 404/409 naming why there is none. */
   adapter(id: string): AdapterModule {
     const entry = this.entries.get(id);

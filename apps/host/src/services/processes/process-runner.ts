@@ -12,7 +12,7 @@ import type {
   ExecutionState,
   InvokeInput,
 } from "@cyrnel/sdk";
-import { CyrnelError, messageOf, notFound } from "../../errors.js";
+import { CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { CappedText } from "./capped-text.js";
 import type { ProcessFilter, ProcessRow, ProcessStore } from "./process-store.js";
@@ -257,8 +257,7 @@ export class ProcessRunner {
 
   private requireEnvironment() {
     const environment = this.options.environment();
-    if (!environment)
-      throw new CyrnelError("no_environment", "no environment module is active; enable one under /modules");
+    if (!environment) throw noEnvironment();
     return environment;
   }
 

@@ -4,7 +4,7 @@
  * definition and module indexes. Indexes are read live on every browse (no
  * cache), so a registry's changes show up at once.
  */
-import { isUniqueViolation } from "../../db/client.js";
+import { casefold as fold, isUniqueViolation } from "../../db/client.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { MODULE_ID } from "../modules/manifest.js";
@@ -98,9 +98,6 @@ export class Registries {
 }
 
 const conflict = (id: string) => new CyrnelError("conflict", `registry "${id}" already exists`);
-
-/** The same Unicode-aware fold the database search uses (db/client.ts). */
-const fold = (text: string) => text.normalize("NFC").toLowerCase();
 
 function record(row: RegistryRow): RegistryRecord {
   return {

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import type { JSONSchema } from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
-import { download } from "../download.js";
+import { download, downloadJson } from "../download.js";
 import { type SchemaValidator, summariseIssues } from "../json-schema.js";
 import { selectVersion } from "./version-selection.js";
 
@@ -236,18 +236,13 @@ export class RegistryClient {
   }
 
   private async fetchJson(url: string, what: string): Promise<{ value: unknown; finalUrl: string }> {
-    const response = await download(url, {
+    const { value, url: finalUrl } = await downloadJson(url, {
       what,
       maxBytes: REGISTRY_DOCUMENT_LIMIT_BYTES,
       timeoutMs: this.options.timeoutMs,
-      accept: "application/json",
       upstreamFailure: "upstream_error",
     });
-    try {
-      return { value: JSON.parse(response.body.toString("utf8")), finalUrl: response.url };
-    } catch (error) {
-      throw new CyrnelError("bad_request", `${what} at ${url} is not valid JSON: ${(error as Error).message}`);
-    }
+    return { value, finalUrl };
   }
 
   private check(schema: JSONSchema, value: unknown, what: string, url: string): unknown {
