@@ -1,6 +1,13 @@
 import type { AdapterModule, InvokeInput, ModuleSetupContext, ServiceDefinition, ServiceState } from "@cyrnel/sdk";
-import { type Credentials, credentialsFor, mergeCredentials, type SchemeDomain, selectAlternative } from "./auth.js";
-import { DEFAULT_TIMEOUT_MS, resolveBaseUrl } from "./config.js";
+import {
+  type Credentials,
+  credentialsFor,
+  hasAccessToken,
+  mergeCredentials,
+  type SchemeDomain,
+  selectAlternative,
+} from "./auth.js";
+import { DEFAULT_TIMEOUT_MS, operationBaseUrl, resolveBaseUrl } from "./config.js";
 import { generateDefinition } from "./definition.js";
 import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { displayUrl, send, successBody } from "./http.js";
@@ -12,7 +19,8 @@ import { buildRequest, type PreparedRequest, withCredentials } from "./request.j
 interface ServiceRuntime {
   domain: ServiceDomain;
   tools: Map<string, ToolDomain>;
-  config: Record<string, unknown>;
+  /** From the config, resolved once: operations with their own server derive theirs from it. */
+  baseUrl: string;
   secrets: Record<string, unknown>;
   headers: Record<string, string>;
   timeoutMs: number;
@@ -72,16 +80,14 @@ export class OpenApiAdapter implements AdapterModule {
     const domain = readServiceDomain(state.adapterDomain);
     const tools = new Map<string, ToolDomain>();
     for (const [id, tool] of Object.entries(state.tools)) tools.set(id, readToolDomain(id, tool.adapterDomain));
-    const config = { ...state.config };
-    // Fail the enable (not the first call) when no usable base URL can be built.
-    resolveBaseUrl(domain.server, config);
     this.services.set(state.id, {
       domain,
       tools,
-      config,
+      // Throws when no usable base URL can be built: the enable fails, not the first call.
+      baseUrl: resolveBaseUrl(domain.server, state.config),
       secrets: { ...state.secrets },
-      headers: headersOf(config),
-      timeoutMs: timeoutOf(config),
+      headers: headersOf(state.config),
+      timeoutMs: timeoutOf(state.config),
       tokens: new TokenCache(this.now),
     });
   }
@@ -95,7 +101,7 @@ export class OpenApiAdapter implements AdapterModule {
     if (!service) throw new Error(`Unknown service "${input.serviceId}": it is not enabled on the openapi adapter`);
     const tool = service.tools.get(input.toolId);
     if (!tool) throw new Error(`Unknown tool "${input.toolId}" on service "${input.serviceId}"`);
-    const baseUrl = resolveBaseUrl(service.domain.server, service.config, tool.server);
+    const baseUrl = operationBaseUrl(service.baseUrl, tool.server);
     const parameters = isRecord(input.parameters) ? input.parameters : {};
     const request = buildRequest(tool, baseUrl, service.headers, parameters);
     return this.perform(service, tool, request, baseUrl, true);
@@ -150,10 +156,7 @@ export class OpenApiAdapter implements AdapterModule {
     for (const { scheme, scopes } of alternative) {
       const domain = schemes[scheme] as SchemeDomain;
       const secret = own(service.secrets, scheme);
-      if (
-        domain.type === "oauth2" &&
-        !(typeof own(secret, "accessToken") === "string" && own(secret, "accessToken") !== "")
-      ) {
+      if (domain.type === "oauth2" && !hasAccessToken(secret)) {
         const tokenRequest: TokenRequest = {
           tokenUrl: new URL(domain.tokenUrl ?? "", `${baseUrl}/`).href,
           clientId: String(own(secret, "clientId")),

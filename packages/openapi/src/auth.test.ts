@@ -102,36 +102,60 @@ describe("selectAlternative", () => {
 });
 
 describe("credentialsFor", () => {
+  const basic = Buffer.from("user:pä:ss").toString("base64");
+  // `secrets` is what results and messages are scrubbed of: every value that could leak must be listed.
   it.each<[string, SchemeDomain, unknown, string | undefined, object]>([
-    ["apiKey header", domains.key_header!, "k1", undefined, { headers: [["X-API-KEY", "k1"]], query: [], cookies: [] }],
-    ["apiKey query", domains.key_query!, "k2", undefined, { headers: [], query: [["api_key", "k2"]], cookies: [] }],
-    ["apiKey cookie", domains.key_cookie!, "k3", undefined, { headers: [], query: [], cookies: [["session", "k3"]] }],
-    ["bearer", domains.bearer!, "tok", undefined, { headers: [["Authorization", "Bearer tok"]] }],
+    [
+      "apiKey header",
+      domains.key_header!,
+      "k1",
+      undefined,
+      { headers: [["X-API-KEY", "k1"]], query: [], cookies: [], secrets: ["k1"] },
+    ],
+    [
+      "apiKey query",
+      domains.key_query!,
+      "k2",
+      undefined,
+      { headers: [], query: [["api_key", "k2"]], cookies: [], secrets: ["k2"] },
+    ],
+    [
+      "apiKey cookie",
+      domains.key_cookie!,
+      "k3",
+      undefined,
+      { headers: [], query: [], cookies: [["session", "k3"]], secrets: ["k3"] },
+    ],
+    ["bearer", domains.bearer!, "tok", undefined, { headers: [["Authorization", "Bearer tok"]], secrets: ["tok"] }],
     [
       "basic",
       domains.basic!,
       { username: "user", password: "pä:ss" },
       undefined,
-      { headers: [["Authorization", `Basic ${Buffer.from("user:pä:ss").toString("base64")}`]] },
+      { headers: [["Authorization", `Basic ${basic}`]], secrets: ["pä:ss", basic] },
     ],
     [
       "oauth2 access token",
       domains.code!,
       { accessToken: "at" },
       undefined,
-      { headers: [["Authorization", "Bearer at"]] },
+      { headers: [["Authorization", "Bearer at"]], secrets: ["at"] },
     ],
     [
       "oauth2 fetched token",
       domains.cc!,
       { clientId: "i", clientSecret: "s" },
       "fetched",
-      { headers: [["Authorization", "Bearer fetched"]] },
+      { headers: [["Authorization", "Bearer fetched"]], secrets: ["fetched", "s"] },
     ],
-    ["openIdConnect", domains.oidc!, { accessToken: "id" }, undefined, { headers: [["Authorization", "Bearer id"]] }],
+    [
+      "openIdConnect",
+      domains.oidc!,
+      { accessToken: "id" },
+      undefined,
+      { headers: [["Authorization", "Bearer id"]], secrets: ["id"] },
+    ],
   ])("%s", (_label, scheme, secret, token, expected) => {
-    const credentials = credentialsFor(scheme, secret, token);
-    expect(credentials).toMatchObject(expected);
-    expect(credentials.secrets.length).toBeGreaterThan(0);
+    expect(credentialsFor(scheme, secret, token)).toMatchObject(expected);
   });
 });

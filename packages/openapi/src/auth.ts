@@ -28,7 +28,7 @@ export type SchemeDomain =
   | { type: "oauth2"; tokenUrl: string | null; scopes: string[] }
   | { type: "openIdConnect" };
 
-export function schemeDomain(raw: JsonRecord): SchemeDomain | undefined {
+function schemeDomain(raw: JsonRecord): SchemeDomain | undefined {
   switch (own(raw, "type")) {
     case "apiKey": {
       const location = own(raw, "in");
@@ -149,6 +149,11 @@ function nonEmpty(value: unknown): value is string {
   return typeof value === "string" && value !== "";
 }
 
+/** Whether an oauth2 or OpenID Connect secret carries a ready access token (no token request needed). */
+export function hasAccessToken(secret: unknown): boolean {
+  return nonEmpty(own(secret, "accessToken"));
+}
+
 /** Whether `secret` is enough to authenticate with `scheme`. */
 export function usable(scheme: SchemeDomain, secret: unknown): boolean {
   switch (scheme.type) {
@@ -159,11 +164,11 @@ export function usable(scheme: SchemeDomain, secret: unknown): boolean {
       return typeof own(secret, "username") === "string" && typeof own(secret, "password") === "string";
     case "oauth2":
       return (
-        nonEmpty(own(secret, "accessToken")) ||
+        hasAccessToken(secret) ||
         (scheme.tokenUrl !== null && nonEmpty(own(secret, "clientId")) && nonEmpty(own(secret, "clientSecret")))
       );
     case "openIdConnect":
-      return nonEmpty(own(secret, "accessToken"));
+      return hasAccessToken(secret);
   }
 }
 

@@ -78,7 +78,7 @@ function multipartBody(value: unknown, binding: BodyBinding): FormData {
         const type = encoding?.contentType?.split(",")[0]?.trim() || "application/octet-stream";
         form.append(name, new Blob([primitiveText(part)], { type }), name);
       } else {
-        form.append(name, typeof part === "string" ? part : primitiveText(part));
+        form.append(name, primitiveText(part));
       }
     }
   }

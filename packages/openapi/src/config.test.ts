@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hostAjv } from "../test/helpers/ajv.js";
-import { configSchema, fillTemplate, resolveBaseUrl, serverDomain } from "./config.js";
+import { configSchema, fillTemplate, operationBaseUrl, resolveBaseUrl, serverDomain } from "./config.js";
 import type { Server } from "./operations.js";
 
 const variablesServer: Server = {
@@ -92,11 +92,12 @@ describe("resolveBaseUrl", () => {
   });
 
   it("prefers the operation's server and resolves relative ones against the base", () => {
-    const config = { baseUrl: "http://127.0.0.1:9000/api" };
-    expect(resolveBaseUrl(domain, config, { template: "https://{r}.other.com/", variables: { r: "us" } })).toBe(
+    const base = resolveBaseUrl(domain, { baseUrl: "http://127.0.0.1:9000/api" });
+    expect(operationBaseUrl(base, null)).toBe("http://127.0.0.1:9000/api");
+    expect(operationBaseUrl(base, { template: "https://{r}.other.com/", variables: { r: "us" } })).toBe(
       "https://us.other.com",
     );
-    expect(resolveBaseUrl(domain, config, { template: "/v3", variables: {} })).toBe("http://127.0.0.1:9000/v3");
+    expect(operationBaseUrl(base, { template: "/v3", variables: {} })).toBe("http://127.0.0.1:9000/v3");
   });
 
   it.each([

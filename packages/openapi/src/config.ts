@@ -39,7 +39,7 @@ export interface ServerDomain {
   defaultBaseUrl: string | null;
 }
 
-export function isAbsoluteUrl(url: string): boolean {
+function isAbsoluteUrl(url: string): boolean {
   return /^https?:\/\//.test(url);
 }
 
@@ -113,15 +113,12 @@ export interface ToolServer {
 }
 
 /**
- * The base URL of one call: the operation's own server when it has one
- * (relative ones resolved against the service base URL), else the
- * service's. Throws when nothing absolute can be built.
+ * The service's base URL: an explicit `baseUrl` verbatim, else the server
+ * template filled with the configured variables. Throws when nothing
+ * absolute can be built (`hydrateService` calls it, so that surfaces at
+ * enable time).
  */
-export function resolveBaseUrl(
-  domain: ServerDomain | null,
-  config: Record<string, unknown>,
-  toolServer: ToolServer | null = null,
-): string {
+export function resolveBaseUrl(domain: ServerDomain | null, config: Record<string, unknown>): string {
   const configured = typeof config.baseUrl === "string" ? trimSlash(config.baseUrl) : undefined;
   let base: string | undefined;
   if (configured !== undefined && configured !== domain?.defaultBaseUrl) {
@@ -133,13 +130,7 @@ export function resolveBaseUrl(
         return [variable.name, typeof value === "string" ? value : variable.default] as const;
       }),
     );
-    const filled = trimSlash(fillTemplate(domain.template, values));
-    if (isAbsoluteUrl(filled)) base = filled;
-  }
-  if (toolServer) {
-    const filled = trimSlash(fillTemplate(toolServer.template, new Map(Object.entries(toolServer.variables))));
-    if (isAbsoluteUrl(filled)) return filled;
-    if (base !== undefined) return trimSlash(new URL(filled, `${base}/`).href);
+    base = trimSlash(fillTemplate(domain.template, values));
   }
   if (base === undefined || !isAbsoluteUrl(base)) {
     throw new Error("config.baseUrl must be set to an absolute http(s) URL: the document names no absolute server");
@@ -150,4 +141,11 @@ export function resolveBaseUrl(
     throw new Error("config.baseUrl is not a valid URL");
   }
   return base;
+}
+
+/** The base URL of one call: the operation's own server (a relative one resolved against `serviceBaseUrl`), else the service's. */
+export function operationBaseUrl(serviceBaseUrl: string, toolServer: ToolServer | null): string {
+  if (!toolServer) return serviceBaseUrl;
+  const filled = trimSlash(fillTemplate(toolServer.template, new Map(Object.entries(toolServer.variables))));
+  return isAbsoluteUrl(filled) ? filled : trimSlash(new URL(filled, `${serviceBaseUrl}/`).href);
 }

@@ -96,8 +96,7 @@ export function displayUrl(url: string): string {
 
 function describeFailure(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-  const message = cause?.message || (error instanceof Error ? error.message : String(error));
-  return message;
+  return cause?.message || (error instanceof Error ? error.message : String(error));
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -143,24 +142,45 @@ export function callSignal(timeoutMs: number, cancel: AbortSignal | undefined): 
   };
 }
 
-export const CANCELED = "was canceled: the openapi adapter was stopped";
+const CANCELED = "was canceled: the openapi adapter was stopped";
 
-export async function send(exchange: Exchange): Promise<Reply> {
-  const label = `${exchange.method} ${exchange.displayUrl}`;
-  const call = callSignal(exchange.timeoutMs, exchange.cancel);
+/**
+ * Run one outbound call under {@link callSignal}: an abort becomes "canceled"
+ * or "timed out", any other failure (except an {@link UpstreamError}) "failed"
+ * with its cause; every message names `label` and no secret.
+ */
+export async function withinDeadline<T>(
+  label: string,
+  timeoutMs: number,
+  cancel: AbortSignal | undefined,
+  secrets: readonly string[],
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const call = callSignal(timeoutMs, cancel);
   try {
-    const response = await follow(exchange, call.signal, label);
-    const body = await readBody(response, exchange.method);
-    const statusText = response.statusText || STATUS_CODES[response.status] || "";
-    return { status: response.status, statusText, body: redact(body, exchange.secrets) };
+    return await run(call.signal);
   } catch (error) {
     if (error instanceof UpstreamError) throw error;
     if (call.reason === "canceled") throw new Error(`${label} ${CANCELED}`);
-    if (call.reason === "timeout") throw new Error(`${label} timed out after ${exchange.timeoutMs} ms`);
-    throw new Error(redact(`${label} failed: ${describeFailure(error)}`, exchange.secrets));
+    if (call.reason === "timeout") throw new Error(`${label} timed out after ${timeoutMs} ms`);
+    throw new Error(redact(`${label} failed: ${describeFailure(error)}`, secrets));
   } finally {
     call.dispose();
   }
+}
+
+/** The reason phrase, or the standard one when the server sent none. */
+export function statusTextOf(response: Response): string {
+  return response.statusText || STATUS_CODES[response.status] || "";
+}
+
+export async function send(exchange: Exchange): Promise<Reply> {
+  const label = `${exchange.method} ${exchange.displayUrl}`;
+  return withinDeadline(label, exchange.timeoutMs, exchange.cancel, exchange.secrets, async (signal) => {
+    const response = await follow(exchange, signal, label);
+    const body = await readBody(response, exchange.method);
+    return { status: response.status, statusText: statusTextOf(response), body: redact(body, exchange.secrets) };
+  });
 }
 
 async function follow(exchange: Exchange, signal: AbortSignal, label: string): Promise<Response> {

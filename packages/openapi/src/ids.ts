@@ -1,4 +1,4 @@
-import { isValidIdentifier } from "@cyrnel/sdk";
+import { isValidIdentifier, RESERVED_IDENTIFIERS } from "@cyrnel/sdk";
 import { stripPathSuffix } from "./operations.js";
 
 /**
@@ -18,8 +18,6 @@ import { stripPathSuffix } from "./operations.js";
  * - Duplicates, in document order: the first keeps the id, later ones get
  *   `_2`, `_3`, … skipping any id another operation has as its own.
  */
-
-const IDENTIFIER_SYNTAX = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function words(text: string): string[] {
   return text
@@ -43,7 +41,8 @@ function legalise(candidate: string): string {
 /** The id an operation would get on its own, before de-duplication. */
 export function baseToolId(operationId: string | undefined, method: string, path: string): string {
   if (operationId !== undefined) {
-    if (IDENTIFIER_SYNTAX.test(operationId)) return legalise(operationId);
+    // Already an identifier, or a reserved word that `legalise` suffixes.
+    if (isValidIdentifier(operationId) || RESERVED_IDENTIFIERS.has(operationId)) return legalise(operationId);
     const parts = words(operationId);
     if (parts.length > 0) return legalise(camelCase(parts));
   }

@@ -1,5 +1,4 @@
-import { STATUS_CODES } from "node:http";
-import { CANCELED, callSignal, redact } from "./http.js";
+import { redact, statusTextOf, withinDeadline } from "./http.js";
 import { isRecord } from "./records.js";
 
 /**
@@ -69,10 +68,6 @@ export class TokenCache {
     this.tokens.delete(cacheKey(request));
   }
 
-  clear(): void {
-    this.tokens.clear();
-  }
-
   private async fetchToken(request: TokenRequest): Promise<CachedToken> {
     const label = `OAuth2 token request to ${request.tokenUrl}`;
     const form = ["grant_type=client_credentials"];
@@ -87,28 +82,24 @@ export class TokenCache {
       const pair = `${formEncode(request.clientId)}:${formEncode(request.clientSecret)}`;
       headers.set("Authorization", `Basic ${Buffer.from(pair, "utf8").toString("base64")}`);
     }
-    const call = callSignal(request.timeoutMs, request.cancel);
     const secrets = [request.clientSecret];
-    let response: Response;
-    let text: string;
     const started = this.now();
-    try {
-      response = await fetch(request.tokenUrl, {
-        method: "POST",
-        headers,
-        body: form.join("&"),
-        signal: call.signal,
-        redirect: "error",
-      });
-      text = await response.text();
-    } catch (error) {
-      if (call.reason === "canceled") throw new Error(`${label} ${CANCELED}`);
-      if (call.reason === "timeout") throw new Error(`${label} timed out after ${request.timeoutMs} ms`);
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-      throw new Error(redact(`${label} failed: ${cause}`, secrets));
-    } finally {
-      call.dispose();
-    }
+    const { response, text } = await withinDeadline(
+      label,
+      request.timeoutMs,
+      request.cancel,
+      secrets,
+      async (signal) => {
+        const response = await fetch(request.tokenUrl, {
+          method: "POST",
+          headers,
+          body: form.join("&"),
+          signal,
+          redirect: "error",
+        });
+        return { response, text: await response.text() };
+      },
+    );
     let payload: unknown;
     try {
       payload = JSON.parse(text);
@@ -117,7 +108,7 @@ export class TokenCache {
     }
     if (!response.ok) {
       const code = isRecord(payload) && typeof payload.error === "string" ? ` (${payload.error})` : "";
-      const status = `${response.status} ${response.statusText || STATUS_CODES[response.status] || ""}`.trim();
+      const status = `${response.status} ${statusTextOf(response)}`.trim();
       throw new Error(redact(`${label} failed: ${status}${code}`, secrets));
     }
     const token = isRecord(payload) ? payload.access_token : undefined;

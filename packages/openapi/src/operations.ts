@@ -1,5 +1,5 @@
 import type { ParsedDocument } from "./parse.js";
-import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
+import { followRefs, pointerOf } from "./pointer.js";
 import { entriesOf, isRecord, type JsonRecord, own, ownArray, ownRecord, ownString, recordFrom } from "./records.js";
 
 /**
@@ -12,10 +12,10 @@ import { entriesOf, isRecord, type JsonRecord, own, ownArray, ownRecord, ownStri
  */
 
 /** Methods in the order the OpenAPI path item object lists them; operations are emitted in this order per path. */
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-export const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"] as const;
+const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"] as const;
 export type ParameterLocation = (typeof PARAMETER_LOCATIONS)[number];
 
 /** Header parameters the OpenAPI spec says to ignore (they are driven by content types and security). */
@@ -83,8 +83,6 @@ export interface Operation {
   method: HttpMethod;
   /** The path template as written (may carry a `#fragment` or `?query` that some documents use to keep keys unique). */
   path: string;
-  /** JSON pointer of the operation, for messages. */
-  pointer: string;
   operationId?: string;
   summary?: string;
   description?: string;
@@ -108,19 +106,18 @@ export interface ApiDescription {
   operations: Operation[];
 }
 
-/** Follow `$ref` chains of non-schema objects (parameters, responses, …) to the object they name. */
-export function resolveObject(document: JsonRecord, node: unknown, where: string): unknown {
-  let current = node;
-  const seen = new Set<string>();
-  for (;;) {
-    const ref = ownString(current, "$ref");
-    if (ref === undefined) return current;
-    if (!isLocalRef(ref) || seen.has(ref)) {
-      throw new Error(`Invalid OpenAPI document: $ref "${ref}" at ${where} cannot be resolved (circular or external)`);
-    }
-    seen.add(ref);
-    current = valueAt(document, refTokens(ref));
+/**
+ * Follow `$ref` chains of non-schema objects (parameters, responses, …) to
+ * the object they name (`parseDocument` has checked that every `$ref` is local).
+ */
+function resolveObject(document: JsonRecord, node: unknown, where: string): unknown {
+  const { value, circular } = followRefs(document, node);
+  if (circular !== undefined) {
+    throw new Error(
+      `Invalid OpenAPI document: $ref "${circular}" at ${where} cannot be resolved (circular or external)`,
+    );
   }
+  return value;
 }
 
 export function describeApi(parsed: ParsedDocument): ApiDescription {
@@ -180,10 +177,9 @@ function baseOperation(context: OperationContext): Omit<Operation, "parameters" 
   return {
     method: context.method,
     path: context.path,
-    pointer: context.pointer,
-    ...(text("operationId") ? { operationId: text("operationId") } : {}),
-    ...(text("summary") ? { summary: text("summary") } : {}),
-    ...(text("description") ? { description: text("description") } : {}),
+    ...optional("operationId", text("operationId")),
+    ...optional("summary", text("summary")),
+    ...optional("description", text("description")),
     deprecated: own(operation, "deprecated") === true,
     security: securityRequirements(own(operation, "security")) ?? context.globalSecurity,
   };
@@ -368,7 +364,7 @@ function securityRequirements(raw: unknown): SecurityAlternative[] | undefined {
 }
 
 /** `{name}` placeholders of a path template, in order. */
-export function pathPlaceholders(path: string): string[] {
+function pathPlaceholders(path: string): string[] {
   return [...stripPathSuffix(path).matchAll(/\{([^{}/]+)\}/g)].map((match) => match[1]!);
 }
 
@@ -530,9 +526,8 @@ function swaggerFormBody(form: { name: string; raw: JsonRecord }[], consumes: st
   const required = form.filter(({ raw }) => own(raw, "required") === true).map(({ name }) => name);
   const encoding = recordFrom(
     form.flatMap(({ name, raw }) => {
-      const format = ownString(raw, "collectionFormat");
       if (own(raw, "type") !== "array") return [];
-      const { style, explode } = collectionStyle(format ?? "csv", "formData");
+      const { style, explode } = collectionStyle(ownString(raw, "collectionFormat"), "formData");
       return [[name, { style, explode }] as const];
     }),
   );

@@ -1,8 +1,8 @@
-import { isRecord } from "./records.js";
+import { isRecord, ownString } from "./records.js";
 
 /** JSON pointer (RFC 6901) helpers for local `$ref`s (`#/components/schemas/Pet`). */
 
-export function escapeToken(token: string): string {
+function escapeToken(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
@@ -51,4 +51,19 @@ export function valueAt(root: unknown, tokens: readonly string[]): unknown {
     }
   }
   return node;
+}
+
+/**
+ * Follow the chain of local `$ref`s starting at `node` to the value it ends
+ * on. `circular` is set (to the reference met twice) when the chain loops.
+ */
+export function followRefs(root: unknown, node: unknown): { value: unknown; circular?: string } {
+  let value = node;
+  const seen = new Set<string>();
+  for (let ref = ownString(value, "$ref"); ref !== undefined; ref = ownString(value, "$ref")) {
+    if (seen.has(ref)) return { value, circular: ref };
+    seen.add(ref);
+    value = valueAt(root, refTokens(ref));
+  }
+  return { value };
 }

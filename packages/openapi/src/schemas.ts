@@ -1,6 +1,6 @@
 import type { JSONSchema } from "@cyrnel/sdk";
 import type { SpecVersion } from "./parse.js";
-import { refTokens, valueAt } from "./pointer.js";
+import { followRefs, refTokens, valueAt } from "./pointer.js";
 import { define, entriesOf, isRecord, type JsonRecord, own, ownString, recordFrom } from "./records.js";
 
 /**
@@ -35,7 +35,7 @@ export const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
 export type Direction = "request" | "response";
 
 /** A translated schema and the `$defs` names it refers to directly. */
-export interface Translated {
+interface Translated {
   schema: JSONSchema | boolean;
   refs: Set<string>;
 }
@@ -83,7 +83,7 @@ const COMPOSITIONS = ["allOf", "anyOf", "oneOf", "not", "$ref", "const", "if"];
 
 const MAX_DEPTH = 200;
 
-export function isValidPattern(pattern: string): boolean {
+function isValidPattern(pattern: string): boolean {
   try {
     new RegExp(pattern, "u");
     return true;
@@ -121,8 +121,9 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
   const cache = new Map<string, Translated>();
 
   function claim(pointer: string, tokens: string[], preferred: string): string {
-    let name = sanitizeName(preferred);
-    for (let n = 2; usedNames.has(name); n++) name = `${sanitizeName(preferred)}_${n}`;
+    const base = sanitizeName(preferred);
+    let name = base;
+    for (let n = 2; usedNames.has(name); n++) name = `${base}_${n}`;
     usedNames.add(name);
     names.set(pointer, name);
     pointers.set(name, tokens);
@@ -149,14 +150,8 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
   }
 
   function resolve(node: unknown): unknown {
-    let current = node;
-    const seen = new Set<string>();
-    for (let ref = ownString(current, "$ref"); ref !== undefined; ref = ownString(current, "$ref")) {
-      if (seen.has(ref)) return {};
-      seen.add(ref);
-      current = valueAt(document, refTokens(ref));
-    }
-    return current;
+    const { value, circular } = followRefs(document, node);
+    return circular === undefined ? value : {};
   }
 
   function translate(node: unknown, direction: Direction, depth: number, refs: Set<string>): JSONSchema | boolean {
@@ -363,7 +358,7 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
     let annotations: JsonRecord = {};
     const seen = new Set<string>();
     for (let ref = ownString(current, "$ref"); ref !== undefined; ref = ownString(current, "$ref")) {
-      if (seen.has(ref)) break;
+      if (seen.has(ref)) throw new Error(`Invalid OpenAPI document: $ref "${ref}" is a circular alias`);
       const { $ref: _ignored, ...rest } = current as JsonRecord;
       if (!Object.keys(rest).every((key) => ANNOTATIONS.has(key) || key.startsWith("x-"))) break;
       seen.add(ref);
@@ -371,9 +366,6 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
       annotations = { ...keywords(rest, direction, 0, refs), ...annotations };
       nameFor(ref);
       current = valueAt(document, refTokens(ref));
-    }
-    if (ownString(current, "$ref") !== undefined && seen.has(ownString(current, "$ref")!)) {
-      throw new Error(`Invalid OpenAPI document: $ref "${ownString(current, "$ref")}" is a circular alias`);
     }
     const translated = translate(current, direction, 0, refs);
     const schema = typeof translated === "boolean" ? (translated ? {} : { not: {} }) : { ...translated };

@@ -34,7 +34,7 @@ export function encode(text: string, allowReserved = false): string {
 }
 
 /** Parameter names keep `[` and `]` readable (`filter[status]`), as most servers expect. */
-export function encodeName(name: string): string {
+function encodeName(name: string): string {
   return encodeURIComponent(name).replace(/%5B/gi, "[").replace(/%5D/gi, "]");
 }
 
@@ -68,11 +68,8 @@ export function serializePath(name: string, value: unknown, style: string, explo
   const shape = shapeOf(value);
   const enc = (text: string) => encode(text);
   switch (style) {
-    case "label": {
-      if (shape.kind === "primitive") return `.${enc(shape.text)}`;
-      if (shape.kind === "array") return `.${shape.items.map(enc).join(explode ? "." : ",")}`;
-      return `.${shape.entries.map(([k, v]) => (explode ? `${enc(k)}=${enc(v)}` : `${enc(k)},${enc(v)}`)).join(explode ? "." : ",")}`;
-    }
+    case "label":
+      return `.${simple(shape, explode, enc, explode ? "." : ",")}`;
     case "matrix": {
       const key = encodeName(name);
       if (shape.kind === "primitive") return shape.text === "" ? `;${key}` : `;${key}=${enc(shape.text)}`;
@@ -90,10 +87,11 @@ export function serializePath(name: string, value: unknown, style: string, explo
   }
 }
 
-function simple(shape: Shape, explode: boolean, enc: (text: string) => string): string {
+/** Simple style; label style is the same with a `.` prefix and, exploded, `.` between values. */
+function simple(shape: Shape, explode: boolean, enc: (text: string) => string, separator = ","): string {
   if (shape.kind === "primitive") return enc(shape.text);
-  if (shape.kind === "array") return shape.items.map(enc).join(",");
-  return shape.entries.map(([k, v]) => (explode ? `${enc(k)}=${enc(v)}` : `${enc(k)},${enc(v)}`)).join(",");
+  if (shape.kind === "array") return shape.items.map(enc).join(separator);
+  return shape.entries.map(([k, v]) => (explode ? `${enc(k)}=${enc(v)}` : `${enc(k)},${enc(v)}`)).join(separator);
 }
 
 /** A header parameter's value (simple style, not percent-encoded). */

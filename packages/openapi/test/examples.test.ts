@@ -69,7 +69,7 @@ describe("@readme/oas-examples", () => {
   );
 });
 
-describe("circular documents produce schemas that validate data", () => {
+describe("circular documents produce recursive schemas ajv compiles and runs to an answer", () => {
   it.each([
     ["3.0/json/schema-circular.json"],
     ["3.0/json/circular-request-bodies.json"],
@@ -80,11 +80,12 @@ describe("circular documents produce schemas that validate data", () => {
     const ajv = hostAjv();
     const recursive = definition.tools.filter((tool) => JSON.stringify(tool).includes('"$ref":"#/$defs/'));
     expect(recursive.length).toBeGreaterThan(0);
+    // A $defs cycle that never reaches a schema would recurse until the stack overflows.
     for (const tool of recursive) {
       const validateInput = ajv.compile(tool.inputSchema);
-      validateInput({});
+      expect(() => validateInput({}), tool.id).not.toThrow();
       const validateOutput = ajv.compile(tool.outputSchema);
-      validateOutput({});
+      expect(() => validateOutput({}), tool.id).not.toThrow();
     }
   });
 });

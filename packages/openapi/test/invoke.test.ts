@@ -22,6 +22,16 @@ afterEach(() => {
   server.handle((_request, response) => json(response, 200, { ok: true }));
 });
 
+/** The id of the tool for `method` and `path` on an installed service. */
+function toolId(serviceId: string, method: string, path: string): string {
+  const tool = host.definitions.get(serviceId)!.tools.find((candidate) => {
+    const domain = candidate.adapterDomain as { method: string; path: string };
+    return domain.method === method && domain.path === path;
+  });
+  if (!tool) throw new Error(`test: no tool for ${method} ${path} on ${serviceId}`);
+  return tool.id;
+}
+
 function last(): Recorded {
   const request = server.requests.at(-1);
   if (!request) throw new Error("the server received no request");
@@ -243,11 +253,7 @@ describe("security schemes on the wire (security.json)", () => {
     await host.install("secure", readExample("3.0/json/security.json"), { baseUrl: server.url }, secrets);
   });
 
-  const idOf = (method: string, path: string) =>
-    host.definitions.get("secure")!.tools.find((tool) => {
-      const domain = tool.adapterDomain as { method: string; path: string };
-      return domain.method === method && domain.path === path;
-    })!.id;
+  const idOf = (method: string, path: string) => toolId("secure", method, path);
 
   it.each<[string, string, (request: Recorded) => unknown, unknown]>([
     ["get", "/anything/apiKey", (r) => r.query, "apiKey=query-secret-1"],
@@ -401,11 +407,7 @@ describe("redirects", () => {
         response.end();
       }
     });
-    const id = host.definitions.get("secure")!.tools.find((tool) => {
-      const domain = tool.adapterDomain as { method: string; path: string };
-      return domain.method === "post" && domain.path === "/anything/bearer";
-    })!.id;
-    expect(await host.invoke("secure", id)).toEqual({ ok: true });
+    expect(await host.invoke("secure", toolId("secure", "post", "/anything/bearer"))).toEqual({ ok: true });
     expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
       ["POST", "/anything/bearer", "Bearer redirect-secret-6"],
       ["POST", "/moved", "Bearer redirect-secret-6"],
@@ -428,15 +430,11 @@ describe("Swagger 2.0 petstore", () => {
   });
 
   it("formData parameters become an urlencoded body", async () => {
-    await host.adapter.hydrateService({
-      id: "pets2",
-      adapterDomain: host.definitions.get("pets2")!.adapterDomain,
-      tools: Object.fromEntries(
-        host.definitions.get("pets2")!.tools.map((t) => [t.id, { adapterDomain: t.adapterDomain }]),
-      ),
-      config: { baseUrl: `${server.url}/v2`, timeoutMs: 5000, headers: { "X-Client": "test" } },
-      secrets: { petstore_auth: { accessToken: "t2" } },
-    });
+    await host.configure(
+      "pets2",
+      { baseUrl: `${server.url}/v2`, timeoutMs: 5000, headers: { "X-Client": "test" } },
+      { petstore_auth: { accessToken: "t2" } },
+    );
     await host.invoke("pets2", "updatePetWithForm", { petId: 7, body: { name: "A", status: "B" } });
     expect(last().headers["content-type"]).toBe("application/x-www-form-urlencoded");
     expect(last().body.toString()).toBe("name=A&status=B");
