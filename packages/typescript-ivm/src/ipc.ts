@@ -1,10 +1,11 @@
-import type { ExecutionExitState, InvokeInput, ServiceCatalog } from "@cyrnel/sdk";
+import type { ExecutionExitState, InvokeInput } from "@cyrnel/sdk";
 
 /**
  * Messages between the host process (supervisor/) and the sandbox process
- * (worker/) over Node's IPC channel (JSON serialisation). Tool results cross
- * as ready-made JSON strings, so nothing the host cannot serialise ever
- * reaches `process.send`.
+ * (worker/) over Node's IPC channel (JSON serialisation). Tool results and
+ * the service catalog cross as ready-made JSON strings, so nothing the host
+ * cannot serialise ever reaches `process.send`, and the worker hands them
+ * into the isolate without parsing them again.
  */
 
 /** What the worker needs to build its isolates and enforce per-run limits. */
@@ -17,16 +18,25 @@ export interface WorkerOptions {
   maxOutputBytes: number;
 }
 
+/** One execution as the host hands it to the sandbox process. */
+export interface RunRequest {
+  executionId: number;
+  /** The user's TypeScript; the worker transpiles it. */
+  source: string;
+  /** JSON of the sanitised ServiceCatalog: serialised once by the host, it crosses into the isolate as is. */
+  servicesJson: string;
+  timeoutMs: number | null;
+}
+
 /**
  * The options travel as the worker's first command-line argument (JSON), so
  * they are there before any message could be missed.
  */
 export type ToWorker =
-  /** `source` is the user's TypeScript; the worker transpiles it. */
-  | { type: "run"; executionId: number; source: string; services: ServiceCatalog; timeoutMs: number | null }
+  | ({ type: "run" } & RunRequest)
   | { type: "kill"; executionId: number }
-  /** `outcome`: JSON ToolOutcome (see tool-outcome.ts). */
-  | { type: "toolResult"; executionId: number; callId: number; outcome: string };
+  /** `callId` is unique within the worker; `outcome`: JSON ToolOutcome (see tool-outcome.ts). */
+  | { type: "toolResult"; callId: number; outcome: string };
 
 export type FromWorker =
   | { type: "ready" }

@@ -27,10 +27,10 @@ export function encodeToolFailure(error: unknown): string {
   const described: Extract<ToolOutcome, { ok: false }>["error"] = { message };
   if (typeof source.status === "number") described.status = source.status;
   if (typeof source.code === "string") described.code = source.code;
-  if (source.details !== undefined) {
+  const { details } = source;
+  if (details !== undefined) {
     try {
-      const details = JSON.stringify(source.details);
-      if (details !== undefined) described.details = JSON.parse(details);
+      return JSON.stringify({ ok: false, error: { ...described, details } } satisfies ToolOutcome);
     } catch {
       // Details that cannot cross as JSON are left out; message, status and code still do.
     }

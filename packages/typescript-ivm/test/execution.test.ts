@@ -222,14 +222,16 @@ describe("timers", () => {
   });
 
   it("never fires a timer after the code has finished", async () => {
-    const result = await host.run(`
+    const { executionId, result } = host.submit(`
       setTimeout(() => cyrnel.output({ late: true }), 1);
       cyrnel.output({ done: true });
     `);
-    expect(result.exit).toBe("success");
+    const finished = await result;
+    expect(finished.exit).toBe("success");
+    expect(finished.output).toEqual({ done: true });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(host.record(host.records.size).output).toEqual({ done: true });
-    expect(result.output).toEqual({ done: true });
+    expect(host.record(executionId).output).toEqual({ done: true });
+    expect(host.record(executionId).outputCalls).toBe(1);
   });
 
   it("caps the number of pending timers", async () => {

@@ -102,10 +102,10 @@ describe("kill", () => {
   });
 
   it("ignores unknown and finished executions", async () => {
-    const done = await host.run("1;");
-    expect(done.exit).toBe("success");
+    const done = host.submit("1;");
+    expect((await done.result).exit).toBe("success");
     await host.env?.kill(999_999);
-    await host.env?.kill(host.records.size);
+    await host.env?.kill(done.executionId);
     expect((await host.run("cyrnel.output({ still: 'fine' });")).output).toEqual({ still: "fine" });
   });
 });

@@ -166,7 +166,6 @@ const value = await cyrnel.services.demo.tools.off.invoke({ x: before });`);
     try {
       const result = await host2.run(`
         const calls = [];
-        let refused = "";
         for (let i = 0; i < 5; i++) {
           const call = cyrnel.services.demo.tools.slow.invoke({ ms: 30 });
           calls.push(call.then(() => "ok", (e) => String(e)));

@@ -1,5 +1,5 @@
 import type { EnvironmentConfig } from "../config.js";
-import { TOOL_ERRORS } from "./tool-docs.js";
+import { TOOL_ERROR_TABLE } from "./tool-docs.js";
 
 /** Markdown reference of everything process code can use (served at `GET /environment/docs`). */
 export function renderRuntimeDocs(config: EnvironmentConfig): string {
@@ -59,9 +59,7 @@ try {
 }
 \`\`\`
 
-| status | code | when |
-| --- | --- | --- |
-${TOOL_ERRORS.map(([status, code, when]) => `| ${status} | \`${code}\` | ${when} |`).join("\n")}
+${TOOL_ERROR_TABLE}
 
 A service or tool that is not listed can still be called; the call then rejects with 404 or 409.
 At most ${config.maxPendingToolCalls} calls may be in flight at once (more throw a \`RangeError\`).

@@ -5,7 +5,7 @@ import { memberAccess } from "../schema/schema.js";
 import { TypeEmitter } from "../schema/to-typescript.js";
 
 /** The gating table of SPEC section 6, as a tool call from code sees it. */
-export const TOOL_ERRORS: [number, string, string][] = [
+const TOOL_ERRORS: [number, string, string][] = [
   [404, "not_found", "the service or the tool does not exist"],
   [409, "service_disabled", "the service is disabled or stale"],
   [409, "tool_disabled", "the tool is disabled"],
@@ -14,8 +14,15 @@ export const TOOL_ERRORS: [number, string, string][] = [
   [504, "invoke_timeout", "the service call took too long"],
 ];
 
+/** {@link TOOL_ERRORS} as a Markdown table (shared by the runtime reference and every tool page). */
+export const TOOL_ERROR_TABLE = [
+  "| status | code | when |",
+  "| --- | --- | --- |",
+  ...TOOL_ERRORS.map(([status, code, when]) => `| ${status} | \`${code}\` | ${when} |`),
+].join("\n");
+
 /** `cyrnel.services.<svc>.tools.<tool>` as source. */
-export function toolPath(serviceId: string, toolId: string): string {
+function toolPath(serviceId: string, toolId: string): string {
   return `cyrnel.services${memberAccess(serviceId)}.tools${memberAccess(toolId)}`;
 }
 
@@ -63,9 +70,7 @@ export function renderToolDocs(input: ToolDocsInput): string {
     "A failed call rejects with an `Error` (name `ToolCallError`) whose `status` and `code` say why.",
     "Catch it with `try`/`catch`; uncaught, it fails the process with that message.",
     "",
-    "| status | code | when |",
-    "| --- | --- | --- |",
-    ...TOOL_ERRORS.map(([status, code, when]) => `| ${status} | \`${code}\` | ${when} |`),
+    TOOL_ERROR_TABLE,
     "",
   );
   return out.join("\n");

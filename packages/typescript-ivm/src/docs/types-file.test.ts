@@ -97,16 +97,21 @@ describe("renderTypes", () => {
     expect(empty).toContain("readonly services: {\n  };");
   });
 
-  it("stays valid for ids that are not identifiers and tools with colliding $defs names", () => {
+  it("stays valid for ids that are not identifiers or are reserved words, and tools with colliding $defs names", () => {
     const odd = renderTypes([
       { ...WEATHER_FORECAST, serviceId: "my-service", toolId: "get.thing" },
       { ...PETSTORE_ADD_PET, toolId: "Input" },
+      { ...NO_PARAMS, serviceId: "class", toolId: "default" },
     ]);
     expect(typeErrors({ "cyrnel.d.ts": odd })).toEqual([]);
     expect(
       typeErrors({
         "cyrnel.d.ts": odd,
-        "main.ts": `async function main() { await cyrnel.services["my-service"].tools["get.thing"].invoke({ city: "x" }); }\nvoid main;\n`,
+        "main.ts": `async function main() {
+          await cyrnel.services["my-service"].tools["get.thing"].invoke({ city: "x" });
+          const now: string = await cyrnel.services.class.tools.default.invoke({});
+          void now;
+        }\nvoid main;\n`,
       }),
     ).toEqual([]);
   });

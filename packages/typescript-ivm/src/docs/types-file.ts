@@ -1,4 +1,4 @@
-import type { ToolDocsInput } from "@cyrnel/sdk";
+import { isValidIdentifier, type ToolDocsInput } from "@cyrnel/sdk";
 import { propertyKey } from "../schema/schema.js";
 import { docComment, TypeEmitter } from "../schema/to-typescript.js";
 
@@ -85,7 +85,8 @@ export function renderTypes(tools: ToolDocsInput[]): string {
   ].join("\n");
 }
 
-/** The id itself (the host only allows identifiers); anything else gets a distinct, valid name. */
+/** The id itself when it passes the host's own id rule; anything else gets a distinct, valid name. */
 function namespaceName(id: string, index: number): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(id) ? id : `_${index}_${id.replace(/[^A-Za-z0-9_$]/g, "_")}`;
+  const safe = id.replace(/[^A-Za-z0-9_$]/g, "_");
+  return isValidIdentifier(id) ? id : `_${index}_${safe}`;
 }

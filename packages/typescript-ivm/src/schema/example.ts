@@ -98,7 +98,9 @@ function implicitType(schema: SchemaObject): string | undefined {
 }
 
 function isNullSchema(schema: Schema): boolean {
-  return isSchemaObject(schema) && typesOf(schema).length === 1 && typesOf(schema)[0] === "null";
+  if (!isSchemaObject(schema)) return false;
+  const types = typesOf(schema);
+  return types.length === 1 && types[0] === "null";
 }
 
 function withoutKeyword(schema: SchemaObject, keyword: string): SchemaObject {

@@ -94,7 +94,7 @@ function follow(schema: Schema, root: Schema, refs: string[]): { schema: Schema;
 }
 
 /** A short type for tables: `string`, `integer`, `"a" | "b"`, `object`, `Pet[]`, `string | null`. */
-export function typeLabel(schema: Schema, root: Schema, depth = 0): string {
+function typeLabel(schema: Schema, root: Schema, depth = 0): string {
   if (schema === true) return "any";
   if (schema === false) return "never";
   if (depth > MAX_DEPTH) return "any";

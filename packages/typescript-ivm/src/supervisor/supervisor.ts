@@ -7,7 +7,7 @@ import type {
   ServiceCatalog,
 } from "@cyrnel/sdk";
 import type { EnvironmentConfig } from "../config.js";
-import type { FromWorker, WorkerOptions } from "../ipc.js";
+import type { RunRequest, WorkerOptions } from "../ipc.js";
 import {
   duplicateExecution,
   interruptedByCatastrophe,
@@ -17,13 +17,9 @@ import {
   workerUnavailable,
 } from "../messages.js";
 import { encodeToolFailure, encodeToolSuccess } from "../tool-outcome.js";
-import { describeExit, type WorkerExit, WorkerProcess } from "./worker-process.js";
+import { describeExit, type WorkerExit, type WorkerMessage, WorkerProcess } from "./worker-process.js";
 
-interface Tracked {
-  executionId: number;
-  source: string;
-  services: ServiceCatalog;
-  timeoutMs: number | null;
+interface Tracked extends RunRequest {
   resolve: (exit: ExecutionExitState) => void;
   /** The worker it was dispatched to; null while it waits in the queue. */
   worker: WorkerProcess | null;
@@ -74,14 +70,14 @@ export class Supervisor {
     const { executionId } = input;
     if (this.unavailable !== null) return this.refuse(executionId, workerUnavailable(this.unavailable));
     if (this.tracked.has(executionId)) return this.refuse(executionId, duplicateExecution(executionId));
-    if (this.waiting.length >= this.config.queueSize && !this.hasFreeSlot()) {
+    if (this.waiting.length >= this.config.queueSize && this.freeWorker() === null) {
       return this.refuse(executionId, queueFull(this.config.queueSize));
     }
     return new Promise((resolve) => {
       const tracked: Tracked = {
         executionId,
         source: typeof input.code === "string" ? input.code : "",
-        services: sanitiseCatalog(input.services),
+        servicesJson: JSON.stringify(sanitiseCatalog(input.services)),
         timeoutMs: this.timeoutOf(input),
         resolve,
         worker: null,
@@ -139,24 +135,27 @@ export class Supervisor {
     return worker;
   }
 
-  private hasFreeSlot(): boolean {
-    return this.worker !== null && this.workerReady && this.worker.running < this.config.poolSize;
+  /** The current worker, when it can take one more run now. */
+  private freeWorker(): WorkerProcess | null {
+    const worker = this.worker;
+    if (worker === null || !this.workerReady || worker.retired || worker.running >= this.config.poolSize) return null;
+    return worker;
   }
 
   private dispatch(): void {
-    const worker = this.worker;
-    if (worker === null || !this.workerReady || worker.retired) return;
-    while (this.waiting.length > 0 && worker.running < this.config.poolSize) {
+    while (this.waiting.length > 0) {
+      const worker = this.freeWorker();
+      if (worker === null) return;
       const tracked = this.waiting.shift() as Tracked;
       tracked.worker = worker;
       worker.running++;
       this.report("setState", () => this.bindings.setState(tracked.executionId, "running"));
-      const { executionId, source, services, timeoutMs } = tracked;
-      worker.send({ type: "run", executionId, source, services, timeoutMs });
+      const { executionId, source, servicesJson, timeoutMs } = tracked;
+      worker.send({ type: "run", executionId, source, servicesJson, timeoutMs });
     }
   }
 
-  private onMessage(worker: WorkerProcess, message: FromWorker): void {
+  private onMessage(worker: WorkerProcess, message: WorkerMessage): void {
     if (message.type === "log") {
       this.logger[message.level](message.message, message.fields);
       return;
@@ -170,54 +169,52 @@ export class Supervisor {
       worker.kill();
       return;
     }
-    if (message.type === "ready") return;
     const tracked = this.tracked.get(message.executionId);
-    const current = tracked !== undefined && tracked.worker === worker ? tracked : undefined;
+    const current = tracked?.worker === worker ? tracked : undefined;
+    if (message.type === "invoke") {
+      this.invokeTool(worker, current, message.callId, message.input);
+      return;
+    }
+    if (message.type === "done") {
+      worker.running--;
+      if (current) this.finish(current, message.exit);
+      if (message.rssBytes > this.config.maxWorkerRssMb * 1024 * 1024 && !worker.retired) {
+        this.logger.info("typescript-ivm: recycling the sandbox process", {
+          rssMb: Math.round(message.rssBytes / 1024 / 1024),
+        });
+        worker.retired = true;
+      }
+      if (worker.retired && worker.running === 0 && worker === this.worker) worker.kill();
+      else this.dispatch();
+      return;
+    }
+    // What a run that already ended (or ran on a replaced worker) still reports is dropped.
+    if (current === undefined) return;
+    const { executionId } = message;
     switch (message.type) {
-      case "invoke":
-        this.invokeTool(worker, current, message.callId, message.input);
-        break;
       case "stdout":
-        if (current) this.report("emitStdout", () => this.bindings.emitStdout(message.executionId, message.chunk));
+        this.report("emitStdout", () => this.bindings.emitStdout(executionId, message.chunk));
         break;
       case "stderr":
-        if (current) this.report("emitStderr", () => this.bindings.emitStderr(message.executionId, message.chunk));
+        this.report("emitStderr", () => this.bindings.emitStderr(executionId, message.chunk));
         break;
       case "output":
-        if (current) this.report("emitOutput", () => this.bindings.emitOutput(message.executionId, message.patch));
+        this.report("emitOutput", () => this.bindings.emitOutput(executionId, message.patch));
         break;
       case "error":
-        if (current) this.report("setError", () => this.bindings.setError(message.executionId, message.message));
-        break;
-      case "done":
-        worker.running--;
-        if (current) this.finish(current, message.exit);
-        if (message.rssBytes > this.config.maxWorkerRssMb * 1024 * 1024 && !worker.retired) {
-          this.logger.info("typescript-ivm: recycling the sandbox process", {
-            rssMb: Math.round(message.rssBytes / 1024 / 1024),
-          });
-          worker.retired = true;
-        }
-        if (worker.retired && worker.running === 0 && worker === this.worker) worker.kill();
-        else this.dispatch();
+        this.report("setError", () => this.bindings.setError(executionId, message.message));
         break;
     }
   }
 
   private invokeTool(worker: WorkerProcess, tracked: Tracked | undefined, callId: number, input: InvokeInput): void {
-    const reply = (outcome: string) =>
-      worker.send({ type: "toolResult", executionId: tracked?.executionId ?? -1, callId, outcome });
+    const reply = (outcome: string) => worker.send({ type: "toolResult", callId, outcome });
     if (tracked === undefined) {
       reply(encodeToolFailure(new Error("the execution has ended")));
       return;
     }
-    let call: Promise<unknown>;
-    try {
-      call = Promise.resolve(this.bindings.invokeTool(tracked.executionId, input));
-    } catch (error) {
-      call = Promise.reject(error);
-    }
-    call.then(
+    // A binding that throws synchronously is answered like one that rejects.
+    new Promise<unknown>((resolve) => resolve(this.bindings.invokeTool(tracked.executionId, input))).then(
       (value) => reply(encodeToolSuccess(value)),
       (error: unknown) => reply(encodeToolFailure(error)),
     );
@@ -289,7 +286,7 @@ export class Supervisor {
 }
 
 /** Keeps only well-formed entries: the catalog is serialised into the sandbox as-is. */
-export function sanitiseCatalog(services: unknown): ServiceCatalog {
+function sanitiseCatalog(services: unknown): ServiceCatalog {
   // Null prototype: a service id such as "__proto__" stays an ordinary key.
   const catalog: ServiceCatalog = Object.create(null);
   if (typeof services !== "object" || services === null) return catalog;

@@ -13,6 +13,9 @@ function workerEntry(): string {
   return fileURLToPath(entry);
 }
 
+/** What the worker reports besides `ready` (which settles {@link WorkerProcess.ready} instead). */
+export type WorkerMessage = Exclude<FromWorker, { type: "ready" }>;
+
 export interface WorkerExit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -38,7 +41,7 @@ export class WorkerProcess {
   private readonly child: ChildProcess;
   private stderrTail = "";
 
-  constructor(options: WorkerOptions, onMessage: (message: FromWorker) => void) {
+  constructor(options: WorkerOptions, onMessage: (message: WorkerMessage) => void) {
     this.child = fork(workerEntry(), [JSON.stringify(options)], {
       execArgv: ["--no-node-snapshot"],
       env: {},
@@ -66,10 +69,6 @@ export class WorkerProcess {
     this.child.on("error", () => {
       // fork errors surface as an exit; the listener keeps them from being thrown.
     });
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
   }
 
   send(message: ToWorker): void {

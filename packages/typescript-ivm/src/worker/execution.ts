@@ -1,5 +1,6 @@
-import type { ExecutionExitState, Logger, ServiceCatalog } from "@cyrnel/sdk";
+import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import ivm from "isolated-vm";
+import type { RunRequest, WorkerOptions } from "../ipc.js";
 import { clampMessage, isolateFailed, memoryLimitExceeded, timedOut } from "../messages.js";
 import { prelude } from "../sandbox/prelude.js";
 import type { HostDelivery, PreludeHandle, PreludeLimits } from "../sandbox/protocol.js";
@@ -7,7 +8,7 @@ import { describeCompileError, USER_LINE_OFFSET } from "../transpile.js";
 import { type BridgeLimits, type BridgeOwner, HostBridge, type RunReporter } from "./host-bridge.js";
 
 /** The file name user code is compiled under; it shows up in stack traces as `code.ts:line:column`. */
-export const USER_FILENAME = "code.ts";
+const USER_FILENAME = "code.ts";
 const PRELUDE_FILENAME = "cyrnel-prelude.js";
 
 /**
@@ -40,19 +41,27 @@ function preludeScript(isolate: ivm.Isolate): ivm.Script {
 
 export interface ExecutionSettings extends BridgeLimits {
   memoryLimitMb: number;
+  /** JSON {@link PreludeLimits}: the same for every run of the worker, so serialised once. */
+  preludeLimitsJson: string;
 }
 
-export interface ExecutionRequest {
-  executionId: number;
-  /** The user's source (for error positions). */
-  source: string;
-  /** Transpiled and wrapped by transpile.ts. */
+/** The settings every execution of a worker shares, derived once from the worker's options. */
+export function executionSettings(options: WorkerOptions): ExecutionSettings {
+  const limits: PreludeLimits = {
+    maxTimers: options.maxTimers,
+    maxLogChars: options.maxLogBytes,
+    maxOutputChars: options.maxOutputBytes,
+    userFilename: USER_FILENAME,
+  };
+  return { ...options, preludeLimitsJson: JSON.stringify(limits) };
+}
+
+export interface ExecutionRequest extends RunRequest {
+  /** `source` transpiled and wrapped by transpile.ts (`source` stays for error positions). */
   code: string;
-  services: ServiceCatalog;
-  timeoutMs: number | null;
 }
 
-/** Called once the run has released the isolate; `reusable` is false when it was (or must be) disposed. */
+/** Called once the run has released the isolate; `reusable` is false when it must be disposed (and replaced). */
 export type ReturnIsolate = (isolate: ivm.Isolate, reusable: boolean) => void;
 
 type Phase = "queued" | "running" | "settled";
@@ -81,7 +90,7 @@ export class Execution implements BridgeOwner {
     private readonly request: ExecutionRequest,
     private readonly settings: ExecutionSettings,
     private readonly reporter: RunReporter,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
     this.executionId = request.executionId;
     this.done = new Promise((resolve) => {
@@ -110,16 +119,15 @@ export class Execution implements BridgeOwner {
     void this.runInIsolate(isolate);
   }
 
-  /** Ends the execution before it ran (a syntax error). */
-  reject(message: string): void {
-    this.settle("failed", message);
-  }
-
   /** Kill: a queued run just ends; a running one loses its isolate. */
   cancel(): void {
     this.settle("canceled", undefined, true);
   }
 
+  /**
+   * Ends the run as `failed`: a syntax error before it ran, or a limit
+   * enforced on the host side (a running run then loses its isolate).
+   */
   fail(message: string): void {
     this.settle("failed", message, true);
   }
@@ -139,17 +147,11 @@ export class Execution implements BridgeOwner {
       // Everything from compiling the user's code on stays asynchronous: the deadline must be able to fire.
       const context = isolate.createContextSync();
       this.handles.push(context);
-      const limits: PreludeLimits = {
-        maxTimers: this.settings.maxTimers,
-        maxLogChars: this.settings.maxLogBytes,
-        maxOutputChars: this.settings.maxOutputBytes,
-        userFilename: USER_FILENAME,
-      };
       const install = preludeScript(isolate).runSync(context, { reference: true });
       this.handles.push(install);
       const handle = install.applySync(
         undefined,
-        [new ivm.Callback(this.bridge.receive), JSON.stringify(this.request.services), JSON.stringify(limits)],
+        [new ivm.Callback(this.bridge.receive), this.request.servicesJson, this.settings.preludeLimitsJson],
         { result: { reference: true } },
       ) as ivm.Reference<PreludeHandle>;
       this.handles.push(handle);
@@ -242,14 +244,7 @@ export class Execution implements BridgeOwner {
       }
     }
     this.handles.length = 0;
-    const reusable = !disposeIsolate && !isolate.isDisposed;
-    if (!reusable && !isolate.isDisposed) {
-      try {
-        isolate.dispose();
-      } catch (error) {
-        this.logger.warn("typescript-ivm: isolate dispose failed", { error: String(error) });
-      }
-    }
-    returnIsolate(isolate, reusable);
+    // The pool disposes (and replaces) an isolate that is not reusable.
+    returnIsolate(isolate, !disposeIsolate);
   }
 }

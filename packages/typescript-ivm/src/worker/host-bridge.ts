@@ -24,7 +24,10 @@ export interface BridgeOwner {
   readonly executionId: number;
   /** Whether the run is still going; once false, calls are refused and results dropped. */
   isRunning(): boolean;
-  /** Pushes a value into the sandbox (asynchronously; the isolate runs it when it is free). */
+  /**
+   * Pushes a value into the sandbox (asynchronously; the isolate runs it
+   * when it is free). Dropped once the run has ended.
+   */
   deliver(kind: HostDelivery, id: number, payload: string): void;
   /** Ends the run as `failed` with `message`, from the host side (uncatchable by user code). */
   fail(message: string): void;
@@ -120,7 +123,7 @@ export class HostBridge {
 
   private finishToolCall(id: number, outcome: string): void {
     this.pendingToolCalls--;
-    if (this.owner.isRunning()) this.owner.deliver("toolResult", id, outcome);
+    this.owner.deliver("toolResult", id, outcome);
   }
 
   private writeLog(stream: "stdout" | "stderr", text: string): void {
@@ -179,7 +182,7 @@ export class HostBridge {
     this.clearTimer(id);
     const timer = setTimeout(() => {
       this.timers.delete(id);
-      if (this.owner.isRunning()) this.owner.deliver("timer", id, "");
+      this.owner.deliver("timer", id, "");
     }, delay);
     this.timers.set(id, timer);
     return null;

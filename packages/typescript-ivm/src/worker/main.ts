@@ -54,8 +54,8 @@ process.on("message", (message: ToWorker) => {
   if (doomed) return;
   switch (message.type) {
     case "run": {
-      const { executionId, source, services, timeoutMs } = message;
-      void scheduler.run({ executionId, source, services, timeoutMs }).then((exit) => {
+      const { executionId, source, servicesJson, timeoutMs } = message;
+      void scheduler.run({ executionId, source, servicesJson, timeoutMs }).then((exit) => {
         if (!doomed) send({ type: "done", executionId, exit, rssBytes: process.memoryUsage.rss() });
       });
       break;

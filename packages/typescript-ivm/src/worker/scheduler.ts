@@ -1,17 +1,10 @@
-import type { Logger, ServiceCatalog } from "@cyrnel/sdk";
+import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import type ivm from "isolated-vm";
-import type { WorkerOptions } from "../ipc.js";
+import type { RunRequest, WorkerOptions } from "../ipc.js";
 import { transpile } from "../transpile.js";
-import { Execution } from "./execution.js";
+import { Execution, type ExecutionSettings, executionSettings } from "./execution.js";
 import type { RunReporter } from "./host-bridge.js";
 import { type CatastropheHandler, IsolatePool } from "./isolate-pool.js";
-
-export interface RunRequest {
-  executionId: number;
-  source: string;
-  services: ServiceCatalog;
-  timeoutMs: number | null;
-}
 
 /**
  * The worker's side of scheduling. The host process admits at most
@@ -23,30 +16,32 @@ export class WorkerScheduler {
   private readonly waiting: Execution[] = [];
   private readonly active = new Map<number, Execution>();
   private readonly byIsolate = new Map<ivm.Isolate, Execution>();
+  private readonly settings: ExecutionSettings;
 
   constructor(
-    private readonly options: WorkerOptions,
+    options: WorkerOptions,
     private readonly reporter: RunReporter,
     private readonly logger: Logger,
     onCatastrophe: (executionId: number | null, message: string) => void,
   ) {
+    this.settings = executionSettings(options);
     const handler: CatastropheHandler = (isolate, message) =>
       onCatastrophe(this.byIsolate.get(isolate)?.executionId ?? null, message);
     this.pool = new IsolatePool(options.poolSize, options.memoryLimitMb, handler);
   }
 
   /** Runs one execution; the promise resolves with its exit state after any `setError`. */
-  run(request: RunRequest) {
+  run(request: RunRequest): Promise<ExecutionExitState> {
     const transpiled = transpile(request.source);
     const execution = new Execution(
       { ...request, code: transpiled.ok ? transpiled.code : "" },
-      this.options,
+      this.settings,
       this.reporter,
       this.logger,
     );
     this.active.set(request.executionId, execution);
     void execution.done.then(() => this.active.delete(request.executionId));
-    if (!transpiled.ok) execution.reject(transpiled.error);
+    if (!transpiled.ok) execution.fail(transpiled.error);
     else {
       this.waiting.push(execution);
       this.dispatch();

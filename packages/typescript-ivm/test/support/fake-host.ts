@@ -63,11 +63,17 @@ export class FakeHost implements EnvironmentBindings {
   private nextId = 1;
   env: EnvironmentModule | null = null;
 
+  private readonly log =
+    (level: keyof Logger) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      this.logs.push({ level, message, ...(fields ? { fields } : {}) });
+    };
+
   readonly logger: Logger = {
-    debug: (message, fields) => this.logs.push({ level: "debug", message, ...(fields ? { fields } : {}) }),
-    info: (message, fields) => this.logs.push({ level: "info", message, ...(fields ? { fields } : {}) }),
-    warn: (message, fields) => this.logs.push({ level: "warn", message, ...(fields ? { fields } : {}) }),
-    error: (message, fields) => this.logs.push({ level: "error", message, ...(fields ? { fields } : {}) }),
+    debug: this.log("debug"),
+    info: this.log("info"),
+    warn: this.log("warn"),
+    error: this.log("error"),
   };
 
   record(executionId: number): Recorded {
