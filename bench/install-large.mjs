@@ -3,6 +3,7 @@
 // dereference of the same document in this process.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { startHost } from "./lib/host.mjs";
 import { report } from "./lib/stats.mjs";
@@ -32,4 +33,4 @@ export async function installLarge() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await installLarge();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await installLarge();

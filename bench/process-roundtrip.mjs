@@ -1,6 +1,7 @@
 // Process round trip: `POST /processes {block:true}` with trivial code,
 // against a raw isolated-vm context create + compile + run in this process.
 // Then throughput: blocking trivial processes per second from 16 clients.
+import { pathToFileURL } from "node:url";
 import ivm from "isolated-vm";
 import { startHost } from "./lib/host.mjs";
 import { median, report, timeEach } from "./lib/stats.mjs";
@@ -63,4 +64,4 @@ export async function processRoundtrip() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await processRoundtrip();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await processRoundtrip();

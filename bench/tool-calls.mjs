@@ -1,5 +1,6 @@
 // Tool call overhead: N sequential tool calls from process code to a local
 // HTTP service, against N direct fetch calls to the same service.
+import { pathToFileURL } from "node:url";
 import { startDemoWeather } from "@cyrnel/example-demo-weather";
 import { startHost } from "./lib/host.mjs";
 import { median, report } from "./lib/stats.mjs";
@@ -46,4 +47,4 @@ export async function toolCalls() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await toolCalls();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await toolCalls();

@@ -150,7 +150,7 @@ function packModule(folder, id, version) {
     ...readdirSync(join(folder, "src"))
       .filter((name) => name.endsWith(".js"))
       .map((name) => `src/${name}`),
-  ].sort(byCodePoint);
+  ].sort();
   const pack = tar.c(
     {
       sync: true,
@@ -183,7 +183,6 @@ function clean(outDir) {
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 const pageName = (index) => (index === 0 ? "index.json" : `index-${index + 1}.json`);
-const byCodePoint = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 
 function chunk(items, size) {
   const pages = [];

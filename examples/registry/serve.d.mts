@@ -2,5 +2,4 @@ export function serveRegistry(options?: { root?: string; port?: number; host?: s
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234`. */
   url: string;
   close(): Promise<void>;
-  server: import("node:http").Server;
 }>;

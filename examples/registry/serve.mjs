@@ -49,7 +49,6 @@ export function serveRegistry({ root = join(import.meta.dirname, "public"), port
       const address = /** @type {import("node:net").AddressInfo} */ (server.address());
       resolveStart({
         url: `http://${host}:${address.port}`,
-        server,
         close: () =>
           new Promise((done) => {
             server.close(() => done());

@@ -32,7 +32,7 @@
  * @typedef {{ auth: { type: "bearer" } | { type: "header", name: string } | null }} ServiceDomain
  */
 
-export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**

@@ -11,7 +11,7 @@
 /** @typedef {{ baseUrl: string, timeoutMs: number, headers: Record<string, string> }} ServiceConfig */
 
 /** An error a caller can inspect: the host reports `status` and `body` of a failed call. */
-export class HttpError extends Error {
+class HttpError extends Error {
   /**
    * @param {string} message
    * @param {number} status

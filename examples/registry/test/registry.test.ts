@@ -1,13 +1,21 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as tar from "tar";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { buildRegistry, CATALOGUE } from "../build.mjs";
 
 const publicDir = join(import.meta.dirname, "..", "public");
-const temp = () => mkdtempSync(join(tmpdir(), "cyrnel-registry-"));
+const temps: string[] = [];
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), "cyrnel-registry-"));
+  temps.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Every file under `root`, as sorted `/`-separated relative paths. */
 function listFiles(root: string, prefix = ""): string[] {
@@ -39,22 +47,15 @@ function indexItems(start: string): { item: any; page: string }[] {
 }
 
 describe("the committed public/ folder", () => {
-  it("is exactly what build.mjs produces (run `pnpm generate` after changing sources/)", () => {
-    const out = temp();
-    const built = buildRegistry(out);
-    expect(listFiles(publicDir)).toEqual(built);
-    for (const path of built) {
-      const same = readFileSync(join(publicDir, path)).equals(readFileSync(join(out, path)));
-      expect(same, `public/${path} differs from a fresh build`).toBe(true);
+  it("is exactly what build.mjs produces, build after build (run `pnpm generate` after changing sources/)", () => {
+    for (const out of [temp(), temp()]) {
+      const built = buildRegistry(out);
+      expect(listFiles(publicDir)).toEqual(built);
+      for (const path of built) {
+        const same = readFileSync(join(publicDir, path)).equals(readFileSync(join(out, path)));
+        expect(same, `public/${path} differs from a fresh build`).toBe(true);
+      }
     }
-  });
-
-  it("comes out byte-identical from two builds", () => {
-    const [first, second] = [temp(), temp()];
-    const files = buildRegistry(first);
-    expect(buildRegistry(second)).toEqual(files);
-    for (const path of files)
-      expect(readFileSync(join(first, path)).equals(readFileSync(join(second, path)))).toBe(true);
   });
 });
 
@@ -92,7 +93,6 @@ describe("the registry format", () => {
       const descriptor = readJson(descriptorUrl);
       expect(descriptor.id).toBe(item.id);
       expect(Object.hasOwn(descriptor.versions, descriptor.latestVersion)).toBe(true);
-      expect(Object.keys(descriptor.versions).length).toBeGreaterThan(0);
       for (const [version, entry] of Object.entries<any>(descriptor.versions)) {
         const artifact = readFileSync(fileOf(new URL(entry.url, descriptorUrl).href));
         const actual = createHash("sha256").update(artifact).digest("hex");

@@ -43,13 +43,12 @@ const ProcessResult = Type.Composite([
   }),
 ]);
 
-const record = processRecord;
-const result = processResult;
-
 export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
   /** With `block`, answer once the process is idle, with its results. */
   const respond = async (row: ProcessRow, block: boolean | undefined, status: number, context: Context) =>
-    block ? json(status, result(await runner.waitIdle(row.id, context.req.raw.signal))) : json(status, record(row));
+    block
+      ? json(status, processResult(await runner.waitIdle(row.id, context.req.raw.signal)))
+      : json(status, processRecord(row));
 
   return [
     defineRoute({
@@ -100,7 +99,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         const rows = runner.list({ ...query, limit, before: decodeCursor(query.cursor, isNumber) });
         return json(
           200,
-          toPage(rows, limit, record, (row) => row.id),
+          toPage(rows, limit, processRecord, (row) => row.id),
         );
       },
     }),
@@ -113,7 +112,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The process", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params }) => json(200, record(runner.get(params.id))),
+      handler: ({ params }) => json(200, processRecord(runner.get(params.id))),
     }),
     defineRoute({
       method: "get",
@@ -194,7 +193,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
           if (followed[stream] !== "") send({ type: stream, text: followed[stream] });
         }
         followed.done.then((row) => {
-          send({ type: "end", process: result(row) });
+          send({ type: "end", process: processResult(row) });
           end();
         });
         signal.addEventListener("abort", end, { once: true });
@@ -231,7 +230,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The process, idle", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: async ({ params }) => json(200, record(await runner.kill(params.id))),
+      handler: async ({ params }) => json(200, processRecord(await runner.kill(params.id))),
     }),
     defineRoute({
       method: "delete",
