@@ -1,10 +1,11 @@
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import * as tar from "tar";
 import { describe, expect, it } from "vitest";
-import { folderDigest, unpackModuleArchive } from "./module-archives.js";
+import { gzipBomb, tarHeader } from "../../../test/support/archives.js";
+import { DEFAULT_ARCHIVE_LIMITS, folderDigest, unpackModuleArchive } from "./module-archives.js";
 
 const temp = () => mkdtempSync(join(tmpdir(), "cyrnel-archive-"));
 
@@ -77,14 +78,57 @@ describe("unpackModuleArchive", () => {
   });
 
   it("enforces the entry count and unpacked size caps", async () => {
+    const limits = { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 2, maxBytes: 1000 };
     const many = await archive({ "module.json": "{}", "a.js": "1", "b.js": "2" });
-    await expect(unpackModuleArchive(many, join(temp(), "x"), { maxEntries: 2, maxBytes: 1000 })).rejects.toThrow(
-      "more than 2 entries",
+    await expect(unpackModuleArchive(many, join(temp(), "x"), limits)).rejects.toThrow("more than 2 entries");
+    const big = await archive({ "module.json": "x".repeat(600), "a.js": "y".repeat(600) });
+    await expect(unpackModuleArchive(big, join(temp(), "x"), { ...limits, maxEntries: 10 })).rejects.toThrow(
+      "unpacks to more than 1000 bytes",
     );
-    const big = await archive({ "module.json": "x".repeat(2000) });
-    await expect(unpackModuleArchive(big, join(temp(), "x"), { maxEntries: 10, maxBytes: 1000 })).rejects.toThrow(
-      "more than 1000 bytes",
+  });
+
+  it("refuses a gzip bomb at its first header, without inflating it", async () => {
+    // 1 GiB of zeros in one entry: about 1 MB compressed.
+    const bomb = await gzipBomb(1024 ** 3);
+    const before = process.memoryUsage().rss;
+    const work = temp();
+    await expect(unpackModuleArchive(bomb, join(work, "x"))).rejects.toThrow(
+      `entry "package/zeros-0.bin" is ${1024 ** 3} bytes, over the limit of ${DEFAULT_ARCHIVE_LIMITS.maxEntryBytes} bytes per file`,
     );
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    expect(existsSync(join(work, "x", "files"))).toBe(false);
+  });
+
+  it("refuses many small entries that inflate too far for their compressed size", async () => {
+    // 40 × 2 MiB of zeros: each entry and the total are within the caps, the ratio (~1000:1) is not.
+    const bomb = await gzipBomb(2 * 1024 * 1024, 40);
+    await expect(unpackModuleArchive(bomb, join(temp(), "x"))).rejects.toThrow(
+      `inflates more than ${DEFAULT_ARCHIVE_LIMITS.maxRatio} times its compressed size`,
+    );
+  });
+
+  it("counts what follows the end of the archive too", async () => {
+    const tail = gzipSync(
+      Buffer.concat([tarHeader("module.json", 2), Buffer.from("{}"), Buffer.alloc(510 + 1024 + 4 * 1024 * 1024)]),
+    );
+    const limits = { ...DEFAULT_ARCHIVE_LIMITS, maxBytes: 1024 * 1024, maxRatio: 1e9 };
+    await expect(unpackModuleArchive(tail, join(temp(), "x"), limits)).rejects.toThrow(
+      `inflates to more than ${1024 * 1024} bytes`,
+    );
+  });
+
+  it("refuses two entries for one path", async () => {
+    const twice = gzipSync(
+      Buffer.concat([
+        tarHeader("module.json", 2),
+        Buffer.from("{}"),
+        Buffer.alloc(510),
+        tarHeader("module.json", 2),
+        Buffer.from("[]"),
+        Buffer.alloc(510 + 1024),
+      ]),
+    );
+    await expect(unpackModuleArchive(twice, join(temp(), "x"))).rejects.toThrow('entry "module.json"');
   });
 });
 

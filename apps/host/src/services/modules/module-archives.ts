@@ -1,84 +1,176 @@
 /**
- * Module archives (`.tgz`, SPEC section 8): unpacked into a work folder
- * after every entry has been checked, so a hostile archive cannot write
- * outside it — only plain files and folders, no absolute paths, no `..`, no
- * links of any kind, bounded entry count and unpacked size. The module is
- * the folder holding `module.json`: the archive root, or `package/` as
- * `npm pack` makes it.
+ * Module archives (`.tgz`, SPEC section 8), unpacked in one streaming pass
+ * into a work folder. Every entry's header is checked before any of its
+ * bytes are inflated, so a hostile archive is refused at the first header
+ * that breaks a rule: only plain files and folders, no absolute paths, no
+ * `..`, no links of any kind, bounded entry count, entry size and unpacked
+ * size. While inflating, the ratio of inflated to compressed bytes and the
+ * total inflated stream (padding and anything after the end included) are
+ * capped too, so a gzip bomb costs at most a few chunks of memory and CPU,
+ * never the whole expansion. The module is the folder holding
+ * `module.json`: the archive root, or `package/` as `npm pack` makes it.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
 import * as tar from "tar";
 import { CyrnelError } from "../../errors.js";
 
 export interface ArchiveLimits {
   /** Entries in the archive (files and folders). */
   maxEntries: number;
+  /** Size of one file, as its header declares it (checked before its bytes are read). */
+  maxEntryBytes: number;
   /** Sum of the unpacked file sizes. */
   maxBytes: number;
+  /** Inflated bytes per compressed byte, checked once more than {@link RATIO_FLOOR_BYTES} were inflated. */
+  maxRatio: number;
 }
 
-export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { maxEntries: 10_000, maxBytes: 128 * 1024 * 1024 };
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
+  maxEntries: 10_000,
+  maxEntryBytes: 64 * 1024 * 1024,
+  maxBytes: 128 * 1024 * 1024,
+  maxRatio: 200,
+};
+
+/** Small archives of very repetitive text (a padded JSON file) may exceed the ratio harmlessly. */
+const RATIO_FLOOR_BYTES = 1024 * 1024;
+/** Compressed bytes handed to the inflater at a time: the most that is inflated past a refused header. */
+const FEED_BYTES = 16 * 1024;
 
 const ALLOWED_TYPES = new Set(["File", "OldFile", "ContentFile", "Directory"]);
 
 /**
  * Unpacks `archive` under `workDir` (which must not exist yet or be empty)
  * and returns the folder that holds `module.json`. Throws `bad_request`
- * naming the first problem found.
+ * naming the first problem found; nothing unpacked is left behind then.
  */
 export async function unpackModuleArchive(
   archive: Buffer,
   workDir: string,
   limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
 ): Promise<string> {
-  mkdirSync(workDir, { recursive: true });
-  const file = join(workDir, "archive.tgz");
-  writeFileSync(file, archive);
-  await inspect(file, limits);
   const root = join(workDir, "files");
-  mkdirSync(root);
+  mkdirSync(root, { recursive: true });
   try {
-    await tar.x({
-      file,
-      cwd: root,
-      strict: true,
-      preserveOwner: false,
-      // Already checked above; the filter keeps extraction to files and folders even so.
-      filter: (_path, entry) => "type" in entry && ALLOWED_TYPES.has(entry.type),
-    });
+    await unpackInto(archive, root, limits);
   } catch (error) {
-    throw invalid(`it could not be unpacked: ${(error as Error).message}`);
+    rmSync(root, { recursive: true, force: true });
+    throw error;
   }
   if (existsSync(join(root, "module.json"))) return root;
   if (existsSync(join(root, "package", "module.json"))) return join(root, "package");
   throw invalid("it has no module.json at its root or under package/");
 }
 
-/** Lists the archive without writing anything and refuses it on the first unsafe entry. */
-async function inspect(file: string, limits: ArchiveLimits): Promise<void> {
-  let problem: string | null = null;
+/** The one streaming pass: gunzip → caps → tar parser → files; the first broken rule stops it. */
+async function unpackInto(archive: Buffer, root: string, limits: ArchiveLimits): Promise<void> {
+  let refusal: CyrnelError | null = null;
   let entries = 0;
-  let bytes = 0;
+  let declaredBytes = 0;
+  let compressed = 0;
+  let inflated = 0;
+  const openFiles = new Set<number>();
+
+  const parser = new tar.Parser({ strict: true, brotli: false, zstd: false });
+  const refuse = (reason: string) => {
+    refusal ??= invalid(reason);
+    parser.abort(refusal);
+  };
+  parser.on("entry", (entry: tar.ReadEntry) => {
+    if (refusal) return entry.resume();
+    entries++;
+    declaredBytes += entry.size ?? 0;
+    const problem =
+      entryProblem(entry.path, entry.type) ??
+      (entries > limits.maxEntries ? `it has more than ${limits.maxEntries} entries` : null) ??
+      ((entry.size ?? 0) > limits.maxEntryBytes
+        ? `entry "${entry.path}" is ${entry.size} bytes, over the limit of ${limits.maxEntryBytes} bytes per file`
+        : null) ??
+      (declaredBytes > limits.maxBytes ? `it unpacks to more than ${limits.maxBytes} bytes` : null);
+    if (problem !== null) return refuse(problem);
+    try {
+      writeEntry(entry, root, openFiles);
+    } catch (error) {
+      refuse(`entry "${entry.path}" could not be written: ${(error as Error).message}`);
+    }
+  });
+
+  // Inflated bytes beyond the files themselves: 512-byte headers and padding per entry, the end blocks.
+  const streamCap = () => limits.maxBytes + (entries + 1) * 1024 + 64 * 1024;
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      inflated += chunk.length;
+      if (inflated > RATIO_FLOOR_BYTES && inflated > compressed * limits.maxRatio) {
+        refuse(`it inflates more than ${limits.maxRatio} times its compressed size (a compression bomb?)`);
+      } else if (inflated > streamCap()) {
+        refuse(`it inflates to more than ${limits.maxBytes} bytes`);
+      }
+      if (refusal) return done(refusal);
+      parser.write(chunk);
+      done();
+    },
+  });
+  const source = Readable.from(
+    (function* () {
+      for (let offset = 0; offset < archive.length; offset += FEED_BYTES) {
+        const chunk = archive.subarray(offset, offset + FEED_BYTES);
+        compressed += chunk.length;
+        yield chunk;
+      }
+    })(),
+  );
+
+  const parsed = new Promise<void>((resolve, reject) => {
+    parser.on("end", resolve);
+    parser.on("error", reject);
+  });
+  // A refusal aborts the parser, which rejects `parsed` while the pipeline is the one being awaited.
+  parsed.catch(() => undefined);
   try {
-    await tar.t({
-      file,
-      strict: true,
-      onReadEntry: (entry) => {
-        if (problem !== null) return;
-        entries++;
-        bytes += entry.size ?? 0;
-        problem = entryProblem(entry.path, entry.type);
-        if (problem === null && entries > limits.maxEntries) problem = `it has more than ${limits.maxEntries} entries`;
-        if (problem === null && bytes > limits.maxBytes) problem = `it unpacks to more than ${limits.maxBytes} bytes`;
-      },
-    });
+    await pipeline(source, createGunzip(), sink);
+    parser.end();
+    await parsed;
   } catch (error) {
+    if (refusal) throw refusal;
     throw invalid(`it is not a readable .tgz: ${(error as Error).message}`);
+  } finally {
+    for (const fd of openFiles) closeSync(fd);
   }
-  if (problem !== null) throw invalid(problem);
+  if (refusal) throw refusal;
   if (entries === 0) throw invalid("it is empty or not a tar archive");
+}
+
+/** Writes one checked entry synchronously as its bytes arrive (a file) or creates it (a folder). */
+function writeEntry(entry: tar.ReadEntry, root: string, openFiles: Set<number>): void {
+  const target = join(root, entry.path);
+  if (entry.type === "Directory") {
+    mkdirSync(target, { recursive: true });
+    entry.resume();
+    return;
+  }
+  mkdirSync(dirname(target), { recursive: true });
+  // `wx`: a second entry for the same path is refused rather than silently replacing the first.
+  const fd = openSync(target, "wx", 0o644);
+  openFiles.add(fd);
+  entry.on("data", (chunk: Buffer) => writeSync(fd, chunk));
+  entry.on("end", () => {
+    openFiles.delete(fd);
+    closeSync(fd);
+  });
 }
 
 function entryProblem(path: string, type: string): string | null {
