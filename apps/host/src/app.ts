@@ -110,6 +110,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     builtins: options.builtins ?? BUILTIN_MODULES,
     bindings: runner.bindings,
     hookTimeoutMs: config.invokeTimeoutMs,
+    loadTimeoutMs: config.moduleLoadTimeoutMs,
     hooks: {
       adapterActivated: (id) => services!.hydrateAdapter(id),
       adapterReplaced: (id) => services!.regenerateAdapter(id),

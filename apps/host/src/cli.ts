@@ -9,6 +9,9 @@ import { runCommand } from "./cli/run-command.js";
 import { servicesCommand } from "./cli/services-command.js";
 import { toolsCommand } from "./cli/tools-command.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { messageOf } from "./errors.js";
+import { createLogger } from "./log.js";
+import { guardProcessExit, reportUnexpectedExit } from "./process-guard.js";
 import { startServer } from "./server.js";
 import { HOST_VERSION } from "./version.js";
 
@@ -70,13 +73,20 @@ async function start(_args: string[]): Promise<number> {
     }
     throw error;
   }
+  const logger = createLogger(config.logLevel);
+  // Module code runs in this process: it may not end it (process-guard.ts), and a start never stops silently.
+  guardProcessExit(logger);
+  const startup = reportUnexpectedExit(logger);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config);
+    server = await startServer(config, { logger });
   } catch (error) {
-    process.stderr.write(`cyrnel: could not start: ${(error as Error).message}\n`);
+    logger.error("could not start", { error: messageOf(error) });
+    process.stderr.write(`cyrnel: could not start: ${messageOf(error)}\n`);
+    startup.settled();
     return 1;
   }
+  startup.settled();
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       process.stderr.write(`cyrnel: received ${signal}, shutting down\n`);

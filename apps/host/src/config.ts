@@ -22,6 +22,8 @@ export interface HostConfig {
   apiKey: string | null;
   logLevel: LogLevel;
   invokeTimeoutMs: number;
+  /** `CYRNEL_MODULE_LOAD_TIMEOUT_MS`: bound on importing a custom module and on its `instantiate()`, each. */
+  moduleLoadTimeoutMs: number;
   shutdownTimeoutMs: number;
   /** Request body cap for ordinary routes. */
   bodyLimitBytes: number;
@@ -48,6 +50,8 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const MiB = 1024 * 1024;
+/** Node timers fire at once for delays above 2^31 − 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function loadConfig(env: Env = process.env): HostConfig {
   const read = (name: string): string | undefined => {
@@ -68,6 +72,13 @@ export function loadConfig(env: Env = process.env): HostConfig {
     apiKey: read("CYRNEL_API_KEY") ?? null,
     logLevel: oneOf("CYRNEL_LOG_LEVEL", read("CYRNEL_LOG_LEVEL"), LOG_LEVELS, "info"),
     invokeTimeoutMs: integer("CYRNEL_INVOKE_TIMEOUT_MS", read("CYRNEL_INVOKE_TIMEOUT_MS"), 30_000, 1),
+    moduleLoadTimeoutMs: integer(
+      "CYRNEL_MODULE_LOAD_TIMEOUT_MS",
+      read("CYRNEL_MODULE_LOAD_TIMEOUT_MS"),
+      30_000,
+      1,
+      MAX_TIMER_MS,
+    ),
     shutdownTimeoutMs: integer("CYRNEL_SHUTDOWN_TIMEOUT_MS", read("CYRNEL_SHUTDOWN_TIMEOUT_MS"), 10_000, 0),
     bodyLimitBytes: integer("CYRNEL_BODY_LIMIT_BYTES", read("CYRNEL_BODY_LIMIT_BYTES"), MiB, 1024),
     definitionLimitBytes: integer(

@@ -19,6 +19,11 @@ export const ModuleRecord = Type.Object({
   enabled: Type.Boolean({ description: "The operator's choice (persisted)" }),
   active: Type.Boolean({ description: "Set up and serving right now" }),
   missing: Type.Boolean({ description: "Known to the database but its folder is gone" }),
+  quarantined: Type.Boolean({
+    description:
+      "Its code stopped the host or never finished loading, so it is not run again until its files change " +
+      "(`error` says which)",
+  }),
   source: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()], { description: "Why the module failed to load or start" }),
 });

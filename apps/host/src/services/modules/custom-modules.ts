@@ -9,7 +9,9 @@ import { register } from "node:module";
 import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AdapterModule, EnvironmentModule } from "@cyrnel/sdk";
+import { messageOf } from "../../errors.js";
 import type { SchemaValidator } from "../json-schema.js";
+import { TimeoutError, withTimeout } from "../with-timeout.js";
 import { checkInstance, MODULE_ID, type ValidManifest, validateManifest } from "./manifest.js";
 import { GENERATION_PARAM } from "./module-generation-hooks.js";
 
@@ -51,12 +53,18 @@ let generationHooks = false;
  * Node's ESM cache so a reloaded or updated module runs its new code, in
  * every one of its files (module-generation-hooks.ts). The old code stays in
  * memory until the host restarts; ESM cannot unload.
+ *
+ * The import and `instantiate()` are each bounded by `timeoutMs`: code that
+ * never settles (a top-level await on nothing) throws a {@link TimeoutError}
+ * instead of holding the caller, and the start, forever. The hung code
+ * itself cannot be cancelled; it stays pending in the background.
  */
 export async function loadCustomModule(
   folder: string,
   validator: SchemaValidator,
   hostVersion: string,
   generation: number,
+  timeoutMs: number,
 ): Promise<LoadedModuleCode> {
   const manifest = readModuleManifest(folder, validator, hostVersion);
   if (!generationHooks) {
@@ -64,20 +72,24 @@ export async function loadCustomModule(
     generationHooks = true;
   }
   let exports: Record<string, unknown>;
+  const url = `${pathToFileURL(mainPath(folder, manifest)).href}?${GENERATION_PARAM}=${generation}`;
   try {
-    exports = await import(`${pathToFileURL(mainPath(folder, manifest)).href}?${GENERATION_PARAM}=${generation}`);
+    exports = await withTimeout(`importing ${manifest.main}`, timeoutMs, () => import(url));
   } catch (error) {
-    throw new Error(`importing ${manifest.main} failed: ${(error as Error).message}`);
+    if (error instanceof TimeoutError) throw error;
+    throw new Error(`importing ${manifest.main} failed: ${messageOf(error)}`);
   }
   const factory = (typeof exports.instantiate === "function" ? exports : exports.default) as
     | { instantiate?: unknown }
     | undefined;
   if (typeof factory?.instantiate !== "function") throw new Error(`${manifest.main} does not export instantiate()`);
   let instance: unknown;
+  const instantiate = factory.instantiate as () => unknown;
   try {
-    instance = await (factory.instantiate as () => unknown)();
+    instance = await withTimeout("instantiate()", timeoutMs, async () => instantiate.call(factory));
   } catch (error) {
-    throw new Error(`instantiate() threw: ${(error as Error).message}`);
+    if (error instanceof TimeoutError) throw error;
+    throw new Error(`instantiate() threw: ${messageOf(error)}`);
   }
   checkInstance(instance, manifest.type);
   return { manifest, instance: instance as AdapterModule | EnvironmentModule };

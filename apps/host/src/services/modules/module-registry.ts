@@ -24,9 +24,16 @@ import { applyPatch } from "../json-patch.js";
 import { type SchemaValidator, summariseIssues } from "../json-schema.js";
 import { KeyedMutex } from "../keyed-mutex.js";
 import type { SecretStore } from "../secrets/secret-store.js";
-import { withTimeout } from "../with-timeout.js";
-import { listModuleFolders, loadCustomModule, moduleFingerprint, readModuleManifest } from "./custom-modules.js";
+import { TimeoutError, withTimeout } from "../with-timeout.js";
+import {
+  type LoadedModuleCode,
+  listModuleFolders,
+  loadCustomModule,
+  moduleFingerprint,
+  readModuleManifest,
+} from "./custom-modules.js";
 import { checkInstance, type ValidManifest, validateManifest } from "./manifest.js";
+import { ModuleQuarantine } from "./module-quarantine.js";
 
 export interface ModuleHooks {
   /** An adapter became active: hydrate its enabled services. */
@@ -51,6 +58,8 @@ export interface ModuleRecord {
   enabled: boolean;
   active: boolean;
   missing: boolean;
+  /** Its code is not run until its files change (it stopped the host, or never finished loading). */
+  quarantined: boolean;
   source: string | null;
   error: string | null;
 }
@@ -69,6 +78,7 @@ interface Entry {
   activationError: string | null;
   active: boolean;
   missing: boolean;
+  quarantined: boolean;
   fingerprint: string | null;
   /**
    * New adapter code was loaded but its services were not regenerated with it yet: that waits until the code has
@@ -89,6 +99,8 @@ export interface ModuleRegistryOptions {
   hooks: ModuleHooks;
   /** Bound on each call into module code (setup, teardown). */
   hookTimeoutMs: number;
+  /** Bound on importing a custom module, and on its `instantiate()`. */
+  loadTimeoutMs: number;
 }
 
 const EMPTY_SCHEMA = { type: "object", properties: {} };
@@ -98,8 +110,11 @@ export class ModuleRegistry {
   private readonly mutex = new KeyedMutex();
   private generation = 0;
   private environmentId: string | null = null;
+  private readonly quarantine: ModuleQuarantine;
 
-  constructor(private readonly options: ModuleRegistryOptions) {}
+  constructor(private readonly options: ModuleRegistryOptions) {
+    this.quarantine = new ModuleQuarantine(options.modulesDir);
+  }
 
   // ---- start and stop ----------------------------------------------------
 
@@ -318,12 +333,15 @@ export class ModuleRegistry {
    */
   async replace(id: string): Promise<void> {
     const entry = this.entry(id);
-    const loaded = await loadCustomModule(
-      this.folder(id),
-      this.options.validator,
-      this.options.hostVersion,
-      ++this.generation,
-    );
+    const fingerprint = moduleFingerprint(this.folder(id));
+    let loaded: LoadedModuleCode;
+    try {
+      loaded = await this.loadCode(id, fingerprint);
+    } catch (error) {
+      // Nothing of it was running: its record shows why the new files fail instead of the old reason.
+      if (!entry.instance) Object.assign(entry, this.failedLoad(entry, error), { fingerprint });
+      throw error;
+    }
     if (entry.manifest && loaded.manifest.type !== entry.manifest.type) {
       throw new Error(`module type changed from ${entry.manifest.type} to ${loaded.manifest.type}`);
     }
@@ -334,7 +352,8 @@ export class ModuleRegistry {
       instance: loaded.instance,
       loadError: null,
       missing: false,
-      fingerprint: moduleFingerprint(this.folder(id)),
+      quarantined: false,
+      fingerprint,
       regenerate: loaded.manifest.type === "adapter",
     });
     this.upsertRow(loaded.manifest, false);
@@ -360,18 +379,20 @@ export class ModuleRegistry {
       if (this.entries.has(id)) throw new CyrnelError("conflict", `module "${id}" already exists`);
       place();
       const folder = this.folder(id);
-      let loaded: Awaited<ReturnType<typeof loadCustomModule>>;
+      const fingerprint = moduleFingerprint(folder);
+      let loaded: LoadedModuleCode;
       try {
-        loaded = await loadCustomModule(folder, this.options.validator, this.options.hostVersion, ++this.generation);
+        loaded = await this.loadCode(id, fingerprint);
       } catch (error) {
         rmSync(folder, { recursive: true, force: true });
+        this.quarantine.settled(id);
         throw new CyrnelError("bad_request", `module "${id}" failed to load: ${messageOf(error)}`);
       }
       const entry: Entry = {
         ...this.blankEntry(id),
         manifest: loaded.manifest,
         instance: loaded.instance,
-        fingerprint: moduleFingerprint(folder),
+        fingerprint,
       };
       this.entries.set(id, entry);
       this.upsertRow(loaded.manifest, false);
@@ -388,6 +409,7 @@ export class ModuleRegistry {
       if (entry.manifest?.type !== "environment") await this.options.hooks.adapterRemoving(id);
       rmSync(this.folder(id), { recursive: true, force: true });
       rmSync(this.backupFolder(id), { recursive: true, force: true });
+      this.quarantine.settled(id);
       this.options.db.transaction(() => {
         this.options.db.delete(modules).where(eq(modules.id, id)).run();
         this.options.secrets.remove({ type: "module", id });
@@ -430,30 +452,76 @@ export class ModuleRegistry {
     this.upsertRow(manifest, true);
   }
 
-  /** Loads a custom module found on disk; failures are recorded on its entry, never thrown. */
+  /**
+   * Loads a custom module found on disk; failures are recorded on its entry, never thrown. A quarantined module
+   * (see module-quarantine.ts) is listed from its manifest without running any of its code.
+   */
   private async discover(id: string): Promise<void> {
     const folder = this.folder(id);
     const entry: Entry = { ...this.blankEntry(id), fingerprint: moduleFingerprint(folder) };
-    try {
-      const loaded = await loadCustomModule(
-        folder,
-        this.options.validator,
-        this.options.hostVersion,
-        ++this.generation,
-      );
-      entry.manifest = loaded.manifest;
-      entry.instance = loaded.instance;
-    } catch (error) {
-      entry.loadError = messageOf(error);
+    const held = this.quarantine.reason(id, entry.fingerprint);
+    if (held !== null) {
+      Object.assign(entry, this.failedLoad(entry, null, held));
+      this.options.logger.error("custom module quarantined; its code was not loaded", {
+        module: id,
+        reason: held,
+      });
+    } else {
       try {
-        entry.manifest = readModuleManifest(folder, this.options.validator, this.options.hostVersion);
-      } catch {
-        entry.manifest = null;
+        const loaded = await this.loadCode(id, entry.fingerprint);
+        entry.manifest = loaded.manifest;
+        entry.instance = loaded.instance;
+      } catch (error) {
+        Object.assign(entry, this.failedLoad(entry, error));
+        this.options.logger.error("custom module failed to load", { module: id, error: entry.loadError });
       }
-      this.options.logger.error("custom module failed to load", { module: id, error: entry.loadError });
     }
     this.entries.set(id, entry);
     if (entry.manifest) this.upsertRow(entry.manifest, false);
+  }
+
+  /**
+   * Imports and instantiates a custom module's code under a crash marker, bounded by the load timeout. Code that
+   * never finishes loading is quarantined: it keeps running in the background and would hold up every later start.
+   */
+  private async loadCode(id: string, fingerprint: string | null): Promise<LoadedModuleCode> {
+    this.options.logger.debug("loading custom module", { module: id });
+    this.quarantine.running(id, fingerprint);
+    try {
+      const loaded = await loadCustomModule(
+        this.folder(id),
+        this.options.validator,
+        this.options.hostVersion,
+        ++this.generation,
+        this.options.loadTimeoutMs,
+      );
+      this.quarantine.settled(id);
+      return loaded;
+    } catch (error) {
+      if (error instanceof TimeoutError) this.quarantine.hold(id, fingerprint, error.message);
+      else this.quarantine.settled(id);
+      throw error;
+    }
+  }
+
+  /** The entry fields of a module whose code is not loaded: why, and its manifest when module.json is readable. */
+  private failedLoad(entry: Entry, error: unknown, quarantinedFor: string | null = null): Partial<Entry> {
+    const quarantined = quarantinedFor !== null || error instanceof TimeoutError;
+    const reason = quarantinedFor ?? messageOf(error);
+    let manifest: ValidManifest | null;
+    try {
+      manifest = readModuleManifest(this.folder(entry.id), this.options.validator, this.options.hostVersion);
+    } catch {
+      manifest = entry.manifest;
+    }
+    return {
+      manifest,
+      instance: null,
+      quarantined,
+      loadError: quarantined
+        ? `quarantined: ${reason}; its code is not run again until its files change (then POST /modules/reload)`
+        : reason,
+    };
   }
 
   private async activate(entry: Entry): Promise<boolean> {
@@ -475,9 +543,15 @@ export class ModuleRegistry {
       const context: ModuleSetupContext = { config: config.value, secrets: secrets.value, logger };
       const withBindings = manifest.type === "environment" ? { ...context, bindings: this.options.bindings } : context;
       const instance = entry.instance;
-      await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () =>
-        (instance as EnvironmentModule).setup(withBindings as never),
-      );
+      // A custom module that takes the host down in setup() is quarantined at the next start (module-quarantine.ts).
+      if (!entry.builtin) this.quarantine.running(entry.id, entry.fingerprint);
+      try {
+        await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () =>
+          (instance as EnvironmentModule).setup(withBindings as never),
+        );
+      } finally {
+        if (!entry.builtin) this.quarantine.settled(entry.id);
+      }
     } catch (error) {
       entry.active = false;
       entry.activationError = messageOf(error);
@@ -560,6 +634,7 @@ export class ModuleRegistry {
       activationError: null,
       active: false,
       missing: false,
+      quarantined: false,
       fingerprint: null,
       regenerate: false,
     };
@@ -589,6 +664,7 @@ export class ModuleRegistry {
       enabled: row?.enabled ?? false,
       active: entry.active,
       missing: entry.missing,
+      quarantined: entry.quarantined,
       source: row?.source ?? null,
       error: entry.loadError ?? entry.activationError,
     };
