@@ -3,6 +3,7 @@
  * Content-Length, and turns every way it can be wrong into a 4xx.
  */
 import { CyrnelError } from "../errors.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../services/json-nesting.js";
 
 export async function readJsonBody(request: Request, limit: number): Promise<{ present: boolean; value: unknown }> {
   const declared = request.headers.get("content-length");
@@ -12,6 +13,10 @@ export async function readJsonBody(request: Request, limit: number): Promise<{ p
   if (text.trim() === "") return { present: false, value: undefined };
   if (type !== null && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
     throw new CyrnelError("bad_request", `request body must be application/json, got "${type}"`);
+  }
+  // Checked on the text: parsing a deeply nested body already blocks the event loop for seconds.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new CyrnelError("bad_request", `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   try {
     return { present: true, value: JSON.parse(text) };

@@ -11,6 +11,7 @@
  * when the host reads a registry on the caller's behalf.
  */
 import { CyrnelError, type ErrorCode } from "../errors.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-nesting.js";
 
 export interface DownloadOptions {
   maxBytes: number;
@@ -77,8 +78,12 @@ export async function downloadText(url: string, options: DownloadOptions): Promi
 /** Downloads and parses JSON; `url` is where it was finally served from (after redirects). */
 export async function downloadJson(url: string, options: DownloadOptions): Promise<{ value: unknown; url: string }> {
   const response = await download(url, { accept: "application/json", ...options });
+  const text = response.body.toString("utf8");
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new CyrnelError("bad_request", `${options.what} at ${url} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   try {
-    return { value: JSON.parse(response.body.toString("utf8")), url: response.url };
+    return { value: JSON.parse(text), url: response.url };
   } catch (error) {
     throw new CyrnelError("bad_request", `${options.what} at ${url} is not valid JSON: ${(error as Error).message}`);
   }

@@ -3,8 +3,20 @@
  * RFC 7386 merge patch (`null` removes a key), a JSON array is an RFC 6902
  * patch. Both return a new document and never mutate their input; a bad
  * operation throws a CyrnelError naming it.
+ *
+ * Config and secrets documents are small, so patches are bounded well above
+ * any real use and well below what would block the host: at most
+ * {@link MAX_OPERATIONS} operations, documents and values at most
+ * {@link MAX_DEPTH} levels deep (the walks below recurse), and a result of
+ * at most {@link MAX_DOCUMENT_BYTES} (`copy` can double a document with
+ * every operation). Each limit is checked before the work it bounds.
  */
 import { CyrnelError } from "../errors.js";
+import { measureJson } from "./json-nesting.js";
+
+export const MAX_OPERATIONS = 1000;
+export const MAX_DEPTH = 64;
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 type Json = unknown;
 type Operation = { op: string; path?: unknown; from?: unknown; value?: unknown };
@@ -13,12 +25,17 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function applyMergePatch(target: Json, patch: Json): Json {
+  checkDepth(patch, 0, "the patch");
+  return mergePatch(target, patch);
+}
+
+function mergePatch(target: Json, patch: Json): Json {
   if (!isObject(patch)) return structuredClone(patch);
   const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key === "__proto__") throw bad(`"__proto__" is not a valid key`);
     if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
+    else result[key] = mergePatch(result[key], value);
   }
   return result;
 }
@@ -29,7 +46,18 @@ export interface JsonPatchOptions {
 }
 
 export function applyJsonPatch(document: Json, operations: unknown[], options: JsonPatchOptions = {}): Json {
+  if (operations.length > MAX_OPERATIONS) {
+    throw bad(`a JSON Patch may have at most ${MAX_OPERATIONS} operations, got ${operations.length}`);
+  }
   let doc = structuredClone(document);
+  // Removals are not refunded: an upper bound on the document's size that costs one walk per added value.
+  let size = measureJson(doc).bytes;
+  const grow = (value: Json, path: string[], where: string) => {
+    checkDepth(value, path.length, where);
+    size += measureJson(value, MAX_DEPTH, MAX_DOCUMENT_BYTES).bytes + path.join("/").length;
+    if (size > MAX_DOCUMENT_BYTES) throw bad(`${where}: the document would be larger than ${MAX_DOCUMENT_BYTES} bytes`);
+    return value;
+  };
   operations.forEach((raw, index) => {
     const where = `patch operation ${index}`;
     if (!isObject(raw) || typeof raw.op !== "string") throw bad(`${where} must be an object with an "op"`);
@@ -38,14 +66,14 @@ export function applyJsonPatch(document: Json, operations: unknown[], options: J
     const path = pointer(operation.path, `${where} "path"`);
     switch (operation.op) {
       case "add":
-        doc = add(doc, path, requireValue(operation, where), where);
+        doc = add(doc, path, grow(requireValue(operation, where), path, where), where);
         break;
       case "remove":
         doc = remove(doc, path, where).doc;
         break;
       case "replace":
         get(doc, path, where);
-        doc = add(remove(doc, path, where).doc, path, requireValue(operation, where), where);
+        doc = add(remove(doc, path, where).doc, path, grow(requireValue(operation, where), path, where), where);
         break;
       case "move": {
         const from = pointer(operation.from, `${where} "from"`);
@@ -53,14 +81,19 @@ export function applyJsonPatch(document: Json, operations: unknown[], options: J
           throw bad(`${where}: cannot move a value into itself`);
         }
         const removed = remove(doc, from, where);
+        checkDepth(removed.value, path.length, where);
         doc = add(removed.doc, path, removed.value, where);
         break;
       }
-      case "copy":
-        doc = add(doc, path, structuredClone(get(doc, pointer(operation.from, `${where} "from"`), where)), where);
+      case "copy": {
+        const value = get(doc, pointer(operation.from, `${where} "from"`), where);
+        doc = add(doc, path, structuredClone(grow(value, path, where)), where);
         break;
+      }
       case "test":
-        if (!deepEqual(get(doc, path, where), requireValue(operation, where))) throw bad(`${where}: test failed`);
+        if (!deepEqual(get(doc, path, where), grow(requireValue(operation, where), [], where))) {
+          throw bad(`${where}: test failed`);
+        }
         break;
       default:
         throw bad(`${where}: unknown op "${operation.op}"`);
@@ -70,6 +103,13 @@ export function applyJsonPatch(document: Json, operations: unknown[], options: J
 }
 
 const bad = (message: string) => new CyrnelError("bad_request", message);
+
+/** Refuses a value that would sit deeper than {@link MAX_DEPTH} once placed `level` levels down. */
+function checkDepth(value: Json, level: number, what: string): void {
+  if (level + measureJson(value, MAX_DEPTH).depth > MAX_DEPTH) {
+    throw bad(`${what} nests deeper than ${MAX_DEPTH} levels`);
+  }
+}
 
 function requireValue(operation: Operation, where: string): Json {
   if (!("value" in operation)) throw bad(`${where} needs a "value"`);

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHost, type TestHost } from "./support/host.js";
+import { enableRecorder, installRecorded } from "./support/recorder.js";
+
+/**
+ * Patches and bodies built to exhaust the host (a merge patch nested 100,000
+ * deep, thousands of RFC 6902 `copy` operations that double the document)
+ * answer 400 naming the limit, on every config and secrets route, and the
+ * host stays responsive.
+ */
+const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+
+/** `copy` ops that double the document each time: 2^n growth from a few bytes. */
+const doublingCopies = (count: number) => [
+  { op: "add", path: "/x0", value: "0123456789abcdef" },
+  ...Array.from({ length: count }, (_, i) => ({ op: "add", path: `/x${i + 1}`, value: {} })).flatMap((add, i) => [
+    add,
+    { op: "copy", from: `/x${i}`, path: `/x${i + 1}/a` },
+    { op: "copy", from: `/x${i}`, path: `/x${i + 1}/b` },
+  ]),
+];
+
+let host: TestHost;
+beforeAll(async () => {
+  host = await startHost({ modules: ["recorder"] });
+  await enableRecorder(host);
+  await installRecorded(host, "target", [{ id: "echo", behavior: "echo" }]);
+});
+afterAll(async () => {
+  await host?.stop();
+});
+
+const PATCH_ROUTES = [
+  "/services/target/config",
+  "/services/target/secrets",
+  "/modules/recorder/config",
+  "/modules/recorder/secrets",
+];
+
+describe.each(PATCH_ROUTES)("PATCH %s", (path) => {
+  it("answers 400 naming the nesting limit for a merge patch nested 100,000 deep", async () => {
+    const response = await host.api("PATCH", path, nested(100_000));
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toMatch(/nests deeper than \d+ levels/);
+  });
+
+  it("answers 400 naming the nesting limit for a patch deeper than a document may be", async () => {
+    const response = await host.api("PATCH", path, nested(100));
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toMatch(/nests deeper than 64 levels/);
+  });
+
+  it("answers 400 naming the operation limit for 2,000 copy operations", async () => {
+    const ops = [
+      { op: "add", path: "/seed", value: "x" },
+      ...Array.from({ length: 2_000 }, (_, i) => ({ op: "copy", from: "/seed", path: `/c${i}` })),
+    ];
+    const response = await host.api("PATCH", path, ops);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toContain("at most 1000 operations");
+  });
+
+  it("answers 400 naming the size limit when copies would grow the document past it", async () => {
+    const response = await host.api("PATCH", path, doublingCopies(60));
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toMatch(/larger than \d+ bytes/);
+  });
+});
+
+describe("request bodies", () => {
+  it("refuses a body nested deeper than the limit before parsing it, on any route", async () => {
+    const deep = `{"parameters":${"[".repeat(400_000)}${"]".repeat(400_000)}}`;
+    const response = await host.api("POST", "/tools/target/echo/invoke", deep);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toMatch(/request body nests deeper than \d+ levels/);
+  });
+
+  it("keeps ordinary patches working and the host responsive", async () => {
+    const merge = await host.api("PATCH", "/services/target/config", { region: { name: "eu", zones: [1, 2] } });
+    expect(merge.status, merge.text).toBe(200);
+    const ops = await host.api("PATCH", "/services/target/config", [
+      { op: "copy", from: "/region", path: "/backup" },
+      { op: "replace", path: "/region/name", value: "us" },
+    ]);
+    expect(ops.status, ops.text).toBe(200);
+    expect(ops.body.config).toMatchObject({ region: { name: "us" }, backup: { name: "eu", zones: [1, 2] } });
+    expect((await host.api("GET", "/health")).status).toBe(200);
+  });
+});
