@@ -3,12 +3,12 @@
  * together (no domain module imports another's instance), and mounts the
  * routes. `createHost` is what the CLI and the tests start.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
 import { Hono } from "hono";
 import { BUILTIN_MODULES } from "./builtin-modules.js";
 import type { HostConfig } from "./config.js";
+import { secureDataDir } from "./data-dir.js";
 import { type Db, openDatabase } from "./db/client.js";
 import { CyrnelError } from "./errors.js";
 import { bearerAuth } from "./http/auth.js";
@@ -68,7 +68,7 @@ export interface Host {
 
 export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  mkdirSync(join(config.dataDir, "modules"), { recursive: true });
+  secureDataDir(config.dataDir);
   const db = openDatabase(join(config.dataDir, "data.db"));
 
   const box = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir, logger), config.previousSecretsKeys);

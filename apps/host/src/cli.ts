@@ -73,6 +73,8 @@ async function start(_args: string[]): Promise<number> {
     }
     throw error;
   }
+  // Everything the host (and module code in it) creates is its owner's only; see data-dir.ts.
+  process.umask(0o077);
   const logger = createLogger(config.logLevel);
   // Module code runs in this process: it may not end it (process-guard.ts), and a start never stops silently.
   guardProcessExit(logger);

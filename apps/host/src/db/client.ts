@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { createOwnerOnlyFile } from "../data-dir.js";
 import * as schema from "./schema.js";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -13,6 +14,8 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));
 
 export function openDatabase(file: string, migrationsFolder = MIGRATIONS_FOLDER): Db {
+  // Owner-only before SQLite opens it; the WAL and shm files SQLite creates take the database file's mode.
+  createOwnerOnlyFile(file);
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
