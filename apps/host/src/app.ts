@@ -10,7 +10,8 @@ import { BUILTIN_MODULES } from "./builtin-modules.js";
 import type { HostConfig } from "./config.js";
 import { secureDataDir } from "./data-dir.js";
 import { type Db, openDatabase } from "./db/client.js";
-import { CyrnelError } from "./errors.js";
+import { SpaceReclaimer } from "./db/space.js";
+import { CyrnelError, messageOf } from "./errors.js";
 import { bearerAuth } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { mountRoutes } from "./http/mount.js";
@@ -44,6 +45,9 @@ import { ServiceStore } from "./services/services-and-tools/service-store.js";
 import { ToolGate } from "./services/services-and-tools/tool-gate.js";
 import { HOST_VERSION } from "./version.js";
 
+/** Free pages and the WAL are also given back on this schedule (and after large deletes, and at shutdown). */
+const RECLAIM_INTERVAL_MS = 10 * 60 * 1000;
+
 export interface HostOptions {
   logger?: HostLogger;
   /** Built-in modules; defaults to the bundled ones. */
@@ -70,6 +74,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const logger = options.logger ?? createLogger(config.logLevel);
   secureDataDir(config.dataDir);
   const db = openDatabase(join(config.dataDir, "data.db"));
+  const space = new SpaceReclaimer(db.$client, (error) =>
+    logger.warn("giving database space back failed; retried later", { error: messageOf(error) }),
+  );
+  space.start(RECLAIM_INTERVAL_MS);
 
   const box = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir, logger), config.previousSecretsKeys);
   const secrets = new SecretStore(db, box);
@@ -128,6 +136,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     hookTimeoutMs: config.invokeTimeoutMs,
     definitionLimitBytes: config.definitionLimitBytes,
     downloadTimeoutMs: config.downloadTimeoutMs,
+    spaceFreed: () => space.soon(),
   });
   const gate: ToolGate = new ToolGate({
     store,
@@ -238,6 +247,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
         });
       }
       await modules.stop();
+      space.stop();
+      space.reclaim();
       db.$client.close();
     },
   };

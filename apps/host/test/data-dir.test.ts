@@ -2,7 +2,7 @@ import { chmodSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { restart, startHost, type TestHost } from "./support/host.js";
-import { enableRecorder, installRecorded } from "./support/recorder.js";
+import { enableRecorder, installRecorded, recorderDefinition } from "./support/recorder.js";
 
 let hosts: TestHost[] = [];
 afterEach(async () => {
@@ -39,5 +39,32 @@ describe("the data directory", () => {
     const again = track(await restart(host));
     await again.api("PATCH", "/services/moded/secrets", { token: "mode-check-2" });
     check();
+  });
+});
+
+describe("the database", () => {
+  const onDisk = (dir: string) =>
+    ["data.db", "data.db-wal"].reduce(
+      (sum, name) => sum + (existsSync(join(dir, name)) ? statSync(join(dir, name)).size : 0),
+      0,
+    );
+
+  it("gives the space of deleted services back: the database and its WAL return near their size before", async () => {
+    const host = track(await startHost({ modules: ["recorder"] }));
+    await enableRecorder(host);
+    const baseline = onDisk(host.dataDir);
+    // Each definition is stored whole: 2 MiB of text per service, 8 at a time, three rounds.
+    const definition = recorderDefinition([{ id: "t" }], { padding: "x".repeat(2 * 1024 * 1024) });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 8; i++) {
+        const installed = await host.api("POST", "/services", { id: `big${i}`, adapter: "recorder", definition });
+        expect(installed.status, installed.text).toBe(201);
+      }
+      for (let i = 0; i < 8; i++) expect((await host.api("DELETE", `/services/big${i}`)).status).toBe(204);
+    }
+    expect((await host.api("GET", "/services")).body.items).toEqual([]);
+    await expect
+      .poll(() => onDisk(host.dataDir), { timeout: 30_000, interval: 200 })
+      .toBeLessThan(baseline + 2 * 1024 * 1024);
   });
 });

@@ -66,4 +66,19 @@ describe("migrations", () => {
       JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")).entries.length,
     );
   });
+
+  it("convert a database made without incremental auto-vacuum, keeping its rows", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
+    const old = new Database(file);
+    old.pragma("journal_mode = WAL");
+    old.exec("create table legacy (x text)");
+    old.prepare("insert into legacy values (?)").run("kept");
+    old.close();
+    expect(new Database(file).pragma("auto_vacuum", { simple: true })).toBe(0);
+
+    const db = openDatabase(file);
+    expect(db.$client.pragma("auto_vacuum", { simple: true })).toBe(2);
+    expect(db.$client.prepare("select x from legacy").get()).toEqual({ x: "kept" });
+    db.$client.close();
+  });
 });

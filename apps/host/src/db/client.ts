@@ -17,7 +17,10 @@ export function openDatabase(file: string, migrationsFolder = MIGRATIONS_FOLDER)
   // Owner-only before SQLite opens it; the WAL and shm files SQLite creates take the database file's mode.
   createOwnerOnlyFile(file);
   const sqlite = new Database(file);
+  useIncrementalVacuum(sqlite);
   sqlite.pragma("journal_mode = WAL");
+  // After a checkpoint the WAL file is cut back to this size instead of keeping its largest burst.
+  sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
@@ -28,6 +31,25 @@ export function openDatabase(file: string, migrationsFolder = MIGRATIONS_FOLDER)
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder });
   return db;
+}
+
+const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Incremental auto-vacuum lets deleted rows' pages go back to the file system (db/space.ts). A new database gets it
+ * before its first table; a database made by an older version is converted once with VACUUM, which rewrites it (it
+ * needs as much free disk as the database's size; if it fails, the conversion is tried again at the next start).
+ */
+function useIncrementalVacuum(sqlite: Database.Database): void {
+  const INCREMENTAL = 2;
+  if (sqlite.pragma("auto_vacuum", { simple: true }) === INCREMENTAL) return;
+  sqlite.pragma("auto_vacuum = INCREMENTAL");
+  if ((sqlite.pragma("page_count", { simple: true }) as number) === 0) return;
+  try {
+    sqlite.exec("VACUUM");
+  } catch {
+    // The setting only takes effect through VACUUM; without it the database works as before.
+  }
 }
 
 /** Maps a SQLite constraint violation to whether it was a uniqueness clash (→ 409). */

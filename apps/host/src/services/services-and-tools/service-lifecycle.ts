@@ -31,6 +31,8 @@ export interface ServiceLifecycleOptions {
   hookTimeoutMs: number;
   definitionLimitBytes: number;
   downloadTimeoutMs: number;
+  /** Called after a service (definition, tools) was deleted, so the database can give the space back. */
+  spaceFreed?: () => void;
 }
 
 export interface InstallInput {
@@ -148,6 +150,7 @@ export class ServiceLifecycle {
         this.options.store.delete(id);
         this.options.secrets.remove({ type: "service", id });
       });
+      this.options.spaceFreed?.();
       this.options.logger.info("service deleted", { service: id });
     });
   }
