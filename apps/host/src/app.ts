@@ -145,6 +145,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     validator,
     logger,
     invokeTimeoutMs: config.invokeTimeoutMs,
+    unavailable: (id) => services!.unavailableReason(id),
   });
 
   // Registries: catalogue browsing, and installs/updates of services and modules from descriptors.

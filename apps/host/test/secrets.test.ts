@@ -150,4 +150,30 @@ describe("keys", () => {
     expect(refused.body.error).toContain("CYRNEL_SECRETS_PREVIOUS_KEYS");
     expect((await wrong.api("GET", "/services/rotated/secrets")).body).toEqual({ set: ["token"] });
   });
+
+  it("a start with the wrong key keeps services enabled, says why they are down, and recovers with the right key", async () => {
+    const host = track(await startHost({ modules: ["recorder"], env: { CYRNEL_SECRETS_KEY: keyA } }));
+    await enableRecorder(host);
+    await installRecorded(host, "keyed", [{ id: "length", behavior: "secretLength" }], { extra: { secretsSchema } });
+    await host.api("PATCH", "/services/keyed/secrets", { token: "survives-a-wrong-key" });
+    expect((await host.api("POST", "/services/keyed/enabled", { enabled: true })).status).toBe(200);
+
+    const wrong = track(await restart(host, { env: { CYRNEL_SECRETS_KEY: keyC } }));
+    const record = (await wrong.api("GET", "/services/keyed")).body;
+    expect(record.enabled).toBe(true);
+    expect(record.error).toContain("cannot be decrypted");
+    const call = await wrong.api("POST", "/tools/keyed/length/invoke", { parameters: {} });
+    expect(call.status).toBe(409);
+    expect(call.body.error).toContain("is enabled but not running");
+    expect(call.body.error).toContain("CYRNEL_SECRETS_PREVIOUS_KEYS");
+    expect(
+      wrong.logs().some((entry) => entry.msg === "service kept enabled but not running" && entry.service === "keyed"),
+    ).toBe(true);
+
+    const right = track(await restart(wrong, { env: { CYRNEL_SECRETS_KEY: keyA } }));
+    expect((await right.api("GET", "/services/keyed")).body).toMatchObject({ enabled: true, error: null });
+    const length = await right.api("POST", "/tools/keyed/length/invoke", { parameters: {} });
+    expect(length.status, length.text).toBe(200);
+    expect(length.body.result).toEqual({ length: "survives-a-wrong-key".length });
+  });
 });

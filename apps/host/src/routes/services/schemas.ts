@@ -22,6 +22,13 @@ export const ServiceDetail = Type.Composite([
   ServiceRecord,
   Type.Object({
     staleReason: Nullable(Type.String()),
+    error: Nullable(
+      Type.String({
+        description:
+          "Why an enabled service is not running right now, e.g. its secrets cannot be decrypted with the " +
+          "configured key; null when it runs or is disabled",
+      }),
+    ),
     configSchema: JsonObject,
     secretsSchema: JsonObject,
   }),

@@ -18,10 +18,12 @@ export function serviceRecord(row: ServiceRow) {
   };
 }
 
-export function serviceDetail(row: ServiceRow) {
+/** `error`: why an enabled service is not running right now (null when it runs or is disabled). */
+export function serviceDetail(row: ServiceRow, error: string | null = null) {
   return {
     ...serviceRecord(row),
     staleReason: row.staleReason,
+    error,
     configSchema: row.configSchema,
     secretsSchema: row.secretsSchema,
   };

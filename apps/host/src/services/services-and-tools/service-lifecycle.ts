@@ -58,6 +58,12 @@ export interface UpdateResult {
 
 export class ServiceLifecycle {
   private readonly mutex = new KeyedMutex();
+  /**
+   * Enabled services that could not be brought up (hydrated) when their adapter started, and why: e.g. a start
+   * with the wrong CYRNEL_SECRETS_KEY. `enabled` is the operator's choice and stays as it is; the next start (or
+   * enable, or config/secrets patch) that hydrates the service clears the entry.
+   */
+  private readonly unavailable = new Map<string, string>();
 
   constructor(private readonly options: ServiceLifecycleOptions) {}
 
@@ -150,6 +156,7 @@ export class ServiceLifecycle {
         this.options.store.delete(id);
         this.options.secrets.remove({ type: "service", id });
       });
+      this.unavailable.delete(id);
       this.options.spaceFreed?.();
       this.options.logger.info("service deleted", { service: id });
     });
@@ -162,6 +169,7 @@ export class ServiceLifecycle {
       const row = this.row(id);
       if (!enabled) {
         this.options.store.update(id, { enabled: false });
+        this.unavailable.delete(id);
         await this.dehydrate(row.adapter, id);
         return this.detail(id);
       }
@@ -174,7 +182,9 @@ export class ServiceLifecycle {
       try {
         await this.callHydrate(row.adapter, state);
       } catch (error) {
-        this.options.store.update(id, { enabled: false });
+        // A service that was enabled keeps the operator's choice; a new enable that fails leaves it disabled.
+        if (row.enabled) this.unavailable.set(id, messageOf(error));
+        else this.options.store.update(id, { enabled: false });
         throw error;
       }
       return this.detail(id);
@@ -221,7 +231,11 @@ export class ServiceLifecycle {
 
   // ---- adapter module events ------------------------------------------------------
 
-  /** The adapter became active: hydrate each of its enabled services; one that fails ends disabled. */
+  /**
+   * The adapter became active: hydrate each of its enabled services. One that fails stays enabled (the operator's
+   * choice survives a start with, say, the wrong secrets key) but is not running: its record and every call to
+   * its tools say why, until a later start, enable or patch hydrates it.
+   */
   async hydrateAdapter(adapterId: string): Promise<void> {
     for (const id of this.options.store.idsOfAdapter(adapterId)) {
       await this.mutex.run(id, async () => {
@@ -230,14 +244,16 @@ export class ServiceLifecycle {
         try {
           await this.hydrate(row);
         } catch (error) {
-          this.options.store.update(id, { enabled: false });
-          this.options.logger.error("service could not be hydrated; disabled it", {
-            service: id,
-            error: messageOf(error),
-          });
+          this.unavailable.set(id, messageOf(error));
+          this.options.logger.error("service kept enabled but not running", { service: id, error: messageOf(error) });
         }
       });
     }
+  }
+
+  /** Why an enabled service is not running, or null (it runs, or it is disabled). */
+  unavailableReason(id: string): string | null {
+    return this.unavailable.get(id) ?? null;
   }
 
   /** New adapter code: regenerate every service from its stored definition; failures mark it stale. */
@@ -267,7 +283,7 @@ export class ServiceLifecycle {
   // ---- internals -------------------------------------------------------------------
 
   detail(id: string): ServiceDetail {
-    return serviceDetail(this.row(id));
+    return serviceDetail(this.row(id), this.unavailableReason(id));
   }
 
   private row(id: string): ServiceRow {
@@ -336,6 +352,7 @@ export class ServiceLifecycle {
       await withTimeout(`hydrateService of adapter "${adapterId}"`, this.options.hookTimeoutMs, () =>
         adapter.hydrateService(state),
       );
+      this.unavailable.delete(state.id);
     } catch (error) {
       if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
       throw new CyrnelError(

@@ -20,6 +20,8 @@ export interface ToolGateOptions {
   validator: SchemaValidator;
   logger: HostLogger;
   invokeTimeoutMs: number;
+  /** Why an enabled service is not running (it failed to hydrate), or null. */
+  unavailable?: (serviceId: string) => string | null;
 }
 
 export class ToolGate {
@@ -38,6 +40,8 @@ export class ToolGate {
       );
     }
     if (!service.enabled) throw new CyrnelError("service_disabled", `service "${serviceId}" is disabled`);
+    const down = this.options.unavailable?.(serviceId);
+    if (down) throw new CyrnelError("service_disabled", `service "${serviceId}" is enabled but not running: ${down}`);
     if (!tool.enabled) throw new CyrnelError("tool_disabled", `tool "${toolId}" on service "${serviceId}" is disabled`);
 
     const parameters = input.parameters ?? {};
