@@ -136,6 +136,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     hookTimeoutMs: config.invokeTimeoutMs,
     definitionLimitBytes: config.definitionLimitBytes,
     downloadTimeoutMs: config.downloadTimeoutMs,
+    denyPrivateDownloads: config.downloadDenyPrivate,
     spaceFreed: () => space.soon(),
   });
   const gate: ToolGate = new ToolGate({
@@ -149,7 +150,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   });
 
   // Registries: catalogue browsing, and installs/updates of services and modules from descriptors.
-  const registryClient = new RegistryClient({ validator, logger, timeoutMs: config.downloadTimeoutMs });
+  const registryClient = new RegistryClient({
+    validator,
+    logger,
+    timeoutMs: config.downloadTimeoutMs,
+    denyPrivate: config.downloadDenyPrivate,
+  });
   const registries = new Registries({ store: new RegistryStore(db), client: registryClient, logger });
   const registryInstalls = new RegistryServiceInstalls({
     client: registryClient,
@@ -171,6 +177,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
           what: "module archive",
           maxBytes: config.definitionLimitBytes,
           timeoutMs: config.downloadTimeoutMs,
+          denyPrivate: config.downloadDenyPrivate,
         })
       ).body,
   });

@@ -35,6 +35,8 @@ export interface HostConfig {
   processOutputLimitBytes: number;
   /** Timeout of outbound downloads (definition URLs, registries, module archives). */
   downloadTimeoutMs: number;
+  /** `CYRNEL_DOWNLOAD_DENY_PRIVATE`: refuse downloads from loopback, private, link-local and other non-public addresses. */
+  downloadDenyPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
       1024,
     ),
     downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
+    downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
   };
 }
 
@@ -136,6 +139,14 @@ function integer(
   const parsed = Number(value);
   if (parsed < min || parsed > max) throw new ConfigError(variable, `must be between ${min} and ${max}, got ${parsed}`);
   return parsed;
+}
+
+function flag(variable: string, value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const lower = value.toLowerCase();
+  if (lower === "1" || lower === "true") return true;
+  if (lower === "0" || lower === "false") return false;
+  throw new ConfigError(variable, `must be 1 or 0 (true or false), got "${value}"`);
 }
 
 function oneOf<T extends string>(variable: string, value: string | undefined, allowed: readonly T[], fallback: T): T {

@@ -107,6 +107,8 @@ describe("startup configuration", () => {
     ["CYRNEL_LOG_LEVEL", "chatty"],
     ["CYRNEL_INVOKE_TIMEOUT_MS", "-5"],
     ["CYRNEL_SECRETS_PREVIOUS_KEYS", "abc"],
+    ["CYRNEL_MODULE_LOAD_TIMEOUT_MS", "0"],
+    ["CYRNEL_DOWNLOAD_DENY_PRIVATE", "maybe"],
   ])("stops with a message naming %s=%s", async (variable, value) => {
     const host = await startHost({ env: { [variable]: value }, expectListening: false });
     const code = await host.waitForExit();

@@ -9,9 +9,21 @@
  * loop, HTTP 5xx) is reported with `upstreamFailure`: a 400 by default, for
  * a URL the caller passed in this very request, or a 502 `upstream_error`
  * when the host reads a registry on the caller's behalf.
+ *
+ * Redirects are followed to any http(s) URL, other hosts included: operators
+ * install services that live on their own networks. With `denyPrivate`
+ * (CYRNEL_DOWNLOAD_DENY_PRIVATE=1) the host name of every hop, the first and
+ * each redirect target, is resolved and the download is refused if any
+ * address is loopback, private, link-local or otherwise not public
+ * (public-address.ts). The check runs before each request; a name whose DNS
+ * answer changes between the check and the connection (DNS rebinding) is not
+ * caught by it, so hard guarantees need an egress firewall as well.
  */
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import { CyrnelError, type ErrorCode } from "../errors.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-nesting.js";
+import { nonPublicKind } from "./public-address.js";
 
 export interface DownloadOptions {
   maxBytes: number;
@@ -22,6 +34,10 @@ export interface DownloadOptions {
   accept?: string;
   /** The code for a failure of the remote end (see the file comment); default `bad_request`. */
   upstreamFailure?: Extract<ErrorCode, "bad_request" | "upstream_error">;
+  /** Refuse hops whose host resolves to a non-public address (CYRNEL_DOWNLOAD_DENY_PRIVATE). */
+  denyPrivate?: boolean;
+  /** Classifies addresses for `denyPrivate`: why one is not public, or null. Tests substitute their own. */
+  addressKind?: (address: string) => string | null;
 }
 
 export async function download(
@@ -34,6 +50,7 @@ export async function download(
   let current = checkUrl(url, options.what);
   try {
     for (let redirects = 0; ; redirects++) {
+      if (options.denyPrivate) await refuseNonPublic(current, options);
       const response = await fetch(current, {
         redirect: "manual",
         signal,
@@ -86,6 +103,23 @@ export async function downloadJson(url: string, options: DownloadOptions): Promi
     return { value: JSON.parse(text), url: response.url };
   } catch (error) {
     throw new CyrnelError("bad_request", `${options.what} at ${url} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Resolves the URL's host and refuses it if any of its addresses is not public. */
+async function refuseNonPublic(url: string, options: DownloadOptions): Promise<void> {
+  const kindOf = options.addressKind ?? nonPublicKind;
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  for (const address of addresses) {
+    const kind = kindOf(address);
+    if (kind === null) continue;
+    const where = address === host ? `it is ${address}` : `${host} resolves to ${address}`;
+    throw new CyrnelError(
+      "bad_request",
+      `could not download ${options.what} from ${url}: ${where}, a ${kind} address, and ` +
+        "CYRNEL_DOWNLOAD_DENY_PRIVATE=1 allows public addresses only",
+    );
   }
 }
 

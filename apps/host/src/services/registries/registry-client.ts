@@ -118,6 +118,8 @@ export interface RegistryClientOptions {
   validator: SchemaValidator;
   logger: HostLogger;
   timeoutMs: number;
+  /** Refuse registries and artifacts on non-public addresses (CYRNEL_DOWNLOAD_DENY_PRIVATE). */
+  denyPrivate?: boolean;
 }
 
 export class RegistryClient {
@@ -223,6 +225,7 @@ export class RegistryClient {
       maxBytes,
       timeoutMs: this.options.timeoutMs,
       upstreamFailure: "upstream_error",
+      denyPrivate: this.options.denyPrivate,
     });
     const actual = createHash("sha256").update(body).digest("hex");
     if (actual !== entry.sha256) {
@@ -241,6 +244,7 @@ export class RegistryClient {
       maxBytes: REGISTRY_DOCUMENT_LIMIT_BYTES,
       timeoutMs: this.options.timeoutMs,
       upstreamFailure: "upstream_error",
+      denyPrivate: this.options.denyPrivate,
     });
     return { value, finalUrl };
   }

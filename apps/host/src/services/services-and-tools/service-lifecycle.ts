@@ -31,6 +31,8 @@ export interface ServiceLifecycleOptions {
   hookTimeoutMs: number;
   definitionLimitBytes: number;
   downloadTimeoutMs: number;
+  /** Refuse definition URLs on non-public addresses (CYRNEL_DOWNLOAD_DENY_PRIVATE). */
+  denyPrivateDownloads?: boolean;
   /** Called after a service (definition, tools) was deleted, so the database can give the space back. */
   spaceFreed?: () => void;
 }
@@ -297,6 +299,7 @@ export class ServiceLifecycle {
       what: "definition",
       maxBytes: this.options.definitionLimitBytes,
       timeoutMs: this.options.downloadTimeoutMs,
+      denyPrivate: this.options.denyPrivateDownloads,
     });
   }
 
