@@ -184,7 +184,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
 
   await modules.start();
 
-  const docs = new EnvironmentDocs(modules, store);
+  const docs = new EnvironmentDocs(modules, store, config.invokeTimeoutMs);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(HOST_VERSION, () => (document ??= buildOpenApiDocument(routes, HOST_VERSION))),

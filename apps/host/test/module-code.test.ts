@@ -162,6 +162,25 @@ describe("installing and updating such modules", () => {
   });
 });
 
+describe("environment hooks that never settle", () => {
+  it("answer 504 naming the hook instead of holding the request", async () => {
+    const host = track(
+      await startHost({ modules: ["hang-docs", "recorder"], env: { ...env, CYRNEL_INVOKE_TIMEOUT_MS: "2000" } }),
+    );
+    expect((await host.api("POST", "/modules/hang-docs/enabled", { enabled: true })).status).toBe(200);
+    const hooks: [string, string][] = [
+      ["/environment/docs", "generateDocs"],
+      ["/environment/types", "generateTypes"],
+    ];
+    for (const [path, hook] of hooks) {
+      const response = await host.api("GET", path);
+      expect(response.status, path).toBe(504);
+      expect(response.body.error, path).toContain(`${hook} of module "hang-docs" did not finish within 2000 ms`);
+    }
+    expect((await host.api("GET", "/health")).status).toBe(200);
+  });
+});
+
 describe("a start-up that can never finish", () => {
   let child: ReturnType<typeof spawn> | undefined;
   afterEach(() => child?.kill("SIGKILL"));

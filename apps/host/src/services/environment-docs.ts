@@ -1,41 +1,58 @@
 /**
  * What the active environment renders for clients: its runtime reference,
  * one tool's page, and a `.d.ts` of every callable tool. One place for the
- * HTTP routes (`/environment/*`, `/tools/.../docs`) and the MCP tools.
+ * HTTP routes (`/environment/*`, `/tools/.../docs`) and the MCP tools. Each
+ * call into the environment is bounded like every other module hook (a
+ * `504 invoke_timeout` naming it), so code that never settles cannot hold
+ * requests open forever.
  */
 import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { CyrnelError, noEnvironment, notFound } from "../errors.js";
 import type { ModuleRegistry } from "./modules/module-registry.js";
 import type { ServiceStore, ToolRow } from "./services-and-tools/service-store.js";
+import { TimeoutError, withTimeout } from "./with-timeout.js";
 
 export class EnvironmentDocs {
   constructor(
     private readonly modules: ModuleRegistry,
     private readonly store: ServiceStore,
+    private readonly hookTimeoutMs: number,
   ) {}
 
   runtime(): Promise<string> {
-    return this.environment().generateDocs();
+    const { id, module } = this.environment();
+    return this.bounded(id, "generateDocs", () => module.generateDocs());
   }
 
   /** A missing service or tool is a 404 before a missing environment is a 503. */
   tool(serviceId: string, toolId: string): Promise<string> {
     const row = requireTool(this.store, serviceId, toolId);
-    return this.environment().generateToolDocs(docsInput(row));
+    const { id, module } = this.environment();
+    return this.bounded(id, "generateToolDocs", () => module.generateToolDocs(docsInput(row)));
   }
 
   types(): Promise<string> {
-    const environment = this.environment();
-    if (!environment.generateTypes) {
+    const { id, module } = this.environment();
+    const generateTypes = module.generateTypes?.bind(module);
+    if (!generateTypes) {
       throw new CyrnelError("not_found", "the active environment does not provide type declarations");
     }
-    return environment.generateTypes(this.store.effectiveTools().map(docsInput));
+    return this.bounded(id, "generateTypes", () => generateTypes(this.store.effectiveTools().map(docsInput)));
   }
 
-  private environment(): EnvironmentModule {
+  private environment(): { id: string; module: EnvironmentModule } {
     const active = this.modules.activeEnvironment();
     if (!active) throw noEnvironment();
-    return active.module;
+    return active;
+  }
+
+  private async bounded(id: string, hook: string, call: () => Promise<string>): Promise<string> {
+    try {
+      return await withTimeout(`${hook} of module "${id}"`, this.hookTimeoutMs, call);
+    } catch (error) {
+      if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
+      throw error;
+    }
   }
 }
 

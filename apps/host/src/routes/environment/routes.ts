@@ -15,7 +15,7 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
-      errors: ["no_environment"],
+      errors: ["no_environment", "invoke_timeout"],
       handler: async () => text(200, await docs.runtime(), "text/markdown; charset=utf-8"),
     }),
     defineRoute({
@@ -27,7 +27,7 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       responses: {
         200: { description: "A .d.ts file", schema: Type.String(), contentType: "text/plain; charset=utf-8" },
       },
-      errors: ["no_environment", "not_found"],
+      errors: ["no_environment", "not_found", "invoke_timeout"],
       handler: async () => text(200, await docs.types(), "text/plain; charset=utf-8"),
     }),
   ];

@@ -68,7 +68,7 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
-      errors: ["not_found", "no_environment"],
+      errors: ["not_found", "no_environment", "invoke_timeout"],
       handler: async ({ params }) =>
         text(200, await docs.tool(params.serviceId, params.toolId), "text/markdown; charset=utf-8"),
     }),
