@@ -77,7 +77,12 @@ async function start(_args: string[]): Promise<number> {
   process.umask(0o077);
   const logger = createLogger(config.logLevel);
   // Module code runs in this process: it may not end it (process-guard.ts), and a start never stops silently.
-  guardProcessExit(logger);
+  const releaseExit = guardProcessExit(logger);
+  // Once the host is done, the process ends even if module code still holds a timer, socket or child process.
+  const exit = (code: number): never => {
+    releaseExit();
+    process.exit(code);
+  };
   const startup = reportUnexpectedExit(logger);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -86,15 +91,15 @@ async function start(_args: string[]): Promise<number> {
     logger.error("could not start", { error: messageOf(error) });
     process.stderr.write(`cyrnel: could not start: ${messageOf(error)}\n`);
     startup.settled();
-    return 1;
+    return exit(1);
   }
   startup.settled();
-  return new Promise<number>((resolve) => {
+  return new Promise<number>(() => {
     const stop = (signal: string) => {
       process.stderr.write(`cyrnel: received ${signal}, shutting down\n`);
       server.close().then(
-        () => resolve(0),
-        () => resolve(1),
+        () => exit(0),
+        () => exit(1),
       );
     };
     process.once("SIGINT", () => stop("SIGINT"));

@@ -181,6 +181,17 @@ describe("environment hooks that never settle", () => {
   });
 });
 
+describe("a setup that finishes after its deadline", () => {
+  it("is torn down when it finishes, so nothing it started outlives the host's shutdown", async () => {
+    const host = track(await startHost({ modules: ["slow-setup"], env: { CYRNEL_INVOKE_TIMEOUT_MS: "500" } }));
+    const enabled = await host.api("POST", "/modules/slow-setup/enabled", { enabled: true });
+    expect(enabled.status).toBe(502);
+    expect(enabled.body.error).toContain("did not finish within 500 ms");
+    await host.waitForLog((entry) => entry.msg === "a setup that timed out finished late; tearing it down");
+    expect(await host.stop()).toBe(0);
+  });
+});
+
 describe("a start-up that can never finish", () => {
   let child: ReturnType<typeof spawn> | undefined;
   afterEach(() => child?.kill("SIGKILL"));

@@ -545,10 +545,12 @@ export class ModuleRegistry {
       const instance = entry.instance;
       // A custom module that takes the host down in setup() is quarantined at the next start (module-quarantine.ts).
       if (!entry.builtin) this.quarantine.running(entry.id, entry.fingerprint);
+      const setup = Promise.resolve().then(() => (instance as EnvironmentModule).setup(withBindings as never));
       try {
-        await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () =>
-          (instance as EnvironmentModule).setup(withBindings as never),
-        );
+        await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () => setup);
+      } catch (error) {
+        if (error instanceof TimeoutError) this.undoLateSetup(entry, instance, setup);
+        throw error;
       } finally {
         if (!entry.builtin) this.quarantine.settled(entry.id);
       }
@@ -567,6 +569,26 @@ export class ModuleRegistry {
       await this.options.hooks.adapterActivated(entry.id);
     }
     return true;
+  }
+
+  /**
+   * A setup that timed out keeps running; if it finishes after all, whatever it started (a sandbox process, a
+   * timer, a connection) would have no owner and could keep the host from ever exiting. Tear it down then, unless
+   * the module has been activated again in the meantime (that later setup owns the instance now).
+   */
+  private undoLateSetup(entry: Entry, instance: AdapterModule | EnvironmentModule, setup: Promise<unknown>): void {
+    setup.then(
+      async () => {
+        if (entry.active && entry.instance === instance) return;
+        this.options.logger.warn("a setup that timed out finished late; tearing it down", { module: entry.id });
+        await withTimeout(`teardown of module "${entry.id}"`, this.options.hookTimeoutMs, () =>
+          instance.teardown(),
+        ).catch((error) =>
+          this.options.logger.error("module teardown failed", { module: entry.id, error: messageOf(error) }),
+        );
+      },
+      () => undefined,
+    );
   }
 
   private async regenerateServices(entry: Entry): Promise<void> {
