@@ -117,8 +117,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     hostVersion: HOST_VERSION,
     builtins: options.builtins ?? BUILTIN_MODULES,
     bindings: runner.bindings,
-    hookTimeoutMs: config.invokeTimeoutMs,
-    loadTimeoutMs: config.moduleLoadTimeoutMs,
+    lifecycleTimeoutMs: config.moduleLoadTimeoutMs,
     hooks: {
       adapterActivated: (id) => services!.hydrateAdapter(id),
       adapterReplaced: (id) => services!.regenerateAdapter(id),

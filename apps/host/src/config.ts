@@ -22,7 +22,7 @@ export interface HostConfig {
   apiKey: string | null;
   logLevel: LogLevel;
   invokeTimeoutMs: number;
-  /** `CYRNEL_MODULE_LOAD_TIMEOUT_MS`: bound on importing a custom module and on its `instantiate()`, each. */
+  /** `CYRNEL_MODULE_LOAD_TIMEOUT_MS`: bound on importing a custom module, `instantiate()`, `setup()` and `teardown()`, each. */
   moduleLoadTimeoutMs: number;
   shutdownTimeoutMs: number;
   /** Request body cap for ordinary routes. */

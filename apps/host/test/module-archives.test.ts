@@ -5,7 +5,7 @@ import { gzipBomb, type PublishedArchive, peakRssBytes, publishArchive } from ".
 import { startHost, type TestHost } from "./support/host.js";
 
 /**
- * A gzip bomb (a 1 MB `.tgz` holding one 1 GiB entry, made at run time) sent
+ * A gzip bomb (a 4.5 MB `.tgz` holding one 1 GiB entry, made at run time) sent
  * through both archive routes: refused at its first header with a 400 that
  * names the limit, while the host's peak memory stays far below the bomb.
  */

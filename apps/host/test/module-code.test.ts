@@ -183,10 +183,13 @@ describe("environment hooks that never settle", () => {
 
 describe("a setup that finishes after its deadline", () => {
   it("is torn down when it finishes, so nothing it started outlives the host's shutdown", async () => {
-    const host = track(await startHost({ modules: ["slow-setup"], env: { CYRNEL_INVOKE_TIMEOUT_MS: "500" } }));
+    const host = track(await startHost({ modules: ["slow-setup"], env }));
+    expect((await host.api("PATCH", "/modules/slow-setup/config", { delayMs: LOAD_TIMEOUT_MS + 1000 })).status).toBe(
+      200,
+    );
     const enabled = await host.api("POST", "/modules/slow-setup/enabled", { enabled: true });
     expect(enabled.status).toBe(502);
-    expect(enabled.body.error).toContain("did not finish within 500 ms");
+    expect(enabled.body.error).toContain(`did not finish within ${LOAD_TIMEOUT_MS} ms`);
     await host.waitForLog((entry) => entry.msg === "a setup that timed out finished late; tearing it down");
     expect(await host.stop()).toBe(0);
   });

@@ -88,12 +88,12 @@ describe("unpackModuleArchive", () => {
   });
 
   it("refuses a gzip bomb at its first header, without inflating it", async () => {
-    // 1 GiB of zeros in one entry: about 1 MB compressed.
-    const bomb = await gzipBomb(1024 ** 3);
+    // 256 MiB of zeros in one entry (4 times the per-file limit): about 1 MB compressed.
+    const bomb = await gzipBomb(256 * 1024 ** 2);
     const before = process.memoryUsage().rss;
     const work = temp();
     await expect(unpackModuleArchive(bomb, join(work, "x"))).rejects.toThrow(
-      `entry "package/zeros-0.bin" is ${1024 ** 3} bytes, over the limit of ${DEFAULT_ARCHIVE_LIMITS.maxEntryBytes} bytes per file`,
+      `entry "package/zeros-0.bin" is ${256 * 1024 ** 2} bytes, over the limit of ${DEFAULT_ARCHIVE_LIMITS.maxEntryBytes} bytes per file`,
     );
     expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
     expect(existsSync(join(work, "x", "files"))).toBe(false);
@@ -101,7 +101,7 @@ describe("unpackModuleArchive", () => {
 
   it("refuses many small entries that inflate too far for their compressed size", async () => {
     // 40 × 2 MiB of zeros: each entry and the total are within the caps, the ratio (~1000:1) is not.
-    const bomb = await gzipBomb(2 * 1024 * 1024, 40);
+    const bomb = await gzipBomb(2 * 1024 * 1024, 40, 9);
     await expect(unpackModuleArchive(bomb, join(temp(), "x"))).rejects.toThrow(
       `inflates more than ${DEFAULT_ARCHIVE_LIMITS.maxRatio} times its compressed size`,
     );

@@ -97,10 +97,12 @@ export interface ModuleRegistryOptions {
   builtins: ModuleFactory[];
   bindings: EnvironmentBindings;
   hooks: ModuleHooks;
-  /** Bound on each call into module code (setup, teardown). */
-  hookTimeoutMs: number;
-  /** Bound on importing a custom module, and on its `instantiate()`. */
-  loadTimeoutMs: number;
+  /**
+   * Bound on each call that loads, starts or stops module code: importing a custom module, `instantiate()`,
+   * `setup()`, `teardown()`. Separate from the (usually much shorter) bound on tool calls: starting an environment
+   * may spawn processes, and a short invoke timeout must not make that fail on a busy machine.
+   */
+  lifecycleTimeoutMs: number;
 }
 
 const EMPTY_SCHEMA = { type: "object", properties: {} };
@@ -493,7 +495,7 @@ export class ModuleRegistry {
         this.options.validator,
         this.options.hostVersion,
         ++this.generation,
-        this.options.loadTimeoutMs,
+        this.options.lifecycleTimeoutMs,
       );
       this.quarantine.settled(id);
       return loaded;
@@ -547,7 +549,7 @@ export class ModuleRegistry {
       if (!entry.builtin) this.quarantine.running(entry.id, entry.fingerprint);
       const setup = Promise.resolve().then(() => (instance as EnvironmentModule).setup(withBindings as never));
       try {
-        await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () => setup);
+        await withTimeout(`setup of module "${entry.id}"`, this.options.lifecycleTimeoutMs, () => setup);
       } catch (error) {
         if (error instanceof TimeoutError) this.undoLateSetup(entry, instance, setup);
         throw error;
@@ -581,7 +583,7 @@ export class ModuleRegistry {
       async () => {
         if (entry.active && entry.instance === instance) return;
         this.options.logger.warn("a setup that timed out finished late; tearing it down", { module: entry.id });
-        await withTimeout(`teardown of module "${entry.id}"`, this.options.hookTimeoutMs, () =>
+        await withTimeout(`teardown of module "${entry.id}"`, this.options.lifecycleTimeoutMs, () =>
           instance.teardown(),
         ).catch((error) =>
           this.options.logger.error("module teardown failed", { module: entry.id, error: messageOf(error) }),
@@ -603,7 +605,7 @@ export class ModuleRegistry {
     if (this.environmentId === entry.id && !options.keepEnvironment) this.environmentId = null;
     const instance = entry.instance;
     try {
-      await withTimeout(`teardown of module "${entry.id}"`, this.options.hookTimeoutMs, () => instance.teardown());
+      await withTimeout(`teardown of module "${entry.id}"`, this.options.lifecycleTimeoutMs, () => instance.teardown());
     } catch (error) {
       this.options.logger.error("module teardown failed", { module: entry.id, error: messageOf(error) });
     }
