@@ -8,7 +8,7 @@ import {
   selectAlternative,
 } from "./auth.js";
 import { DEFAULT_TIMEOUT_MS, operationBaseUrl, resolveBaseUrl } from "./config.js";
-import { generateDefinition } from "./definition.js";
+import { DefinitionThread } from "./definition-thread.js";
 import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { displayUrl, send, successBody } from "./http.js";
 import { TokenCache, type TokenRequest } from "./oauth2.js";
@@ -61,8 +61,19 @@ export class OpenApiAdapter implements AdapterModule {
    */
   private lifetime = new AbortController();
 
-  /** `now` drives OAuth2 token expiry (tests pass a controllable clock). */
-  constructor(private readonly now: () => number = Date.now) {}
+  /** Runs `generateDefinition` in a worker thread, under a deadline. */
+  private readonly definitions: DefinitionThread;
+
+  /**
+   * `now` drives OAuth2 token expiry (tests pass a controllable clock);
+   * `definitionTimeoutMs` bounds the processing of one definition text.
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    options: { definitionTimeoutMs?: number } = {},
+  ) {
+    this.definitions = new DefinitionThread(options.definitionTimeoutMs);
+  }
 
   async setup(_context: ModuleSetupContext): Promise<void> {}
 
@@ -70,10 +81,12 @@ export class OpenApiAdapter implements AdapterModule {
     this.lifetime.abort();
     this.lifetime = new AbortController();
     this.services.clear();
+    await this.definitions.stop();
   }
 
+  /** The pure pipeline of `definition.ts`, run off this thread (see `definition-thread.ts`). */
   generateDefinition(input: string): Promise<ServiceDefinition> {
-    return generateDefinition(input);
+    return this.definitions.generate(input);
   }
 
   async hydrateService(state: ServiceState): Promise<void> {
