@@ -1,4 +1,5 @@
 import { STATUS_CODES } from "node:http";
+import { secretForms } from "@cyrnel/sdk";
 import { isJsonType } from "./media-types.js";
 import { isRecord } from "./records.js";
 
@@ -21,8 +22,6 @@ import { isRecord } from "./records.js";
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 const REDACTED = "[redacted]";
-/** Shorter values are not scrubbed: replacing them would garble unrelated text. */
-const MIN_SECRET_LENGTH = 4;
 
 export interface Exchange {
   method: string;
@@ -58,9 +57,9 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Replace every occurrence of a secret in strings inside `value`. */
+/** Replace every occurrence of a secret, in any form it travels in (see `secretForms`), in strings inside `value`. */
 export function redact<T>(value: T, secrets: readonly string[]): T {
-  const needles = [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+  const needles = secretForms(secrets);
   if (needles.length === 0) return value;
   const scrub = (item: unknown): unknown => {
     if (typeof item === "string") return needles.reduce((text, needle) => text.replaceAll(needle, REDACTED), item);
@@ -179,7 +178,9 @@ export async function send(exchange: Exchange): Promise<Reply> {
   return withinDeadline(label, exchange.timeoutMs, exchange.cancel, exchange.secrets, async (signal) => {
     const response = await follow(exchange, signal, label);
     const body = await readBody(response, exchange.method);
-    return { status: response.status, statusText: statusTextOf(response), body: redact(body, exchange.secrets) };
+    // The reason phrase is the upstream's text too: it ends up in messages.
+    const statusText = redact(statusTextOf(response), exchange.secrets);
+    return { status: response.status, statusText, body: redact(body, exchange.secrets) };
   });
 }
 

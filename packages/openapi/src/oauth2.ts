@@ -76,13 +76,16 @@ export class TokenCache {
       "Content-Type": "application/x-www-form-urlencoded",
       Accept: "application/json",
     });
+    const secrets = [request.clientSecret];
     if (request.clientAuthentication === "body") {
       form.push(`client_id=${formEncode(request.clientId)}`, `client_secret=${formEncode(request.clientSecret)}`);
     } else {
-      const pair = `${formEncode(request.clientId)}:${formEncode(request.clientSecret)}`;
-      headers.set("Authorization", `Basic ${Buffer.from(pair, "utf8").toString("base64")}`);
+      const pair = Buffer.from(`${formEncode(request.clientId)}:${formEncode(request.clientSecret)}`).toString(
+        "base64",
+      );
+      headers.set("Authorization", `Basic ${pair}`);
+      secrets.push(pair);
     }
-    const secrets = [request.clientSecret];
     const started = this.now();
     const { response, text } = await withinDeadline(
       label,
