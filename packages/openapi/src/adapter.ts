@@ -7,7 +7,7 @@ import {
   type SchemeDomain,
   selectAlternative,
 } from "./auth.js";
-import { DEFAULT_TIMEOUT_MS, operationBaseUrl, resolveBaseUrl } from "./config.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, operationBaseUrl, resolveBaseUrl } from "./config.js";
 import { DefinitionThread } from "./definition-thread.js";
 import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { displayUrl, send, successBody } from "./http.js";
@@ -24,6 +24,7 @@ interface ServiceRuntime {
   secrets: Record<string, unknown>;
   headers: Record<string, string>;
   timeoutMs: number;
+  maxResponseBytes: number;
   tokens: TokenCache;
 }
 
@@ -35,6 +36,11 @@ interface TokenUse {
 function timeoutOf(config: Record<string, unknown>): number {
   const value = config.timeoutMs;
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
+}
+
+function maxResponseBytesOf(config: Record<string, unknown>): number {
+  const value = config.maxResponseBytes;
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_RESPONSE_BYTES;
 }
 
 function headersOf(config: Record<string, unknown>): Record<string, string> {
@@ -101,6 +107,7 @@ export class OpenApiAdapter implements AdapterModule {
       secrets: { ...state.secrets },
       headers: headersOf(state.config),
       timeoutMs: timeoutOf(state.config),
+      maxResponseBytes: maxResponseBytesOf(state.config),
       tokens: new TokenCache(this.now),
     });
   }
@@ -136,6 +143,7 @@ export class OpenApiAdapter implements AdapterModule {
       headers,
       ...(request.body === undefined ? {} : { body: request.body }),
       timeoutMs: service.timeoutMs,
+      maxResponseBytes: service.maxResponseBytes,
       cancel: this.lifetime.signal,
       credentialHeaders: [
         ...credentials.headers.map(([name]) => name.toLowerCase()),

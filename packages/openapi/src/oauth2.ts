@@ -1,4 +1,4 @@
-import { redact, statusTextOf, withinDeadline } from "./http.js";
+import { readCapped, redact, statusTextOf, withinDeadline } from "./http.js";
 import { isRecord } from "./records.js";
 
 /**
@@ -32,6 +32,8 @@ interface CachedToken {
 }
 
 const MAX_EARLY_REFRESH_MS = 30_000;
+/** A token response is a few hundred bytes; anything this large is not one. */
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
 function cacheKey(request: TokenRequest): string {
   return JSON.stringify([request.tokenUrl, request.clientId, [...request.scopes].sort()]);
@@ -100,7 +102,13 @@ export class TokenCache {
           signal,
           redirect: "error",
         });
-        return { response, text: await response.text() };
+        const { text, complete } = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES);
+        if (!complete) {
+          throw new Error(
+            `the token response is larger than ${MAX_TOKEN_RESPONSE_BYTES.toLocaleString("en-US")} bytes`,
+          );
+        }
+        return { response, text };
       },
     );
     let payload: unknown;
