@@ -72,13 +72,14 @@ export class OpenApiAdapter implements AdapterModule {
 
   /**
    * `now` drives OAuth2 token expiry (tests pass a controllable clock);
-   * `definitionTimeoutMs` bounds the processing of one definition text.
+   * `definitionTimeoutMs` and `definitionHeapMb` bound the processing of
+   * one definition text (see `definition-thread.ts` for the defaults).
    */
   constructor(
     private readonly now: () => number = Date.now,
-    options: { definitionTimeoutMs?: number } = {},
+    options: { definitionTimeoutMs?: number; definitionHeapMb?: number } = {},
   ) {
-    this.definitions = new DefinitionThread(options.definitionTimeoutMs);
+    this.definitions = new DefinitionThread(options.definitionTimeoutMs, options.definitionHeapMb);
   }
 
   async setup(_context: ModuleSetupContext): Promise<void> {}

@@ -27,8 +27,8 @@ export type DefinitionReply =
 
 /** The host's own hook timeout defaults to 30 s; this one ends first, with the clearer error. */
 export const DEFAULT_DEFINITION_TIMEOUT_MS = 25_000;
-/** Heap of the worker: GitHub's REST API (13 MB of JSON) needs ~600 MB at its peak. */
-export const DEFINITION_HEAP_MB = 2048;
+/** Old-generation heap of the worker: GitHub's REST API (13 MB of JSON) stays under 100 MB. */
+export const DEFAULT_DEFINITION_HEAP_MB = 1024;
 const IDLE_MS = 60_000;
 
 interface Job {
@@ -51,7 +51,10 @@ export class DefinitionThread {
   private idleTimer: NodeJS.Timeout | null = null;
   private nextId = 1;
 
-  constructor(private readonly timeoutMs: number = DEFAULT_DEFINITION_TIMEOUT_MS) {}
+  constructor(
+    private readonly timeoutMs: number = DEFAULT_DEFINITION_TIMEOUT_MS,
+    private readonly heapMb: number = DEFAULT_DEFINITION_HEAP_MB,
+  ) {}
 
   generate(text: string): Promise<ServiceDefinition> {
     return new Promise((resolve, reject) => {
@@ -97,7 +100,7 @@ export class DefinitionThread {
     this.idleTimer = null;
     if (this.worker) return this.worker;
     const worker = new Worker(workerEntry(), {
-      resourceLimits: { maxOldGenerationSizeMb: DEFINITION_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
     });
     worker.on("message", (reply: DefinitionReply) => {
       const job = this.finish(reply.id);
@@ -120,7 +123,7 @@ export class DefinitionThread {
     this.finish(job.id);
     const reason =
       (error as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY"
-        ? `it needs more than ${DEFINITION_HEAP_MB} MB of memory to process (the limit)`
+        ? `it needs more than ${this.heapMb} MB of memory to process (the limit)`
         : `processing it failed: ${error.message}`;
     job.reject(new Error(`Invalid OpenAPI document: ${reason}`));
   }

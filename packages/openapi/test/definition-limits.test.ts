@@ -84,4 +84,15 @@ describe("definition limits", () => {
       await hurried.teardown();
     }
   });
+
+  it("fails a definition whose worker runs out of memory, naming the limit", async () => {
+    const cramped = new OpenApiAdapter(Date.now, { definitionHeapMb: 8 });
+    try {
+      await expect(cramped.generateDefinition(refDoubling(19))).rejects.toThrow(
+        /needs more than 8 MB of memory to process \(the limit\)/,
+      );
+    } finally {
+      await cramped.teardown();
+    }
+  });
 });
