@@ -7,7 +7,7 @@ import { DRAFT_07 } from "./schemas.js";
  * Per-service configuration: where requests go and how.
  *
  * ```json
- * { "baseUrl": "https://demo.example.com:443/v2", "port": "443", "timeoutMs": 30000, "headers": {} }
+ * { "baseUrl": "https://demo.example.com:443/v2", "port": "443", "timeoutMs": 30000, "maxResponseBytes": 10485760, "headers": {} }
  * ```
  *
  * - `baseUrl` defaults to the first server with its variables filled from
