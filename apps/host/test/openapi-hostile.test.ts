@@ -145,6 +145,20 @@ describe("definitions that expand enormously", () => {
     expect(response.body.error).toMatch(message);
     expect((await host.api("GET", "/services/bomb")).status).toBe(404);
   });
+
+  it("a definition downloaded from a URL goes through the same limits", async () => {
+    respond = (_request, response) => {
+      response.writeHead(200, { "content-type": "application/yaml" });
+      response.end(aliasBomb());
+    };
+    const response = await host.api("POST", "/services", {
+      id: "bomb",
+      adapter: "openapi",
+      url: `${upstreamUrl}/bomb.yaml`,
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toMatch(/expands to more than 5,000,000 values/);
+  });
 });
 
 describe("secrets echoed back encoded", () => {
@@ -195,6 +209,8 @@ describe("secrets echoed back encoded", () => {
     expect((await host.api("PATCH", "/services/echoing/secrets", { token: KEY, basic })).status).toBe(200);
     const response = await host.api("POST", "/tools/echoing/leaky/invoke", { parameters: {} });
     expect(response.status).toBe(502);
+    expect(response.body.error).toMatch(/^GET \/x\?token=\[redacted\] failed: /);
+    expect(response.body.error).not.toContain("[cut:");
     const forbidden = [
       ...forms(KEY),
       ...forms(basic.password),

@@ -124,8 +124,10 @@ function mask(text: string, needles: readonly string[]): string {
  * at the cut, and the megabytes past it are never scanned.
  */
 function maskedPrefix(text: string, maxChars: number, needles: readonly string[]): string {
-  const longest = needles[0]?.length ?? 0;
-  return cutText(mask(text.slice(0, maxChars + longest), needles), maxChars, text.length);
+  const kept = text.slice(0, maxChars + (needles[0]?.length ?? 0));
+  const masked = mask(kept, needles);
+  // The tail that was never scanned counts as left out too.
+  return cutText(masked, maxChars, masked.length + (text.length - kept.length));
 }
 
 /** The body with its secrets masked; a body over the limit becomes the start of its JSON text, marked as cut. */
