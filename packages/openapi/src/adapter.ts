@@ -82,7 +82,10 @@ export class OpenApiAdapter implements AdapterModule {
     this.definitions = new DefinitionThread(options.definitionTimeoutMs, options.definitionHeapMb);
   }
 
-  async setup(_context: ModuleSetupContext): Promise<void> {}
+  /** Starts the definition worker ahead of the first install (see `definition-thread.ts`). */
+  async setup(_context: ModuleSetupContext): Promise<void> {
+    this.definitions.start();
+  }
 
   async teardown(): Promise<void> {
     this.lifetime.abort();

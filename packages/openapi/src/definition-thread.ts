@@ -11,14 +11,23 @@ import type { ServiceDefinition } from "@cyrnel/sdk";
  * worker terminated (that is the only way to stop synchronous code) and
  * fails with an error naming the limit; the next text gets a new worker.
  *
- * The worker is kept between texts (loading swagger-parser and compiling
- * its schemas costs ~0.5 s), unref'd while idle so it never keeps a
- * process alive, and ended after a minute without work to return its memory.
+ * Starting a worker means loading swagger-parser and ajv into a new
+ * isolate (~0.4 s of CPU), so one is kept: between texts, and — while the
+ * adapter is set up — as a standby, started ahead of the first text. A
+ * worker that processed texts holds their garbage, so after a minute
+ * without work it is replaced by a fresh one (or just ended when the
+ * adapter is not set up). Idle workers are unref'd: they never keep a
+ * process alive.
  */
 
 export interface DefinitionRequest {
   id: number;
-  text: string;
+  /**
+   * The text as UTF-8, its buffer transferred rather than copied: cloning a
+   * 13 MB string into the worker costs the caller's thread ~10× more than
+   * encoding it.
+   */
+  bytes: Uint8Array;
 }
 
 export type DefinitionReply =
@@ -46,9 +55,12 @@ function workerEntry(): URL {
 
 export class DefinitionThread {
   private worker: Worker | null = null;
+  /** Whether the current worker has processed a text (and holds its garbage). */
+  private used = false;
   private readonly queue: Job[] = [];
   private running: (Job & { timer: NodeJS.Timeout }) | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  private standby = false;
   private nextId = 1;
 
   constructor(
@@ -63,8 +75,15 @@ export class DefinitionThread {
     });
   }
 
-  /** Ends the worker; texts still waiting or running fail. */
+  /** Keeps a started worker ready for the next text, until {@link stop}. */
+  start(): void {
+    this.standby = true;
+    if (!this.worker) this.spawn();
+  }
+
+  /** Ends the worker and the standby; texts still waiting or running fail. */
   async stop(): Promise<void> {
+    this.standby = false;
     const pending: Job[] = this.queue.splice(0);
     if (this.running) {
       clearTimeout(this.running.timer);
@@ -79,7 +98,8 @@ export class DefinitionThread {
   private pump(): void {
     if (this.running || this.queue.length === 0) return;
     const job = this.queue.shift()!;
-    const worker = this.ensureWorker();
+    this.clearIdleTimer();
+    const worker = this.worker ?? this.spawn();
     const timer = setTimeout(() => {
       void this.discard();
       this.finish(job.id);
@@ -91,17 +111,16 @@ export class DefinitionThread {
       );
     }, this.timeoutMs);
     this.running = { ...job, timer };
+    this.used = true;
     worker.ref();
-    worker.postMessage({ id: job.id, text: job.text } satisfies DefinitionRequest);
+    const bytes = new TextEncoder().encode(job.text);
+    worker.postMessage({ id: job.id, bytes } satisfies DefinitionRequest, [bytes.buffer]);
   }
 
-  private ensureWorker(): Worker {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    if (this.worker) return this.worker;
-    const worker = new Worker(workerEntry(), {
-      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
-    });
+  private spawn(): Worker {
+    // No inherited execArgv: the process's flags (`--input-type`, `--no-node-snapshot`, …) are not the worker's business.
+    const worker = new Worker(workerEntry(), { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.heapMb } });
+    worker.unref();
     worker.on("message", (reply: DefinitionReply) => {
       const job = this.finish(reply.id);
       if (!job) return;
@@ -112,6 +131,7 @@ export class DefinitionThread {
     worker.on("error", (error) => this.lost(worker, error));
     worker.on("exit", (code) => this.lost(worker, new Error(`the worker exited with code ${code}`)));
     this.worker = worker;
+    this.used = false;
     return worker;
   }
 
@@ -119,6 +139,7 @@ export class DefinitionThread {
     if (this.worker !== worker) return;
     this.worker = null;
     const job = this.running;
+    // An idle worker that died is not replaced here (one that cannot start would be restarted forever); the next text starts one.
     if (!job) return;
     this.finish(job.id);
     const reason =
@@ -134,21 +155,36 @@ export class DefinitionThread {
     if (!job || job.id !== id) return null;
     clearTimeout(job.timer);
     this.running = null;
-    if (this.queue.length > 0) {
-      this.pump();
-    } else if (this.worker) {
-      this.worker.unref();
-      this.idleTimer = setTimeout(() => void this.discard(), IDLE_MS);
-      this.idleTimer.unref();
-    }
+    if (this.queue.length > 0) this.pump();
+    else this.afterIdle();
     return job;
+  }
+
+  /** Nothing to do: unref the worker, recycle a used one after a while, keep (or restart) the standby. */
+  private afterIdle(): void {
+    if (this.running) return;
+    if (!this.worker) {
+      if (this.standby) this.spawn();
+      return;
+    }
+    this.worker.unref();
+    if (!this.used) return;
+    this.clearIdleTimer();
+    this.idleTimer = setTimeout(() => {
+      void this.discard().then(() => this.afterIdle());
+    }, IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  private clearIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   private async discard(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    this.clearIdleTimer();
     await worker?.terminate();
   }
 }

@@ -10,10 +10,10 @@ import type { DefinitionReply, DefinitionRequest } from "./definition-thread.js"
 const port = parentPort;
 if (!port) throw new Error("definition-worker.js must run in a worker thread");
 
-port.on("message", async ({ id, text }: DefinitionRequest) => {
+port.on("message", async ({ id, bytes }: DefinitionRequest) => {
   let reply: DefinitionReply;
   try {
-    reply = { id, ok: true, definition: await generateDefinition(text) };
+    reply = { id, ok: true, definition: await generateDefinition(new TextDecoder().decode(bytes)) };
   } catch (error) {
     reply = { id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }

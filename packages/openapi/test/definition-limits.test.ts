@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { OpenApiAdapter } from "../src/adapter.js";
 import { instantiate } from "../src/index.js";
@@ -94,5 +96,36 @@ describe("definition limits", () => {
     } finally {
       await cramped.teardown();
     }
+  });
+
+  it("never keeps a process alive: standby and used workers are unref'd", async () => {
+    const entry = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+    const script = `
+      const { instantiate } = await import(${JSON.stringify(entry)});
+      const adapter = instantiate();
+      await adapter.setup({ config: {}, secrets: {}, logger: console });
+      const definition = await adapter.generateDefinition(${JSON.stringify(JSON.stringify({ openapi: "3.0.3", info: { title: "Alive", version: "1" }, paths: {} }))});
+      console.log(definition.name);
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(null);
+      }, 30_000);
+      child.once("exit", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(output.trim()).toBe("Alive");
+    expect(code).toBe(0);
   });
 });
