@@ -3,6 +3,8 @@
  * `new CyrnelError("tool_disabled", "...")`; the HTTP layer maps the code to
  * a status with the single table below. The code is part of the public API.
  */
+import { cutText } from "./cut-text.js";
+
 export const ERROR_STATUS = {
   bad_request: 400,
   validation_failed: 400,
@@ -23,6 +25,9 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Longest error message: messages can quote what a caller sent or an adapter said, which can be megabytes. */
+export const MAX_MESSAGE_CHARS = 8 * 1024;
+
 export class CyrnelError extends Error {
   readonly status: number;
 
@@ -31,7 +36,7 @@ export class CyrnelError extends Error {
     message: string,
     readonly details?: unknown,
   ) {
-    super(message);
+    super(cutText(message, MAX_MESSAGE_CHARS));
     this.name = "CyrnelError";
     this.status = ERROR_STATUS[code];
   }

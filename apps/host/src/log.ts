@@ -1,14 +1,26 @@
 /**
  * Structured JSON logs, one object per line. Field names that look like
  * credentials are redacted at any depth, whoever logs them (host code or a
- * module through its context logger).
+ * module through its context logger). Lines are bounded: every string (the
+ * message included) is cut at {@link MAX_LOG_STRING_CHARS}, and a line that
+ * would still exceed {@link MAX_LOG_LINE_CHARS} keeps only its message and
+ * short fields — a caller can put megabytes into a tool parameter that an
+ * error message then repeats.
  */
 import type { Logger } from "@cyrnel/sdk";
 import type { LogLevel } from "./config.js";
+import { cutText } from "./cut-text.js";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SENSITIVE = /authorization|cookie|key|token|secret|password/i;
 const MAX_DEPTH = 6;
+/** Longest string kept in a log line, the message included. */
+export const MAX_LOG_STRING_CHARS = 8 * 1024;
+/** Longest log line. */
+export const MAX_LOG_LINE_CHARS = 64 * 1024;
+/** A field kept when a line is too long must serialise to at most this many characters. */
+const SHORT_FIELD_CHARS = 256;
+const numberFormat = new Intl.NumberFormat("en-US");
 
 export interface HostLogger extends Logger {
   child(fields: Record<string, unknown>): HostLogger;
@@ -25,8 +37,14 @@ export function createLogger(
 ): HostLogger {
   const emit = (at: Exclude<LogLevel, "silent">, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    const entry = { time: new Date().toISOString(), level: at, msg: message, ...redact(base), ...redact(fields ?? {}) };
-    sink.write(`${safeStringify(entry)}\n`);
+    const entry = {
+      time: new Date().toISOString(),
+      level: at,
+      msg: cutText(String(message), MAX_LOG_STRING_CHARS),
+      ...redact(base),
+      ...redact(fields ?? {}),
+    };
+    sink.write(`${boundedLine(entry)}\n`);
   };
   return {
     debug: (message, fields) => emit("debug", message, fields),
@@ -46,11 +64,31 @@ export function redact(fields: Record<string, unknown>, depth = 0): Record<strin
 }
 
 function redactValue(value: unknown, depth: number): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (value instanceof Error) return { name: value.name, message: cutText(value.message, MAX_LOG_STRING_CHARS) };
+  if (typeof value === "string") return cutText(value, MAX_LOG_STRING_CHARS);
   if (value === null || typeof value !== "object") return value;
   if (depth > MAX_DEPTH) return "[truncated]";
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
   return redact(value as Record<string, unknown>, depth);
+}
+
+/** The entry as one line of at most {@link MAX_LOG_LINE_CHARS}: too long, it keeps the message and short fields. */
+function boundedLine(entry: Record<string, unknown>): string {
+  const line = safeStringify(entry);
+  if (line.length <= MAX_LOG_LINE_CHARS) return line;
+  const kept: Record<string, unknown> = {};
+  const dropped: string[] = [];
+  for (const [name, value] of Object.entries(entry)) {
+    if (name === "msg" || safeStringify({ [name]: value }).length <= SHORT_FIELD_CHARS) kept[name] = value;
+    else dropped.push(name);
+  }
+  kept.truncated =
+    `${dropped.length} fields dropped: the line would be ${numberFormat.format(line.length)} characters ` +
+    `(limit ${numberFormat.format(MAX_LOG_LINE_CHARS)})`;
+  const shorter = safeStringify(kept);
+  return shorter.length <= MAX_LOG_LINE_CHARS
+    ? shorter
+    : safeStringify({ time: entry.time, level: entry.level, msg: entry.msg, truncated: kept.truncated });
 }
 
 function safeStringify(entry: Record<string, unknown>): string {

@@ -7,8 +7,8 @@ import {
   type SchemeDomain,
   selectAlternative,
 } from "./auth.js";
-import { DEFAULT_TIMEOUT_MS, operationBaseUrl, resolveBaseUrl } from "./config.js";
-import { generateDefinition } from "./definition.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, operationBaseUrl, resolveBaseUrl } from "./config.js";
+import { DefinitionThread } from "./definition-thread.js";
 import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { displayUrl, send, successBody } from "./http.js";
 import { TokenCache, type TokenRequest } from "./oauth2.js";
@@ -24,6 +24,7 @@ interface ServiceRuntime {
   secrets: Record<string, unknown>;
   headers: Record<string, string>;
   timeoutMs: number;
+  maxResponseBytes: number;
   tokens: TokenCache;
 }
 
@@ -35,6 +36,11 @@ interface TokenUse {
 function timeoutOf(config: Record<string, unknown>): number {
   const value = config.timeoutMs;
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : DEFAULT_TIMEOUT_MS;
+}
+
+function maxResponseBytesOf(config: Record<string, unknown>): number {
+  const value = config.maxResponseBytes;
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_MAX_RESPONSE_BYTES;
 }
 
 function headersOf(config: Record<string, unknown>): Record<string, string> {
@@ -61,19 +67,36 @@ export class OpenApiAdapter implements AdapterModule {
    */
   private lifetime = new AbortController();
 
-  /** `now` drives OAuth2 token expiry (tests pass a controllable clock). */
-  constructor(private readonly now: () => number = Date.now) {}
+  /** Runs `generateDefinition` in a worker thread, under a deadline. */
+  private readonly definitions: DefinitionThread;
 
-  async setup(_context: ModuleSetupContext): Promise<void> {}
+  /**
+   * `now` drives OAuth2 token expiry (tests pass a controllable clock);
+   * `definitionTimeoutMs` and `definitionHeapMb` bound the processing of
+   * one definition text (see `definition-thread.ts` for the defaults).
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    options: { definitionTimeoutMs?: number; definitionHeapMb?: number } = {},
+  ) {
+    this.definitions = new DefinitionThread(options.definitionTimeoutMs, options.definitionHeapMb);
+  }
+
+  /** Starts the definition worker ahead of the first install (see `definition-thread.ts`). */
+  async setup(_context: ModuleSetupContext): Promise<void> {
+    this.definitions.start();
+  }
 
   async teardown(): Promise<void> {
     this.lifetime.abort();
     this.lifetime = new AbortController();
     this.services.clear();
+    await this.definitions.stop();
   }
 
+  /** The pure pipeline of `definition.ts`, run off this thread (see `definition-thread.ts`). */
   generateDefinition(input: string): Promise<ServiceDefinition> {
-    return generateDefinition(input);
+    return this.definitions.generate(input);
   }
 
   async hydrateService(state: ServiceState): Promise<void> {
@@ -88,6 +111,7 @@ export class OpenApiAdapter implements AdapterModule {
       secrets: { ...state.secrets },
       headers: headersOf(state.config),
       timeoutMs: timeoutOf(state.config),
+      maxResponseBytes: maxResponseBytesOf(state.config),
       tokens: new TokenCache(this.now),
     });
   }
@@ -123,6 +147,7 @@ export class OpenApiAdapter implements AdapterModule {
       headers,
       ...(request.body === undefined ? {} : { body: request.body }),
       timeoutMs: service.timeoutMs,
+      maxResponseBytes: service.maxResponseBytes,
       cancel: this.lifetime.signal,
       credentialHeaders: [
         ...credentials.headers.map(([name]) => name.toLowerCase()),

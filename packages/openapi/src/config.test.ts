@@ -45,6 +45,7 @@ describe("serverDomain and configSchema", () => {
       port: "443",
       basePath: "v2",
       timeoutMs: 30000,
+      maxResponseBytes: 10 * 1024 * 1024,
       headers: {},
     });
     expect(validate({ port: "1" })).toBe(false);

@@ -7,7 +7,7 @@ import { DRAFT_07 } from "./schemas.js";
  * Per-service configuration: where requests go and how.
  *
  * ```json
- * { "baseUrl": "https://demo.example.com:443/v2", "port": "443", "timeoutMs": 30000, "headers": {} }
+ * { "baseUrl": "https://demo.example.com:443/v2", "port": "443", "timeoutMs": 30000, "maxResponseBytes": 10485760, "headers": {} }
  * ```
  *
  * - `baseUrl` defaults to the first server with its variables filled from
@@ -20,10 +20,12 @@ import { DRAFT_07 } from "./schemas.js";
  *   server template. An explicit `baseUrl` is used verbatim.
  * - `timeoutMs` bounds one call (default 30000); `headers` are extra headers
  *   sent with every request (parameters and credentials override them).
+ * - `maxResponseBytes` bounds the body of one response (default 10 MiB).
  */
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
-const FIXED_KEYS = new Set(["baseUrl", "timeoutMs", "headers"]);
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const FIXED_KEYS = new Set(["baseUrl", "timeoutMs", "headers", "maxResponseBytes"]);
 
 export interface ServerVariableDomain {
   name: string;
@@ -91,6 +93,13 @@ export function configSchema(domain: ServerDomain | null, server: Server | undef
     minimum: 1,
     default: DEFAULT_TIMEOUT_MS,
     description: "Timeout of one call in milliseconds (connection, response and body).",
+  };
+  properties.maxResponseBytes = {
+    type: "integer",
+    minimum: 1,
+    default: DEFAULT_MAX_RESPONSE_BYTES,
+    description:
+      "Largest response body accepted, in bytes: a longer one fails the call while it streams (error bodies are cut to 64 KiB).",
   };
   properties.headers = {
     type: "object",

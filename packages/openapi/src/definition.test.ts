@@ -211,7 +211,12 @@ describe("generateDefinition", () => {
     );
     expect(definition.name).toBe("T");
     expect(definition.description).toBe("T");
-    expect(Object.keys(definition.configSchema.properties as object)).toEqual(["baseUrl", "timeoutMs", "headers"]);
+    expect(Object.keys(definition.configSchema.properties as object)).toEqual([
+      "baseUrl",
+      "timeoutMs",
+      "maxResponseBytes",
+      "headers",
+    ]);
     expect(Object.keys(definition.secretsSchema.properties as object)).toEqual(["token"]);
     expect(definition.adapterDomain).toEqual({
       format: 1,

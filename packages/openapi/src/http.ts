@@ -1,4 +1,5 @@
 import { STATUS_CODES } from "node:http";
+import { secretForms } from "@cyrnel/sdk";
 import { isJsonType } from "./media-types.js";
 import { isRecord } from "./records.js";
 
@@ -13,16 +14,23 @@ import { isRecord } from "./records.js";
  *   the `Location`). 303, and 301/302 after a POST, continue as GET.
  * - Bodies: none for HEAD, 204, 205 and 304 or an empty body (`null`); JSON
  *   when the content type says so (text if it does not parse); text
- *   otherwise.
- * - Messages name the method and the URL without credentials; any secret
- *   value is scrubbed from messages and from returned bodies.
+ *   otherwise. A body is read as it streams and never held past
+ *   `maxResponseBytes`: a longer 2xx body fails the call, a longer error
+ *   body is cut to {@link MAX_ERROR_BODY_BYTES} (it only travels on the
+ *   error), and the rest is not downloaded.
+ * - Messages name the method and the URL without credentials (cut to
+ *   {@link MAX_URL_CHARS}); any secret value is scrubbed from messages and
+ *   from returned bodies.
  */
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 const REDACTED = "[redacted]";
-/** Shorter values are not scrubbed: replacing them would garble unrelated text. */
-const MIN_SECRET_LENGTH = 4;
+/** Most of an error body kept on the thrown error. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Most of a URL shown in a message (a huge query parameter would otherwise make a huge message). */
+export const MAX_URL_CHARS = 2000;
+const numberFormat = new Intl.NumberFormat("en-US");
 
 export interface Exchange {
   method: string;
@@ -32,6 +40,8 @@ export interface Exchange {
   headers: Headers;
   body?: string | FormData;
   timeoutMs: number;
+  /** Largest body accepted (see the module comment). */
+  maxResponseBytes: number;
   /** Aborted when the adapter is torn down: the exchange ends at once (see {@link callSignal}). */
   cancel?: AbortSignal;
   /** Lower-case header names that carry credentials (dropped on cross-origin redirects). */
@@ -58,9 +68,9 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Replace every occurrence of a secret in strings inside `value`. */
+/** Replace every occurrence of a secret, in any form it travels in (see `secretForms`), in strings inside `value`. */
 export function redact<T>(value: T, secrets: readonly string[]): T {
-  const needles = [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+  const needles = secretForms(secrets);
   if (needles.length === 0) return value;
   const scrub = (item: unknown): unknown => {
     if (typeof item === "string") return needles.reduce((text, needle) => text.replaceAll(needle, REDACTED), item);
@@ -82,16 +92,19 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
   return scrub(value) as T;
 }
 
-/** The URL without user info, for messages. */
+/** The URL without user info, cut to {@link MAX_URL_CHARS}, for messages. */
 export function displayUrl(url: string): string {
+  let shown = url;
   try {
     const parsed = new URL(url);
     parsed.username = "";
     parsed.password = "";
-    return parsed.href;
+    shown = parsed.href;
   } catch {
-    return url;
+    // Not a URL: shown as it is.
   }
+  if (shown.length <= MAX_URL_CHARS) return shown;
+  return `${shown.slice(0, MAX_URL_CHARS)}… [cut: ${numberFormat.format(shown.length - MAX_URL_CHARS)} more characters]`;
 }
 
 function describeFailure(error: unknown): string {
@@ -178,8 +191,10 @@ export async function send(exchange: Exchange): Promise<Reply> {
   const label = `${exchange.method} ${exchange.displayUrl}`;
   return withinDeadline(label, exchange.timeoutMs, exchange.cancel, exchange.secrets, async (signal) => {
     const response = await follow(exchange, signal, label);
-    const body = await readBody(response, exchange.method);
-    return { status: response.status, statusText: statusTextOf(response), body: redact(body, exchange.secrets) };
+    const body = await readBody(response, exchange.method, exchange.maxResponseBytes);
+    // The reason phrase is the upstream's text too: it ends up in messages.
+    const statusText = redact(statusTextOf(response), exchange.secrets);
+    return { status: response.status, statusText, body: redact(body, exchange.secrets) };
   });
 }
 
@@ -207,18 +222,54 @@ async function follow(exchange: Exchange, signal: AbortSignal, label: string): P
   }
 }
 
-async function readBody(response: Response, method: string): Promise<unknown> {
+async function readBody(response: Response, method: string, maxBytes: number): Promise<unknown> {
   if (method === "HEAD" || [204, 205, 304].includes(response.status)) {
     await response.body?.cancel();
     return null;
   }
-  const text = await response.text();
+  const success = response.status >= 200 && response.status < 300;
+  const limit = success ? maxBytes : Math.min(maxBytes, MAX_ERROR_BODY_BYTES);
+  const tooLarge = () =>
+    new Error(`the response is larger than ${numberFormat.format(limit)} bytes (the service's maxResponseBytes)`);
+  if (success && Number(response.headers.get("content-length")) > limit) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const { text, complete } = await readCapped(response, limit);
+  if (!complete) {
+    if (success) throw tooLarge();
+    return `${text}… [cut: the body is longer than ${numberFormat.format(limit)} bytes]`;
+  }
   if (text === "") return null;
   if (!isJsonType(response.headers.get("content-type"))) return text;
   try {
     return JSON.parse(text);
   } catch {
     return text;
+  }
+}
+
+/**
+ * The body as UTF-8 text, reading at most `limit` bytes: past that the
+ * stream is canceled, so the rest is never downloaded, and `complete` is
+ * false with `text` holding the first `limit` bytes.
+ */
+export async function readCapped(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+  const reader = response.body?.getReader();
+  if (!reader) return { text: "", complete: true };
+  const decoder = new TextDecoder();
+  let text = "";
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: text + decoder.decode(), complete: true };
+    if (received + value.byteLength > limit) {
+      text += decoder.decode(value.subarray(0, limit - received));
+      await reader.cancel();
+      return { text, complete: false };
+    }
+    received += value.byteLength;
+    text += decoder.decode(value, { stream: true });
   }
 }
 

@@ -1,4 +1,4 @@
-import { redact, statusTextOf, withinDeadline } from "./http.js";
+import { readCapped, redact, statusTextOf, withinDeadline } from "./http.js";
 import { isRecord } from "./records.js";
 
 /**
@@ -32,6 +32,8 @@ interface CachedToken {
 }
 
 const MAX_EARLY_REFRESH_MS = 30_000;
+/** A token response is a few hundred bytes; anything this large is not one. */
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
 function cacheKey(request: TokenRequest): string {
   return JSON.stringify([request.tokenUrl, request.clientId, [...request.scopes].sort()]);
@@ -76,13 +78,16 @@ export class TokenCache {
       "Content-Type": "application/x-www-form-urlencoded",
       Accept: "application/json",
     });
+    const secrets = [request.clientSecret];
     if (request.clientAuthentication === "body") {
       form.push(`client_id=${formEncode(request.clientId)}`, `client_secret=${formEncode(request.clientSecret)}`);
     } else {
-      const pair = `${formEncode(request.clientId)}:${formEncode(request.clientSecret)}`;
-      headers.set("Authorization", `Basic ${Buffer.from(pair, "utf8").toString("base64")}`);
+      const pair = Buffer.from(`${formEncode(request.clientId)}:${formEncode(request.clientSecret)}`).toString(
+        "base64",
+      );
+      headers.set("Authorization", `Basic ${pair}`);
+      secrets.push(pair);
     }
-    const secrets = [request.clientSecret];
     const started = this.now();
     const { response, text } = await withinDeadline(
       label,
@@ -97,7 +102,13 @@ export class TokenCache {
           signal,
           redirect: "error",
         });
-        return { response, text: await response.text() };
+        const { text, complete } = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES);
+        if (!complete) {
+          throw new Error(
+            `the token response is larger than ${MAX_TOKEN_RESPONSE_BYTES.toLocaleString("en-US")} bytes`,
+          );
+        }
+        return { response, text };
       },
     );
     let payload: unknown;

@@ -1,5 +1,6 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import type { OpenAPI } from "openapi-types";
+import { checkLimits } from "./limits.js";
 import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
 
@@ -43,6 +44,8 @@ export async function parseDocument(text: string): Promise<ParsedDocument> {
   }
   if (!isRecord(document)) throw new Error("Invalid OpenAPI document: the definition is not an object");
 
+  // Before anything walks the document with its aliases and $refs expanded (checkReferences, validate).
+  checkLimits(document);
   checkReferences(document);
 
   try {

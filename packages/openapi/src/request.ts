@@ -31,6 +31,45 @@ function checkHeaderValue(name: string, value: string): string {
   return value;
 }
 
+/** `.` or `..`, also with the dots percent-encoded (WHATWG URL treats `%2e` as a dot). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * The path template with its `{placeholders}` expanded, segment by segment.
+ * Expanded values are percent-encoded (`/`, `?`, `#`, `\`, `%` never leave
+ * their segment), but `.` is unreserved, and label style even adds dots of
+ * its own (`{.v}` with `""` is `.`). A segment that ends up `.` or `..` is
+ * refused: a server (and `fetch` itself, which parses the URL the WHATWG
+ * way before sending it) resolves it to another path, which would let one
+ * enabled operation reach a disabled one (`/files/{a}/{b}` → `/admin`).
+ * Percent-encoding the dots does not help: `%2e%2e` is a dot segment too.
+ */
+function expandPath(
+  tool: ToolDomain,
+  template: string,
+  expand: (name: string) => { key: string; text: string },
+): string {
+  return template
+    .split("/")
+    .map((segment) => {
+      const keys: string[] = [];
+      const expanded = segment.replace(/\{([^{}/]+)\}/g, (_whole, name: string) => {
+        const { key, text } = expand(name);
+        keys.push(key);
+        return text;
+      });
+      if (keys.length > 0 && DOT_SEGMENT.test(expanded)) {
+        const names = keys.map((key) => `"${key}"`).join(", ");
+        throw new Error(
+          `Path parameter ${names} of ${tool.method.toUpperCase()} ${tool.path} makes the path segment "${expanded}": ` +
+            "dot segments are refused, since the server would resolve them to another path",
+        );
+      }
+      return expanded;
+    })
+    .join("/");
+}
+
 export function buildRequest(
   tool: ToolDomain,
   baseUrl: string,
@@ -41,13 +80,13 @@ export function buildRequest(
   const byName = new Map<string, ParameterBinding>();
   for (const binding of tool.parameters) if (binding.in === "path") byName.set(binding.name, binding);
 
-  const path = pathTemplate.replace(/\{([^{}/]+)\}/g, (_whole, name: string) => {
+  const path = expandPath(tool, pathTemplate, (name) => {
     const binding = byName.get(name);
     const value = binding ? own(parameters, binding.key) : undefined;
     if (binding === undefined || value === undefined || value === null) {
       throw new Error(`Missing path parameter "${binding?.key ?? name}"`);
     }
-    return serializePath(name, wireValue(binding, value), binding.style, binding.explode);
+    return { key: binding.key, text: serializePath(name, wireValue(binding, value), binding.style, binding.explode) };
   });
 
   const query: string[] = fixedQuery ? [fixedQuery] : [];

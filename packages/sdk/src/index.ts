@@ -31,3 +31,4 @@ export {
   type ModuleType,
   type ToolCallError,
 } from "./modules.js";
+export { MIN_SECRET_LENGTH, secretForms } from "./secret-forms.js";

@@ -28,6 +28,9 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** `.` or `..`, dots percent-encoded or not (WHATWG URL parsing treats `%2e` as a dot). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
 /** Longest pause between two polls of a running process. */
 const MAX_POLL_MS = 1_000;
 
@@ -145,6 +148,11 @@ export class CyrnelApi {
   }
 
   private async send(method: string, path: string, options: RequestOptions): Promise<Response> {
+    // Ids are identifiers, never `.` or `..`; URL parsing would resolve such a segment to another route.
+    const segments = path.split("?")[0]!.split("/");
+    if (segments.some((segment) => DOT_SEGMENT.test(segment))) {
+      throw new ApiError(400, "bad_request", `${method} ${path}: an id cannot be the dot segment "." or ".."`);
+    }
     const url = new URL(this.url + path);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));

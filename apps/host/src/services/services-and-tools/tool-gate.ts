@@ -4,8 +4,9 @@
  * environment. Every check runs before the adapter is called, in the order
  * of the gating table, so a disabled tool can never cause an outbound request.
  */
-import type { InvokeInput } from "@cyrnel/sdk";
-import { CyrnelError, messageOf } from "../../errors.js";
+import { type InvokeInput, secretForms } from "@cyrnel/sdk";
+import { cutText } from "../../cut-text.js";
+import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { type SchemaValidator, summariseIssues } from "../json-schema.js";
 import type { ModuleRegistry } from "../modules/module-registry.js";
@@ -83,17 +84,22 @@ export class ToolGate {
 
   /**
    * The adapter's message reaches the caller; any of the service's secret
-   * values that slipped into it (or into the upstream body) are masked first.
+   * values that slipped into it (or into the upstream body), in any form
+   * they travel in (percent-, form- or JSON-encoded, basic's base64), are
+   * masked first. Both are bounded: an adapter may repeat a huge parameter
+   * or relay a huge upstream body, and this goes back to code and the log.
    */
   private adapterError(serviceId: string, toolId: string, error: unknown): CyrnelError {
-    const secrets = secretStrings(this.safeRead(serviceId));
-    const mask = (text: string) => secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text);
+    const needles = secretForms(this.safeRead(serviceId));
     const upstream = error as { status?: unknown; body?: unknown } | null;
     const details =
       upstream && typeof upstream === "object" && (typeof upstream.status === "number" || upstream.body !== undefined)
-        ? JSON.parse(mask(JSON.stringify({ status: upstream.status, body: upstream.body }) ?? "{}"))
+        ? {
+            status: typeof upstream.status === "number" ? upstream.status : undefined,
+            body: boundedBody(upstream.body, needles),
+          }
         : undefined;
-    const message = mask(messageOf(error));
+    const message = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS, needles);
     this.options.logger.warn("tool call failed", { service: serviceId, tool: toolId, error: message });
     return new CyrnelError("adapter_error", message, details);
   }
@@ -107,9 +113,55 @@ export class ToolGate {
   }
 }
 
-/** Every string leaf of the secrets worth masking (very short values would mask ordinary words). */
-function secretStrings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === "string" && value.length >= 4) out.push(value);
-  else if (value && typeof value === "object") for (const item of Object.values(value)) secretStrings(item, out);
-  return out;
+/** Longest adapter message passed on (CyrnelError cuts every message at this length too). */
+const MAX_ERROR_MESSAGE_CHARS = MAX_MESSAGE_CHARS;
+/** Longest upstream body passed on in `details`, as JSON text. */
+const MAX_ERROR_BODY_CHARS = 64 * 1024;
+
+function mask(text: string, needles: readonly string[]): string {
+  return needles.reduce((out, needle) => out.split(needle).join("[redacted]"), text);
+}
+
+/**
+ * `text` masked and cut to `maxChars`. Only a prefix long enough to hold any
+ * secret that starts inside the kept part is masked: no half secret is left
+ * at the cut, and the megabytes past it are never scanned.
+ */
+function maskedPrefix(text: string, maxChars: number, needles: readonly string[]): string {
+  const kept = text.slice(0, maxChars + (needles[0]?.length ?? 0));
+  const masked = mask(kept, needles);
+  // The tail that was never scanned counts as left out too.
+  return cutText(masked, maxChars, masked.length + (text.length - kept.length));
+}
+
+/** The body with its secrets masked; a body over the limit becomes the start of its JSON text, marked as cut. */
+function boundedBody(body: unknown, needles: readonly string[]): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(body);
+  } catch {
+    return "[the body is not JSON-serialisable]";
+  }
+  if (text === undefined) return undefined;
+  if (text.length > MAX_ERROR_BODY_CHARS) return maskedPrefix(text, MAX_ERROR_BODY_CHARS, needles);
+  return maskDeep(JSON.parse(text), needles);
+}
+
+/** Every string (keys included) of a JSON value, masked. */
+function maskDeep(value: unknown, needles: readonly string[]): unknown {
+  if (typeof value === "string") return mask(value, needles);
+  if (Array.isArray(value)) return value.map((item) => maskDeep(item, needles));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      Object.defineProperty(out, mask(key, needles), {
+        value: maskDeep(item, needles),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  return value;
 }

@@ -1,0 +1,131 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { OpenApiAdapter } from "../src/adapter.js";
+import { instantiate } from "../src/index.js";
+import { aliasBomb, deepJson, deepYaml, refDoubling } from "./helpers/hostile-documents.js";
+
+/**
+ * Documents that cost far more to process than their size suggests: YAML
+ * aliases and `$ref`s that double at every level (a 1.7 KB text that
+ * expands to 2^25 schemas), and nesting thousands of levels deep. Each is
+ * refused with an error naming the limit, and none of them blocks the
+ * caller's event loop: the pipeline runs in a worker thread.
+ */
+
+const adapter = instantiate();
+afterAll(() => adapter.teardown());
+
+describe("definition limits", () => {
+  it("refuses a YAML alias bomb (25 anchors, each aliasing the previous twice) naming the limit", async () => {
+    const text = aliasBomb(25);
+    expect(text.length).toBeLessThan(2000);
+    await expect(adapter.generateDefinition(text)).rejects.toThrow(/more than 5,000,000 values/);
+  });
+
+  it("refuses $refs that double at every level, naming the limit", async () => {
+    await expect(adapter.generateDefinition(refDoubling(25))).rejects.toThrow(/more than 5,000,000 values/);
+  });
+
+  it.each([
+    ["JSON, 20,000 nested schemas", deepJson(20_000), /nested more than 256 levels deep/],
+    ["JSON, 130 nested schemas", deepJson(130), /nested more than 256 levels deep/],
+    // The YAML parser has a nesting limit of its own, met first.
+    ["YAML, 20,000 nested schemas", deepYaml(20_000), /Invalid YAML: nesting exceeded maxDepth \(100\)/],
+  ])("refuses a document nested too deeply (%s), naming the limit", async (_label, text, message) => {
+    await expect(adapter.generateDefinition(text)).rejects.toThrow(message);
+  });
+
+  it("refuses a $ref chain that nests too deeply once followed", async () => {
+    const schemas: Record<string, unknown> = { s0: { type: "string" } };
+    for (let i = 1; i <= 300; i++) {
+      schemas[`s${i}`] = { type: "object", properties: { next: { $ref: `#/components/schemas/s${i - 1}` } } };
+    }
+    const text = JSON.stringify({
+      openapi: "3.0.3",
+      info: { title: "Chain", version: "1" },
+      paths: {},
+      components: { schemas },
+    });
+    await expect(adapter.generateDefinition(text)).rejects.toThrow(/nested more than 256 levels deep/);
+  });
+
+  it("accepts documents within the limits, aliases and nesting included", async () => {
+    const aliased = await adapter.generateDefinition(aliasBomb(12));
+    expect(aliased.name).toBe("Bomb");
+    const nested = await adapter.generateDefinition(deepJson(100));
+    expect(nested.name).toBe("Deep");
+  });
+
+  it("does not block the event loop while a costly document is processed", async () => {
+    let ticks = 0;
+    let spinning = true;
+    const spin = () => {
+      ticks++;
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    try {
+      // 2^18 expansions, 4 million values: within the limits, but seconds of validation.
+      const definition = await adapter.generateDefinition(refDoubling(19));
+      expect(definition.tools).toHaveLength(1);
+    } finally {
+      spinning = false;
+    }
+    expect(ticks).toBeGreaterThan(10);
+  });
+
+  it("stops a definition that runs past its deadline, and replaces the stopped worker", async () => {
+    const hurried = new OpenApiAdapter(Date.now, { definitionTimeoutMs: 50 });
+    try {
+      // Seconds of work each: the second call needs a new worker, since the first one was terminated.
+      for (let round = 0; round < 2; round++) {
+        await expect(hurried.generateDefinition(refDoubling(19))).rejects.toThrow(/took longer than 50 ms to process/);
+      }
+    } finally {
+      await hurried.teardown();
+    }
+  });
+
+  it("fails a definition whose worker runs out of memory, naming the limit", async () => {
+    const cramped = new OpenApiAdapter(Date.now, { definitionHeapMb: 8 });
+    try {
+      await expect(cramped.generateDefinition(refDoubling(19))).rejects.toThrow(
+        /needs more than 8 MB of memory to process \(the limit\)/,
+      );
+    } finally {
+      await cramped.teardown();
+    }
+  });
+
+  it("never keeps a process alive: standby and used workers are unref'd", async () => {
+    const entry = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+    const script = `
+      const { instantiate } = await import(${JSON.stringify(entry)});
+      const adapter = instantiate();
+      await adapter.setup({ config: {}, secrets: {}, logger: console });
+      const definition = await adapter.generateDefinition(${JSON.stringify(JSON.stringify({ openapi: "3.0.3", info: { title: "Alive", version: "1" }, paths: {} }))});
+      console.log(definition.name);
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(null);
+      }, 30_000);
+      child.once("exit", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(output.trim()).toBe("Alive");
+    expect(code).toBe(0);
+  });
+});
