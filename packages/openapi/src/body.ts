@@ -1,4 +1,5 @@
 import type { BodyBinding } from "./domain.js";
+import { filePayload } from "./files.js";
 import { bodyKind, essence } from "./media-types.js";
 import type { Encoding } from "./operations.js";
 import { isRecord } from "./records.js";
@@ -10,20 +11,28 @@ import { primitiveText, serializeQuery } from "./styles.js";
  * - JSON (`application/json`, `*+json`): `JSON.stringify(body)`.
  * - `application/x-www-form-urlencoded`: each property serialised like a
  *   query parameter with its `encoding` entry (default form, exploded;
- *   `contentType: application/json` sends JSON text), spaces as `+`.
+ *   deepObject indexes arrays, `contentType: application/json` sends JSON
+ *   text), spaces as `+`. A string is sent verbatim (that is also the input
+ *   when the document's schema is not an object: there are no field names
+ *   to encode).
  * - `multipart/form-data`: one part per property; arrays repeat the part;
  *   binary properties (`format: binary`, Swagger `type: file`) become file
- *   parts named after the property, with the text's UTF-8 bytes and the
- *   encoding's content type (default `application/octet-stream`); objects
- *   are sent as JSON text.
- * - `text/plain` and any other type: strings as they are, other values as
- *   JSON text.
+ *   parts named after the property, with the input's bytes (text or
+ *   base64, see `files.ts`) and the encoding's content type (default
+ *   `application/octet-stream`); objects are sent as JSON text. When the
+ *   document's schema is not an object (Jira's attachments: one binary
+ *   string) the whole input is one file part named `file`.
+ * - `text/plain`: strings as they are, other values as JSON text.
+ * - any other type (`application/octet-stream`, `image/png`, XML, …): the
+ *   input's bytes (text or base64), other values as JSON text.
  */
+
+export type BodyBytes = string | FormData | Uint8Array;
 
 export interface EncodedBody {
   /** `undefined` for multipart: fetch adds the boundary itself. */
   contentType: string | undefined;
-  body: string | FormData;
+  body: BodyBytes;
 }
 
 export function encodeBody(binding: BodyBinding, value: unknown): EncodedBody {
@@ -37,12 +46,26 @@ export function encodeBody(binding: BodyBinding, value: unknown): EncodedBody {
       };
     case "multipart":
       return { contentType: undefined, body: multipartBody(value, binding) };
-    default:
+    case "text":
       return {
         contentType: binding.mediaType,
         body: typeof value === "string" ? value : JSON.stringify(value ?? null),
       };
+    default: {
+      if (typeof value === "string") return { contentType: binding.mediaType, body: value };
+      const payload = filePayload(value);
+      return { contentType: payload.contentType ?? binding.mediaType, body: payload.bytes };
+    }
   }
+}
+
+/** The pairs of an urlencoded body, encoded for a query string (spaces as `%20`): a GET's form body goes there. */
+export function formPairs(value: unknown, binding: BodyBinding): string[] {
+  if (typeof value === "string") return value === "" ? [] : value.split("&");
+  return formBody(value, binding.encoding)
+    .replaceAll("+", "%20")
+    .split("&")
+    .filter((pair) => pair !== "");
 }
 
 function jsonContentType(type: string): string {
@@ -66,21 +89,30 @@ function formBody(value: unknown, encodings: Record<string, Encoding>): string {
   return pairs.join("&").replaceAll("%20", "+");
 }
 
+/** The multipart part name of a body whose schema is not an object. */
+export const WHOLE_BODY_PART = "file";
+
 function multipartBody(value: unknown, binding: BodyBinding): FormData {
   const form = new FormData();
+  if (binding.whole === "file") {
+    appendFile(form, WHOLE_BODY_PART, value, undefined);
+    return form;
+  }
   if (!isRecord(value)) return form;
   for (const [name, item] of Object.entries(value)) {
     if (item === undefined || item === null) continue;
     const encoding = Object.hasOwn(binding.encoding, name) ? binding.encoding[name] : undefined;
     const items = Array.isArray(item) && !isJsonEncoding(encoding) ? item : [item];
     for (const part of items) {
-      if (binding.files.includes(name)) {
-        const type = encoding?.contentType?.split(",")[0]?.trim() || "application/octet-stream";
-        form.append(name, new Blob([primitiveText(part)], { type }), name);
-      } else {
-        form.append(name, primitiveText(part));
-      }
+      if (binding.files.includes(name)) appendFile(form, name, part, encoding);
+      else form.append(name, primitiveText(part));
     }
   }
   return form;
+}
+
+function appendFile(form: FormData, name: string, value: unknown, encoding: Encoding | undefined): void {
+  const payload = filePayload(value);
+  const type = payload.contentType ?? (encoding?.contentType?.split(",")[0]?.trim() || "application/octet-stream");
+  form.append(name, new Blob([payload.bytes], { type }), payload.filename ?? name);
 }

@@ -1,5 +1,7 @@
 import { STATUS_CODES } from "node:http";
+import type { BodyBytes } from "./body.js";
 import { isJsonType } from "./media-types.js";
+import { nodeRequest } from "./node-request.js";
 import { isRecord } from "./records.js";
 
 /**
@@ -30,7 +32,7 @@ export interface Exchange {
   /** The URL as shown in messages: without credential query parameters. */
   displayUrl: string;
   headers: Headers;
-  body?: string | FormData;
+  body?: BodyBytes;
   timeoutMs: number;
   /** Aborted when the adapter is torn down: the exchange ends at once (see {@link callSignal}). */
   cancel?: AbortSignal;
@@ -188,7 +190,11 @@ async function follow(exchange: Exchange, signal: AbortSignal, label: string): P
   const headers = new Headers(exchange.headers);
   const origin = new URL(url).origin;
   for (let hop = 0; ; hop++) {
-    const response = await fetch(url, { method, headers, body, redirect: "manual", signal });
+    // fetch refuses a body on GET/HEAD; node:http sends it (see node-request.ts).
+    const response =
+      body !== undefined && (method === "GET" || method === "HEAD")
+        ? await nodeRequest(url, { method, headers, body, signal })
+        : await fetch(url, { method, headers, body, redirect: "manual", signal });
     const location = response.headers.get("location");
     if (!REDIRECTS.has(response.status) || location === null) return response;
     await response.body?.cancel();
