@@ -97,7 +97,10 @@ function parameterSchema(
   const out: JSONSchema = { ...schema };
   if (parameter.description) out.description = parameter.description;
   if (parameter.deprecated) out.deprecated = true;
-  if (parameter.examples.length > 0 && out.examples === undefined) out.examples = parameter.examples;
+  if (parameter.examples.length > 0 && out.examples === undefined) {
+    const examples = emitter.conforming(parameter.examples, out, "request");
+    if (examples.length > 0) out.examples = examples;
+  }
   return { schema: out, refs };
 }
 
@@ -118,8 +121,17 @@ function bodySchema(body: RequestBody, media: RequestBody["content"][number], em
   const fallback = `Request body, sent as ${media.type}.`;
   const binding: BodyBinding = { mediaType: media.type, encoding: media.encoding, files: [] };
   if (kind === "raw") {
+    // A string schema (a pattern, a length) still constrains the text; anything else says nothing about bytes.
+    const text = media.schema === undefined ? undefined : emitter.root(media.schema, "request");
+    const stringSchema =
+      text && text.schema.type === "string" && text.refs.size === 0 ? text.schema : { type: "string" };
+    const { description: _own, ...constraints } = stringSchema as JsonRecord;
     const description = body.description ?? `${fallback} Pass text, or binary content as { base64 }.`;
-    return { schema: { ...fileInputSchema({ type: "string" }), description }, refs: new Set(), binding };
+    return {
+      schema: { ...fileInputSchema(constraints as JSONSchema), description },
+      refs: new Set(),
+      binding,
+    };
   }
   if (media.schema === undefined) {
     const schema: JSONSchema = kind === "text" ? { type: "string" } : {};
