@@ -11,7 +11,7 @@ import { hostAjv } from "./ajv.js";
  */
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
-const ajv = hostAjv();
+const ajv = hostAjv(false);
 
 /** mulberry32: a small deterministic PRNG. */
 function seeded(seed: number): () => number {
