@@ -12,7 +12,7 @@ import { primitiveText, serializeQuery } from "./styles.js";
  * - `application/x-www-form-urlencoded`: each property serialised like a
  *   query parameter with its `encoding` entry (default form, exploded;
  *   deepObject indexes arrays, `contentType: application/json` sends JSON
- *   text), spaces as `+`. A string is sent verbatim (that is also the input
+ *   text; an object without a style is JSON text too), spaces as `+`. A string is sent verbatim (that is also the input
  *   when the document's schema is not an object: there are no field names
  *   to encode).
  * - `multipart/form-data`: one part per property; arrays repeat the part;
@@ -77,11 +77,21 @@ function isJsonEncoding(encoding: Encoding | undefined): boolean {
   return encoding?.contentType !== undefined && /json/i.test(encoding.contentType);
 }
 
+/**
+ * An urlencoded body, field by field. A field whose `encoding` gives a
+ * style (or explode) is serialised by it; without one, an object value is
+ * sent as JSON text (its default content type, as OpenAPI 3.1.1 spells
+ * out — exploding it would lose the field's name: Twilio's `Data={…}`),
+ * and everything else as exploded form (arrays repeat the name).
+ */
 function formBody(value: unknown, encodings: Record<string, Encoding>): string {
   if (!isRecord(value)) return "";
   const pairs = Object.entries(value).flatMap(([name, item]) => {
     const encoding = Object.hasOwn(encodings, name) ? encodings[name] : undefined;
-    if (isJsonEncoding(encoding) && item !== undefined) return serializeQuery(name, JSON.stringify(item), "form", true);
+    const styled = encoding?.style !== undefined || encoding?.explode !== undefined;
+    if ((isJsonEncoding(encoding) || (!styled && isRecord(item))) && item !== undefined) {
+      return serializeQuery(name, JSON.stringify(item), "form", true);
+    }
     const style = encoding?.style ?? "form";
     const explode = encoding?.explode ?? style === "form";
     return serializeQuery(name, item, style, explode, encoding?.allowReserved ?? false);
