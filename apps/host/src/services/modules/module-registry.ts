@@ -24,7 +24,7 @@ import { applyPatch } from "../json-patch.js";
 import { type SchemaValidator, summariseIssues } from "../json-schema.js";
 import { KeyedMutex } from "../keyed-mutex.js";
 import type { SecretStore } from "../secrets/secret-store.js";
-import { withTimeout } from "../with-timeout.js";
+import { TimeoutError, withTimeout } from "../with-timeout.js";
 import { listModuleFolders, loadCustomModule, moduleFingerprint, readModuleManifest } from "./custom-modules.js";
 import { checkInstance, type ValidManifest, validateManifest } from "./manifest.js";
 
@@ -75,6 +75,8 @@ interface Entry {
    * started (see `replace`), so code that fails to start never rewrites anyone's tools.
    */
   regenerate: boolean;
+  /** Counts setup attempts, so a setup that finishes after its timeout is only undone if nothing started since. */
+  setups?: number;
 }
 
 export interface ModuleRegistryOptions {
@@ -475,8 +477,19 @@ export class ModuleRegistry {
       const context: ModuleSetupContext = { config: config.value, secrets: secrets.value, logger };
       const withBindings = manifest.type === "environment" ? { ...context, bindings: this.options.bindings } : context;
       const instance = entry.instance;
-      await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () =>
-        (instance as EnvironmentModule).setup(withBindings as never),
+      const attempt = (entry.setups = (entry.setups ?? 0) + 1);
+      const setup = Promise.resolve().then(() => (instance as EnvironmentModule).setup(withBindings as never));
+      await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () => setup).catch(
+        (error: unknown) => {
+          // A setup that outlives its timeout keeps running (an environment forks its sandbox process) and
+          // would keep the host alive after shutdown: tear it down once it is done, unless another setup began.
+          if (error instanceof TimeoutError) {
+            void setup
+              .then(() => (entry.setups === attempt && !entry.active ? instance.teardown() : undefined))
+              .catch(() => undefined);
+          }
+          throw error;
+        },
       );
     } catch (error) {
       entry.active = false;
