@@ -195,6 +195,7 @@ describe("parameters are validated as sent", () => {
     type: "object",
     properties: {
       limit: { type: "integer", default: "100" },
+      unit: { type: "string", enum: ["minute", "hour"] },
       shape: {
         oneOf: [
           { type: "object", required: ["kind"], properties: { kind: { const: "a" } } },
@@ -220,6 +221,8 @@ describe("parameters are validated as sent", () => {
   it("rejections name the offending key and state each problem once", async () => {
     const unknown = await invoke({ source: "x" });
     expect(unknown.body.error).toBe('invalid parameters for quirky.stats: unknown field "source"');
+    const badEnum = await invoke({ unit: "day" });
+    expect(badEnum.body.error).toBe('invalid parameters for quirky.stats: "unit" must be one of "minute", "hour"');
     const union = await invoke({ shape: {} });
     expect(union.status).toBe(400);
     expect(union.body.error.split('missing required field "shape.kind"')).toHaveLength(2);
