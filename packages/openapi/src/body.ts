@@ -80,9 +80,10 @@ function isJsonEncoding(encoding: Encoding | undefined): boolean {
 /**
  * An urlencoded body, field by field. A field whose `encoding` gives a
  * style (or explode) is serialised by it; without one, an object value is
- * sent as JSON text (its default content type, as OpenAPI 3.1.1 spells
- * out — exploding it would lose the field's name: Twilio's `Data={…}`),
- * and everything else as exploded form (arrays repeat the name).
+ * sent as JSON text — the Encoding Object's implicit content type for
+ * objects, which only an explicit style overrides; exploding it would lose
+ * the field's name (Twilio's `Data={…}`) — and everything else as
+ * exploded form (arrays repeat the name).
  */
 function formBody(value: unknown, encodings: Record<string, Encoding>): string {
   if (!isRecord(value)) return "";
