@@ -62,10 +62,7 @@ export function encodeBody(binding: BodyBinding, value: unknown): EncodedBody {
 /** The pairs of an urlencoded body, encoded for a query string (spaces as `%20`): a GET's form body goes there. */
 export function formPairs(value: unknown, binding: BodyBinding): string[] {
   if (typeof value === "string") return value === "" ? [] : value.split("&");
-  return formBody(value, binding.encoding)
-    .replaceAll("+", "%20")
-    .split("&")
-    .filter((pair) => pair !== "");
+  return formFields(value, binding.encoding);
 }
 
 function jsonContentType(type: string): string {
@@ -86,8 +83,13 @@ function isJsonEncoding(encoding: Encoding | undefined): boolean {
  * exploded form (arrays repeat the name).
  */
 function formBody(value: unknown, encodings: Record<string, Encoding>): string {
-  if (!isRecord(value)) return "";
-  const pairs = Object.entries(value).flatMap(([name, item]) => {
+  return formFields(value, encodings).join("&").replaceAll("%20", "+");
+}
+
+/** The `name=value` pairs of an urlencoded body, encoded as for a query string. */
+function formFields(value: unknown, encodings: Record<string, Encoding>): string[] {
+  if (!isRecord(value)) return [];
+  return Object.entries(value).flatMap(([name, item]) => {
     const encoding = Object.hasOwn(encodings, name) ? encodings[name] : undefined;
     const styled = encoding?.style !== undefined || encoding?.explode !== undefined;
     if ((isJsonEncoding(encoding) || (!styled && isRecord(item))) && item !== undefined) {
@@ -97,7 +99,6 @@ function formBody(value: unknown, encodings: Record<string, Encoding>): string {
     const explode = encoding?.explode ?? style === "form";
     return serializeQuery(name, item, style, explode, encoding?.allowReserved ?? false);
   });
-  return pairs.join("&").replaceAll("%20", "+");
 }
 
 /** The multipart part name of a body whose schema is not an object. */
