@@ -231,12 +231,16 @@ function fitted(value: unknown, schema: JsonRecord, resolve: RefResolver): { val
   return undefined;
 }
 
-/** Conforming `examples` of `values` for `schema` (converted where that helps). */
+/** Conforming `examples` of `values` for `schema` (converted where that helps), each once. */
 export function conformingValues(values: readonly unknown[], schema: unknown, resolve: RefResolver): unknown[] {
-  if (!isRecord(schema)) return [...values];
+  const seen = new Set<string>();
   return values.flatMap((value) => {
-    const found = fitted(value, schema, resolve);
-    return found ? [found.value] : [];
+    const found = isRecord(schema) ? fitted(value, schema, resolve) : { value };
+    if (!found) return [];
+    const key = canonical(found.value);
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [found.value];
   });
 }
 
