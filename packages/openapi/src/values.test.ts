@@ -30,6 +30,7 @@ describe("satisfies", () => {
     ["anyOf", { anyOf: [{ type: "string" }, { type: "integer" }] }, 1, true],
     ["oneOf needs exactly one", { oneOf: [{ type: "number" }, { type: "integer" }] }, 1, false],
     ["not", { not: { type: "string" } }, "x", false],
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword under test.
     ["if/then", { if: { type: "string" }, then: { minLength: 2 } }, "x", false],
     ["$ref", { $ref: "#/$defs/Kind" }, 2, false],
     ["recursive $ref", { $ref: "#/$defs/Node" }, { next: { next: {} } }, true],

@@ -477,7 +477,8 @@ export class ModuleRegistry {
       const context: ModuleSetupContext = { config: config.value, secrets: secrets.value, logger };
       const withBindings = manifest.type === "environment" ? { ...context, bindings: this.options.bindings } : context;
       const instance = entry.instance;
-      const attempt = (entry.setups = (entry.setups ?? 0) + 1);
+      entry.setups = (entry.setups ?? 0) + 1;
+      const attempt = entry.setups;
       const setup = Promise.resolve().then(() => (instance as EnvironmentModule).setup(withBindings as never));
       await withTimeout(`setup of module "${entry.id}"`, this.options.hookTimeoutMs, () => setup).catch(
         (error: unknown) => {
