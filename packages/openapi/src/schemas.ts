@@ -417,13 +417,14 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
     }
     const sorted = [...needed].sort();
     for (const name of sorted) checkAlias(name, direction);
-    for (const name of sorted) {
-      const entry = defBody(name, direction);
+    const entries = sorted.map((name) => [name, defBody(name, direction)] as const);
+    const resolve = resolver(direction);
+    for (const [, entry] of entries) {
       if (entry.tidied) continue;
       entry.tidied = true;
-      tidyValues(entry.schema, resolver(direction));
+      tidyValues(entry.schema, resolve);
     }
-    return recordFrom(sorted.map((name) => [name, defBody(name, direction).schema] as const));
+    return recordFrom(entries.map(([name, entry]) => [name, entry.schema] as const));
   }
 
   /** A chain of pure aliases (`A: {$ref: B}`, `B: {$ref: A}`) would send ajv into endless recursion. */
