@@ -82,6 +82,16 @@ describe("listing and reading tools", () => {
     expect(all).toHaveLength(6);
   });
 
+  it("carries each tool's schemas in the list only with include=schemas", async () => {
+    const plain = await host.api("GET", "/tools?serviceId=weather");
+    expect(plain.body.items[0].inputSchema).toBeUndefined();
+    const full = await host.api("GET", "/tools?serviceId=weather&include=schemas");
+    expect(full.status).toBe(200);
+    expect(full.body.items[0]).toMatchObject({ id: "forecast", inputSchema, outputSchema: { type: "object" } });
+    expect(full.body.items.every((tool: any) => typeof tool.inputSchema === "object")).toBe(true);
+    expect((await host.api("GET", "/tools?include=everything")).status).toBe(400);
+  });
+
   it("returns a tool's schemas, and 404s name what is missing", async () => {
     const tool = await host.api("GET", "/tools/weather/forecast");
     expect(tool.body.inputSchema).toEqual(inputSchema);
@@ -177,6 +187,45 @@ describe("invocation gating, in the order of the table", () => {
     const extra = await host.api("POST", "/tools/weather/forecast/invoke", { parameters: {}, other: 1 });
     expect(extra.status).toBe(400);
     expect(extra.body.error).toContain("other");
+  });
+});
+
+describe("parameters are validated as sent", () => {
+  const quirky = {
+    type: "object",
+    properties: {
+      limit: { type: "integer", default: "100" },
+      unit: { type: "string", enum: ["minute", "hour"] },
+      shape: {
+        oneOf: [
+          { type: "object", required: ["kind"], properties: { kind: { const: "a" } } },
+          { type: "object", required: ["kind"], properties: { kind: { const: "b" } } },
+        ],
+      },
+    },
+    additionalProperties: false,
+  };
+  const invoke = (parameters: unknown) => host.api("POST", "/tools/quirky/stats/invoke", { parameters });
+
+  beforeAll(async () => {
+    await installRecorded(host, "quirky", [{ id: "stats", inputSchema: quirky }], { enabled: true });
+  });
+
+  it("a default that breaks its own schema is neither checked nor injected", async () => {
+    const response = await invoke({});
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.result.parameters).toEqual({});
+    expect((await invoke({ limit: "100" })).status).toBe(400);
+  });
+
+  it("rejections name the offending key and state each problem once", async () => {
+    const unknown = await invoke({ source: "x" });
+    expect(unknown.body.error).toBe('invalid parameters for quirky.stats: unknown field "source"');
+    const badEnum = await invoke({ unit: "day" });
+    expect(badEnum.body.error).toBe('invalid parameters for quirky.stats: "unit" must be one of "minute", "hour"');
+    const union = await invoke({ shape: {} });
+    expect(union.status).toBe(400);
+    expect(union.body.error.split('missing required field "shape.kind"')).toHaveLength(2);
   });
 });
 

@@ -7,11 +7,18 @@ import {
   type SchemeDomain,
   selectAlternative,
 } from "./auth.js";
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, operationBaseUrl, resolveBaseUrl } from "./config.js";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  operationBaseUrl,
+  resolveBaseUrl,
+  type ServiceBase,
+} from "./config.js";
 import { DefinitionThread } from "./definition-thread.js";
 import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { displayUrl, send, successBody } from "./http.js";
 import { TokenCache, type TokenRequest } from "./oauth2.js";
+import { FRAMING_HEADERS } from "./operations.js";
 import { isRecord, own } from "./records.js";
 import { buildRequest, type PreparedRequest, withCredentials } from "./request.js";
 
@@ -19,8 +26,8 @@ import { buildRequest, type PreparedRequest, withCredentials } from "./request.j
 interface ServiceRuntime {
   domain: ServiceDomain;
   tools: Map<string, ToolDomain>;
-  /** From the config, resolved once: operations with their own server derive theirs from it. */
-  baseUrl: string;
+  /** From the config, resolved once: operations with their own server derive theirs from it unless it was configured. */
+  base: ServiceBase;
   secrets: Record<string, unknown>;
   headers: Record<string, string>;
   timeoutMs: number;
@@ -48,6 +55,10 @@ function headersOf(config: Record<string, unknown>): Record<string, string> {
   if (value === undefined) return {};
   if (!isRecord(value) || Object.values(value).some((item) => typeof item !== "string")) {
     throw new Error("config.headers must map header names to strings");
+  }
+  const framing = Object.keys(value).find((name) => FRAMING_HEADERS.has(name.toLowerCase()));
+  if (framing !== undefined) {
+    throw new Error(`config.headers must not set "${framing}": framing headers are computed for each request`);
   }
   return { ...(value as Record<string, string>) };
 }
@@ -107,7 +118,7 @@ export class OpenApiAdapter implements AdapterModule {
       domain,
       tools,
       // Throws when no usable base URL can be built: the enable fails, not the first call.
-      baseUrl: resolveBaseUrl(domain.server, state.config),
+      base: resolveBaseUrl(domain.server, state.config),
       secrets: { ...state.secrets },
       headers: headersOf(state.config),
       timeoutMs: timeoutOf(state.config),
@@ -125,7 +136,7 @@ export class OpenApiAdapter implements AdapterModule {
     if (!service) throw new Error(`Unknown service "${input.serviceId}": it is not enabled on the openapi adapter`);
     const tool = service.tools.get(input.toolId);
     if (!tool) throw new Error(`Unknown tool "${input.toolId}" on service "${input.serviceId}"`);
-    const baseUrl = operationBaseUrl(service.baseUrl, tool.server);
+    const baseUrl = operationBaseUrl(service.base, tool.server);
     const parameters = isRecord(input.parameters) ? input.parameters : {};
     const request = buildRequest(tool, baseUrl, service.headers, parameters);
     return this.perform(service, tool, request, baseUrl, true);

@@ -51,6 +51,14 @@ describe("encodeBody", () => {
     expect(encoded.body).toBe("tags=x,y&meta=%7B%22a%22%3A1%7D&deep[k]=v");
   });
 
+  it("urlencoded object fields without an encoding style are JSON text, keeping the field's name", () => {
+    const encoded = encodeBody(
+      binding("application/x-www-form-urlencoded", { encoding: { flat: { explode: true } } }),
+      { Data: { a: 1 }, flat: { x: "1" }, list: ["p", "q"] },
+    );
+    expect(encoded.body).toBe("Data=%7B%22a%22%3A1%7D&x=1&list=p&list=q");
+  });
+
   it("multipart: fields, repeated arrays, JSON objects and file parts", async () => {
     const encoded = encodeBody(
       binding("multipart/form-data", {

@@ -77,28 +77,41 @@ describe("serverDomain and configSchema", () => {
 describe("resolveBaseUrl", () => {
   const domain = serverDomain(variablesServer);
   it.each([
-    ["defaults", {}, "https://demo.example.com:443/v2"],
+    ["defaults", {}, { url: "https://demo.example.com:443/v2", configured: false }],
     [
       "variables while baseUrl is the default",
       { baseUrl: "https://demo.example.com:443/v2", name: "eu", port: "8443" },
-      "https://eu.example.com:8443/v2",
+      { url: "https://eu.example.com:8443/v2", configured: false },
     ],
     [
       "an explicit baseUrl verbatim",
       { baseUrl: "http://127.0.0.1:9000/api/", name: "eu" },
-      "http://127.0.0.1:9000/api",
+      { url: "http://127.0.0.1:9000/api", configured: true },
     ],
   ])("%s", (_label, config, expected) => {
-    expect(resolveBaseUrl(domain, config)).toBe(expected);
+    expect(resolveBaseUrl(domain, config)).toEqual(expected);
   });
 
-  it("prefers the operation's server and resolves relative ones against the base", () => {
-    const base = resolveBaseUrl(domain, { baseUrl: "http://127.0.0.1:9000/api" });
-    expect(operationBaseUrl(base, null)).toBe("http://127.0.0.1:9000/api");
+  it("uses the operation's server while baseUrl is at its default, resolving relative ones against it", () => {
+    const base = resolveBaseUrl(domain, {});
+    expect(operationBaseUrl(base, null)).toBe("https://demo.example.com:443/v2");
     expect(operationBaseUrl(base, { template: "https://{r}.other.com/", variables: { r: "us" } })).toBe(
       "https://us.other.com",
     );
-    expect(operationBaseUrl(base, { template: "/v3", variables: {} })).toBe("http://127.0.0.1:9000/v3");
+    expect(operationBaseUrl(base, { template: "/v3", variables: {} })).toBe("https://demo.example.com/v3");
+  });
+
+  it("a configured baseUrl replaces every server level: absolute, templated and relative operation servers", () => {
+    const base = resolveBaseUrl(domain, { baseUrl: "http://127.0.0.1:9000/api" });
+    expect(operationBaseUrl(base, null)).toBe("http://127.0.0.1:9000/api");
+    expect(operationBaseUrl(base, { template: "https://{r}.other.com/", variables: { r: "us" } })).toBe(
+      "http://127.0.0.1:9000/api",
+    );
+    expect(operationBaseUrl(base, { template: "/v3", variables: {} })).toBe("http://127.0.0.1:9000/api");
+    const relativeOnly = resolveBaseUrl(serverDomain({ url: "/v1", variables: [] }), { baseUrl: "http://x.test/v1" });
+    expect(operationBaseUrl(relativeOnly, { template: "https://api.other.com", variables: {} })).toBe(
+      "http://x.test/v1",
+    );
   });
 
   it.each([

@@ -121,16 +121,28 @@ export interface ToolServer {
   variables: Record<string, string>;
 }
 
+/** Where a service's calls go, resolved once at hydrate time. */
+export interface ServiceBase {
+  url: string;
+  /**
+   * The operator configured `baseUrl` (it differs from the document's
+   * default, or the document has none): it then replaces every server
+   * level, so operation- and path-level servers are ignored.
+   */
+  configured: boolean;
+}
+
 /**
  * The service's base URL: an explicit `baseUrl` verbatim, else the server
  * template filled with the configured variables. Throws when nothing
  * absolute can be built (`hydrateService` calls it, so that surfaces at
  * enable time).
  */
-export function resolveBaseUrl(domain: ServerDomain | null, config: Record<string, unknown>): string {
+export function resolveBaseUrl(domain: ServerDomain | null, config: Record<string, unknown>): ServiceBase {
   const configured = typeof config.baseUrl === "string" ? trimSlash(config.baseUrl) : undefined;
   let base: string | undefined;
-  if (configured !== undefined && configured !== domain?.defaultBaseUrl) {
+  const explicit = configured !== undefined && configured !== domain?.defaultBaseUrl;
+  if (explicit) {
     base = configured;
   } else if (domain) {
     const values = new Map(
@@ -149,12 +161,17 @@ export function resolveBaseUrl(domain: ServerDomain | null, config: Record<strin
   } catch {
     throw new Error("config.baseUrl is not a valid URL");
   }
-  return base;
+  return { url: base, configured: explicit };
 }
 
-/** The base URL of one call: the operation's own server (a relative one resolved against `serviceBaseUrl`), else the service's. */
-export function operationBaseUrl(serviceBaseUrl: string, toolServer: ToolServer | null): string {
-  if (!toolServer) return serviceBaseUrl;
+/**
+ * The base URL of one call. A configured `baseUrl` wins over every server
+ * level: traffic goes where the operator points the service. Otherwise the
+ * operation's (or path's) own server applies, filled with its variables'
+ * defaults, a relative one resolved against the service's URL.
+ */
+export function operationBaseUrl(service: ServiceBase, toolServer: ToolServer | null): string {
+  if (!toolServer || service.configured) return service.url;
   const filled = trimSlash(fillTemplate(toolServer.template, new Map(Object.entries(toolServer.variables))));
-  return isAbsoluteUrl(filled) ? filled : trimSlash(new URL(filled, `${serviceBaseUrl}/`).href);
+  return isAbsoluteUrl(filled) ? filled : trimSlash(new URL(filled, `${service.url}/`).href);
 }

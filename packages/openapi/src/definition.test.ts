@@ -166,9 +166,21 @@ describe("generateDefinition", () => {
       files: ["file", "more"],
     });
     expect((upload!.inputSchema.required as string[] | undefined) ?? []).not.toContain("body");
+    const fileObject = expect.objectContaining({ type: "object", required: ["base64"] });
     expect((raw!.inputSchema.properties as Record<string, unknown>).body).toEqual({
-      type: "string",
+      anyOf: [{ type: "string", description: "Text, sent as its UTF-8 bytes." }, fileObject],
       description: "The image",
+    });
+    const uploadBody = (upload!.inputSchema.properties as Record<string, { properties: Record<string, unknown> }>)
+      .body!;
+    expect(uploadBody.properties.file).toEqual({
+      anyOf: [{ type: "string", format: "binary", description: "Text, sent as its UTF-8 bytes." }, fileObject],
+    });
+    expect(uploadBody.properties.more).toEqual({
+      type: "array",
+      items: {
+        anyOf: [{ type: "string", format: "binary", description: "Text, sent as its UTF-8 bytes." }, fileObject],
+      },
     });
     expect((raw!.adapterDomain as unknown as ToolDomain).body?.mediaType).toBe("image/png");
   });

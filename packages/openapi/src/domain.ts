@@ -36,6 +36,12 @@ export interface BodyBinding {
   encoding: Record<string, Encoding>;
   /** Multipart properties sent as file parts (binary schemas). */
   files: string[];
+  /**
+   * Set when a form's schema is not an object, so the input cannot be split
+   * into fields: `file` sends a multipart body as one file part; `text`
+   * takes an urlencoded body as its encoded text. Absent: field by field.
+   */
+  whole?: "file" | "text";
 }
 
 export interface ToolDomain {

@@ -1,6 +1,8 @@
 import { STATUS_CODES } from "node:http";
 import { secretForms } from "@cyrnel/sdk";
+import type { BodyBytes } from "./body.js";
 import { isJsonType } from "./media-types.js";
+import { nodeRequest } from "./node-request.js";
 import { isRecord } from "./records.js";
 
 /**
@@ -38,7 +40,7 @@ export interface Exchange {
   /** The URL as shown in messages: without credential query parameters. */
   displayUrl: string;
   headers: Headers;
-  body?: string | FormData;
+  body?: BodyBytes;
   timeoutMs: number;
   /** Largest body accepted (see the module comment). */
   maxResponseBytes: number;
@@ -203,7 +205,11 @@ async function follow(exchange: Exchange, signal: AbortSignal, label: string): P
   const headers = new Headers(exchange.headers);
   const origin = new URL(url).origin;
   for (let hop = 0; ; hop++) {
-    const response = await fetch(url, { method, headers, body, redirect: "manual", signal });
+    // fetch refuses a body on GET/HEAD; node:http sends it (see node-request.ts).
+    const response =
+      body !== undefined && (method === "GET" || method === "HEAD")
+        ? await nodeRequest(url, { method, headers, body, signal })
+        : await fetch(url, { method, headers, body, redirect: "manual", signal });
     const location = response.headers.get("location");
     if (!REDIRECTS.has(response.status) || location === null) return response;
     await response.body?.cancel();

@@ -18,8 +18,30 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 const PARAMETER_LOCATIONS = ["path", "query", "header", "cookie"] as const;
 export type ParameterLocation = (typeof PARAMETER_LOCATIONS)[number];
 
-/** Header parameters the OpenAPI spec says to ignore (they are driven by content types and security). */
-const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
+/**
+ * Headers that frame the message or the connection. The HTTP client
+ * computes them for the bytes actually sent; taken from a parameter or the
+ * config, a wrong `Content-Length` hangs the call or cuts the body.
+ */
+export const FRAMING_HEADERS = new Set([
+  "content-length",
+  "transfer-encoding",
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "upgrade",
+  "te",
+  "trailer",
+  "expect",
+]);
+
+/**
+ * Header parameters that never become tool inputs: `Accept`, `Content-Type`
+ * and `Authorization`, which the OpenAPI spec says to ignore (content types
+ * and security drive them), and the framing headers.
+ */
+const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization", ...FRAMING_HEADERS]);
 
 export interface OperationParameter {
   name: string;

@@ -68,6 +68,11 @@ describe("parseDocument", () => {
       /Invalid OpenAPI document: #\/paths\/~1a\/get\/responses\/200 must have required property 'description'/,
     ],
     [
+      "unknown keys (named, each problem once)",
+      minimal({ source: "x", paths: { "/a": { get: { responses: { "200": { description: "ok" } }, bogus: 1 } } } }),
+      /^Invalid OpenAPI document: #\/ must NOT have the additional property "source"; #\/paths\/~1a\/get must NOT have the additional property "bogus"$/,
+    ],
+    [
       "a $ref that does not resolve (names the reference and where it is)",
       minimal({ paths: { "/a": { get: { responses: { "200": { $ref: "#/components/responses/Nope" } } } } } }),
       /\$ref "#\/components\/responses\/Nope" at #\/paths\/~1a\/get\/responses\/200 does not resolve/,
@@ -89,6 +94,25 @@ describe("parseDocument", () => {
     ],
   ])("rejects %s", async (_label, text, message) => {
     await expect(parseDocument(text)).rejects.toThrow(message);
+  });
+
+  it("shows each validation line once", async () => {
+    const text = minimal({
+      paths: {
+        "/a": {
+          get: {
+            parameters: [{ name: "x", in: "query", schema: { type: "string" }, content: {}, required: "yes" }],
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
+    });
+    const message = await parseDocument(text).then(
+      () => "",
+      (error: Error) => error.message,
+    );
+    expect(message).toMatch(/#\/paths\/~1a\/get\/parameters\/0\/required must be boolean/);
+    expect(message.split("must match exactly one schema in oneOf").length).toBe(2);
   });
 
   it("ignores $ref-looking keys inside examples and extensions", async () => {

@@ -138,14 +138,31 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
   return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
 }
 
+/**
+ * One line per distinct problem, `<JSON pointer> <message>`. swagger-parser's
+ * ajv errors (`details`) are preferred over its message text: they name the
+ * offending key of an "additional properties" error, which the text leaves
+ * out, and the same line (one per `oneOf` branch) is shown once.
+ */
 function describeValidationError(error: unknown): string {
   const raw = error instanceof Error ? error.message : String(error);
-  const lines = raw
+  const details = isRecord(error) && Array.isArray(error.details) ? error.details.filter(isRecord) : [];
+  const fromText = raw
     .replace(/^Swagger schema validation failed\.\s*/, "")
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "");
+  const lines = [...new Set(details.length > 0 ? details.map(describeDetail) : fromText)];
   const shown = lines.slice(0, MAX_VALIDATION_LINES);
   if (lines.length > shown.length) shown.push(`… and ${lines.length - shown.length} more`);
   return `Invalid OpenAPI document: ${shown.join("; ")}`;
+}
+
+function describeDetail(detail: JsonRecord): string {
+  const pointer = `#${typeof detail.instancePath === "string" && detail.instancePath !== "" ? detail.instancePath : "/"}`;
+  const extra = isRecord(detail.params) ? detail.params.additionalProperty : undefined;
+  if (detail.keyword === "additionalProperties" && typeof extra === "string") {
+    return `${pointer} must NOT have the additional property "${extra}"`;
+  }
+  return `${pointer} ${typeof detail.message === "string" ? detail.message : "is invalid"}`;
 }

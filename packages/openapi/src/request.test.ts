@@ -104,6 +104,43 @@ describe("buildRequest", () => {
     expect(request.body).toBe('{"name":"Rex"}');
     expect(request.headers).toEqual([["Content-Type", "application/json"]]);
   });
+
+  it.each(["get", "head"] as const)("a %s form body becomes query parameters (spaces as %%20)", (method) => {
+    const request = buildRequest(
+      tool({
+        method,
+        path: "/pets?fixed=1",
+        parameters: [param("q", "query")],
+        body: {
+          mediaType: "application/x-www-form-urlencoded",
+          encoding: { expand: { style: "deepObject", explode: true } },
+          files: [],
+        },
+      }),
+      "http://h",
+      {},
+      { q: "a", body: { name: "R x+", expand: ["p"], reserved: "a/b" } },
+    );
+    expect(request.url).toBe("http://h/pets?fixed=1&q=a&name=R%20x%2B&expand[0]=p&reserved=a%2Fb");
+    expect(request.body).toBeUndefined();
+    expect(request.headers).toEqual([]);
+  });
+
+  it("a GET JSON body stays a body (http.ts sends it over node:http)", () => {
+    const request = buildRequest(
+      tool({
+        method: "get",
+        path: "/pets",
+        parameters: [],
+        body: { mediaType: "application/json", encoding: {}, files: [] },
+      }),
+      "http://h",
+      {},
+      { body: { Filter: {} } },
+    );
+    expect(request.url).toBe("http://h/pets");
+    expect(request.body).toBe('{"Filter":{}}');
+  });
 });
 
 describe("withCredentials", () => {

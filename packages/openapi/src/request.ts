@@ -1,7 +1,7 @@
 import type { Credentials } from "./auth.js";
-import { encodeBody } from "./body.js";
+import { type BodyBytes, encodeBody, formPairs } from "./body.js";
 import type { ParameterBinding, ToolDomain } from "./domain.js";
-import { isJsonType } from "./media-types.js";
+import { bodyKind, isJsonType } from "./media-types.js";
 import { BODY_KEY } from "./parameters.js";
 import { own } from "./records.js";
 import { serializeCookie, serializeHeader, serializePath, serializeQuery } from "./styles.js";
@@ -11,6 +11,11 @@ import { serializeCookie, serializeHeader, serializePath, serializeQuery } from 
  * credentials. Pure; `withCredentials` then adds the security scheme's
  * headers, query parameters and cookies. The URL built here carries no
  * credentials, so it is the one error messages show.
+ *
+ * A GET or HEAD operation with an urlencoded request body (Stripe's list
+ * endpoints) sends the body's fields as query parameters: that is the
+ * same encoding, and the form convention for these methods. Bodies of
+ * other media types on GET/HEAD (AWS's JSON bodies) are sent as a body.
  */
 
 export interface PreparedRequest {
@@ -18,8 +23,11 @@ export interface PreparedRequest {
   url: string;
   headers: [string, string][];
   cookies: [string, string][];
-  body?: string | FormData;
+  body?: BodyBytes;
 }
+
+/** Methods whose body fetch refuses to send (`http.ts` sends it over node:http instead). */
+export const BODYLESS_IN_FETCH = new Set(["GET", "HEAD"]);
 
 /** Content-based parameters carry JSON text; others are serialised by style. */
 function wireValue(binding: ParameterBinding, value: unknown): unknown {
@@ -110,19 +118,25 @@ export function buildRequest(
     }
   }
 
-  const request: PreparedRequest = {
-    method: tool.method.toUpperCase(),
+  const method = tool.method.toUpperCase();
+  const body = own(parameters, BODY_KEY);
+  let encoded: BodyBytes | undefined;
+  if (tool.body && body !== undefined) {
+    if (BODYLESS_IN_FETCH.has(method) && bodyKind(tool.body.mediaType) === "form") {
+      query.push(...formPairs(body, tool.body));
+    } else {
+      const { contentType, body: bytes } = encodeBody(tool.body, body);
+      if (contentType) headers.push(["Content-Type", checkHeaderValue("Content-Type", contentType)]);
+      encoded = bytes;
+    }
+  }
+  return {
+    method,
     url: `${baseUrl}${path}${query.length > 0 ? `?${query.join("&")}` : ""}`,
     headers,
     cookies,
+    ...(encoded === undefined ? {} : { body: encoded }),
   };
-  const body = own(parameters, BODY_KEY);
-  if (tool.body && body !== undefined) {
-    const encoded = encodeBody(tool.body, body);
-    if (encoded.contentType) headers.push(["Content-Type", encoded.contentType]);
-    request.body = encoded.body;
-  }
-  return request;
 }
 
 /** The final URL and headers: credentials appended to the query, headers and cookies. */

@@ -2,6 +2,7 @@ import type { JSONSchema } from "@cyrnel/sdk";
 import type { SpecVersion } from "./parse.js";
 import { followRefs, refTokens, valueAt } from "./pointer.js";
 import { define, entriesOf, isRecord, type JsonRecord, own, ownString, recordFrom } from "./records.js";
+import { conformingValues, type RefResolver, tidyValues } from "./values.js";
 
 /**
  * Stage 3: OpenAPI schema objects → JSON Schema draft-07 that ajv compiles
@@ -28,6 +29,9 @@ import { define, entriesOf, isRecord, type JsonRecord, own, ownString, recordFro
  *   `format`s are dropped (ajv would only warn about them).
  * - Direction matters: request schemas omit `readOnly` properties, response
  *   schemas omit `writeOnly` ones (also from `required`).
+ * - `default`s, `examples` and `enum` values that contradict their own
+ *   schema are converted or dropped (`values.ts`): what a validator fills
+ *   in or a usage snippet shows must be valid.
  */
 
 export const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
@@ -38,6 +42,8 @@ export type Direction = "request" | "response";
 interface Translated {
   schema: JSONSchema | boolean;
   refs: Set<string>;
+  /** Its data values were checked against it ({@link tidyValues}). */
+  tidied?: boolean;
 }
 
 /** The formats ajv-formats defines; others would only produce ajv warnings. */
@@ -108,6 +114,8 @@ export interface SchemaEmitter {
   defs(refs: Iterable<string>, direction: Direction): Record<string, JSONSchema | boolean>;
   /** Follow `$ref`s to the raw schema they name (for inspections such as "is this binary?"). */
   resolve(node: unknown): unknown;
+  /** The values (examples) that satisfy a translated schema of this emitter, converted where that helps. */
+  conforming(values: readonly unknown[], schema: JSONSchema, direction: Direction): unknown[];
 }
 
 /**
@@ -369,7 +377,22 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
     }
     const translated = translate(current, direction, 0, refs);
     const schema = typeof translated === "boolean" ? (translated ? {} : { not: {} }) : { ...translated };
-    return { schema: { ...schema, ...annotations }, refs };
+    const out = { ...schema, ...annotations };
+    tidyValues(out, resolver(direction));
+    return { schema: out, refs };
+  }
+
+  /** `#/$defs/<Name>` → the translated schema, for checking values (no tidying: values do not affect validity). */
+  function resolver(direction: Direction): RefResolver {
+    return (ref) => {
+      if (!ref.startsWith("#/$defs/")) return undefined;
+      const name = ref.slice("#/$defs/".length);
+      return pointers.has(name) ? defBody(name, direction).schema : undefined;
+    };
+  }
+
+  function conforming(values: readonly unknown[], schema: JSONSchema, direction: Direction): unknown[] {
+    return conformingValues(values, schema, resolver(direction));
   }
 
   function defBody(name: string, direction: Direction): Translated {
@@ -394,7 +417,14 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
     }
     const sorted = [...needed].sort();
     for (const name of sorted) checkAlias(name, direction);
-    return recordFrom(sorted.map((name) => [name, defBody(name, direction).schema] as const));
+    const entries = sorted.map((name) => [name, defBody(name, direction)] as const);
+    const resolve = resolver(direction);
+    for (const [, entry] of entries) {
+      if (entry.tidied) continue;
+      entry.tidied = true;
+      tidyValues(entry.schema, resolve);
+    }
+    return recordFrom(entries.map(([name, entry]) => [name, entry.schema] as const));
   }
 
   /** A chain of pure aliases (`A: {$ref: B}`, `B: {$ref: A}`) would send ajv into endless recursion. */
@@ -415,7 +445,7 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
     }
   }
 
-  return { root, defs, resolve };
+  return { root, defs, resolve, conforming };
 }
 
 /** draft-07 requires distinct `enum` values. */

@@ -16,13 +16,18 @@ import { isRecord } from "./records.js";
  * | form           | false   | `n=a,b`           | `n=x,1,y,2`               |
  * | form           | true    | `n=a&n=b`         | `x=1&y=2`                 |
  * | spaceDelimited | false   | `n=a%20b`         | `n=x%201%20y%202`         |
- * | pipeDelimited  | false   | `n=a\|b`          | `n=x\|1\|y\|2`            |
- * | deepObject     | true    | `n=a&n=b`         | `n[x]=1&n[y]=2`           |
+ * | pipeDelimited  | false   | `n=a%7Cb`         | `n=x%7C1%7Cy%7C2`         |
+ * | deepObject     | true    | `n[0]=a&n[1]=b`   | `n[x]=1&n[y]=2`           |
  *
- * Swagger 2's `tsv` collection format is `tabDelimited` (`%09`). Nested
- * values inside arrays or objects are sent as JSON text, except in
- * deepObject, which nests brackets (`n[x][y]=1`). `null` and `undefined`
- * parameters are not sent at all.
+ * Swagger 2's `tsv` collection format is `tabDelimited` (`%09`); the
+ * delimiters are percent-encoded like any other character outside RFC
+ * 3986's unreserved set. Nested values inside arrays or objects are sent as
+ * JSON text, except in deepObject, which nests brackets and indexes arrays
+ * at every level (`n[x][0][y]=1`, `expand[0]=a`): the convention of the
+ * major form-encoded APIs (Stripe, qs, Rails, PHP) and what OpenAPI tools
+ * parse back. An empty array is sent as `n=` (an empty value), never
+ * dropped: a required empty list must still reach the server. `null` and
+ * `undefined` parameters are not sent at all.
  */
 
 /** Characters `allowReserved` leaves unencoded (RFC 3986 reserved set). */
@@ -99,7 +104,7 @@ export function serializeHeader(value: unknown, explode: boolean): string {
   return simple(shapeOf(value), explode, (text) => text);
 }
 
-const DELIMITERS: Record<string, string> = { spaceDelimited: "%20", pipeDelimited: "|", tabDelimited: "%09" };
+const DELIMITERS: Record<string, string> = { spaceDelimited: "%20", pipeDelimited: "%7C", tabDelimited: "%09" };
 
 /** `name=value` pairs (encoded) for a query parameter. */
 export function serializeQuery(
@@ -112,11 +117,12 @@ export function serializeQuery(
   if (value === null || value === undefined) return [];
   const key = encodeName(name);
   const enc = (text: string) => encode(text, allowReserved);
-  if (style === "deepObject" && isRecord(value)) return deepObject(key, value, enc);
+  if (style === "deepObject" && (isRecord(value) || Array.isArray(value))) return deepObject(key, value, enc);
   const shape = shapeOf(value);
   if (shape.kind === "primitive") return [`${key}=${enc(shape.text)}`];
   const delimiter = Object.hasOwn(DELIMITERS, style) ? DELIMITERS[style]! : ",";
   if (shape.kind === "array") {
+    if (shape.items.length === 0) return [`${key}=`];
     if (explode) return shape.items.map((item) => `${key}=${enc(item)}`);
     return [`${key}=${shape.items.map(enc).join(delimiter)}`];
   }
@@ -124,8 +130,12 @@ export function serializeQuery(
   return [`${key}=${shape.entries.flatMap(([k, v]) => [enc(k), enc(v)]).join(delimiter)}`];
 }
 
+/** `prefix[key]…=value` pairs; arrays are indexed at every level, an empty array is `prefix=`. */
 function deepObject(prefix: string, value: unknown, enc: (text: string) => string): string[] {
-  if (Array.isArray(value)) return value.flatMap((item) => deepObject(prefix, item, enc));
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [`${prefix}=`];
+    return value.flatMap((item, index) => (item === undefined ? [] : deepObject(`${prefix}[${index}]`, item, enc)));
+  }
   if (isRecord(value)) {
     return Object.entries(value).flatMap(([key, item]) =>
       item === undefined ? [] : deepObject(`${prefix}[${encodeName(key)}]`, item, enc),

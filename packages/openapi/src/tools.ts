@@ -1,9 +1,11 @@
 import type { JSONSchema, ToolDefinition } from "@cyrnel/sdk";
+import { WHOLE_BODY_PART } from "./body.js";
 import { type BodyBinding, DOMAIN_FORMAT, type ParameterBinding, type ToolDomain } from "./domain.js";
+import { fileInputSchema } from "./files.js";
 import { acceptHeader, bodyKind, isJsonType, pickRequestMediaType, pickResponseMediaType } from "./media-types.js";
 import type { Operation, OperationParameter, RequestBody } from "./operations.js";
 import { BODY_KEY, parameterKeys } from "./parameters.js";
-import { define, entriesOf, type JsonRecord, own } from "./records.js";
+import { define, entriesOf, isRecord, type JsonRecord, own, ownArray } from "./records.js";
 import { DRAFT_07, type SchemaEmitter } from "./schemas.js";
 
 /**
@@ -30,15 +32,11 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
   });
   let body: BodyBinding | null = null;
   if (operation.body && bodyMedia) {
-    const { schema, refs: used } = bodySchema(operation.body, bodyMedia, emitter);
+    const { schema, refs: used, binding } = bodySchema(operation.body, bodyMedia, emitter);
     for (const ref of used) refs.add(ref);
     define(properties, BODY_KEY, schema);
     if (operation.body.required) required.push(BODY_KEY);
-    body = {
-      mediaType: bodyMedia.type,
-      encoding: bodyMedia.encoding,
-      files: bodyKind(bodyMedia.type) === "multipart" ? fileProperties(bodyMedia.schema, emitter) : [],
-    };
+    body = binding;
   }
   const inputDefs = emitter.defs(refs, "request");
   const inputSchema: JSONSchema = {
@@ -99,30 +97,92 @@ function parameterSchema(
   const out: JSONSchema = { ...schema };
   if (parameter.description) out.description = parameter.description;
   if (parameter.deprecated) out.deprecated = true;
-  if (parameter.examples.length > 0 && out.examples === undefined) out.examples = parameter.examples;
+  if (parameter.examples.length > 0 && out.examples === undefined) {
+    const examples = emitter.conforming(parameter.examples, out, "request");
+    if (examples.length > 0) out.examples = examples;
+  }
   return { schema: out, refs };
 }
 
-function bodySchema(
-  body: RequestBody,
-  media: RequestBody["content"][number],
-  emitter: SchemaEmitter,
-): { schema: JSONSchema; refs: Set<string> } {
+interface BodyInput {
+  schema: JSONSchema;
+  refs: Set<string>;
+  binding: BodyBinding;
+}
+
+/**
+ * The `body` input and how it is sent. Forms are split into fields when
+ * their schema describes an object; otherwise nothing names the fields, so
+ * a multipart body becomes one file part (`files.ts` input) and an
+ * urlencoded body is taken as its encoded text: never silently dropped.
+ */
+function bodySchema(body: RequestBody, media: RequestBody["content"][number], emitter: SchemaEmitter): BodyInput {
   const kind = bodyKind(media.type);
   const fallback = `Request body, sent as ${media.type}.`;
+  const binding: BodyBinding = { mediaType: media.type, encoding: media.encoding, files: [] };
   if (kind === "raw") {
+    // A string schema (a pattern, a length) still constrains the text; anything else says nothing about bytes.
+    const text = media.schema === undefined ? undefined : emitter.root(media.schema, "request");
+    const stringSchema =
+      text && text.schema.type === "string" && text.refs.size === 0 ? text.schema : { type: "string" };
+    const { description: _own, ...constraints } = stringSchema as JsonRecord;
+    const description = body.description ?? `${fallback} Pass text, or binary content as { base64 }.`;
     return {
-      schema: { type: "string", description: body.description ?? `${fallback} Pass the body as text.` },
+      schema: { ...fileInputSchema(constraints as JSONSchema), description },
       refs: new Set(),
+      binding,
     };
   }
   if (media.schema === undefined) {
     const schema: JSONSchema = kind === "text" ? { type: "string" } : {};
-    return { schema: { ...schema, description: body.description ?? fallback }, refs: new Set() };
+    return { schema: { ...schema, description: body.description ?? fallback }, refs: new Set(), binding };
   }
   const { schema, refs } = emitter.root(media.schema, "request");
   const description = body.description ?? (typeof schema.description === "string" ? schema.description : fallback);
-  return { schema: { ...schema, description }, refs };
+  if ((kind === "multipart" || kind === "form") && !isObjectSchema(media.schema, emitter)) {
+    if (kind === "multipart") {
+      const note = `${fallback} Sent as one file part named "${WHOLE_BODY_PART}": pass text, or binary content as { base64, filename?, contentType? }.`;
+      return {
+        schema: {
+          ...fileInputSchema(schema),
+          description: `${description === fallback ? "" : `${description} `}${note}`,
+        },
+        refs: new Set(),
+        binding: { ...binding, whole: "file" },
+      };
+    }
+    const note = `${fallback} The document describes this body without field names, so pass the encoded form text (\`a=1&b=2\`); it is sent as given.`;
+    return {
+      schema: { type: "string", description: `${description === fallback ? "" : `${description} `}${note}` },
+      refs: new Set(),
+      binding: { ...binding, whole: "text" },
+    };
+  }
+  if (kind !== "multipart") return { schema: { ...schema, description }, refs, binding };
+  const files = fileProperties(media.schema, emitter);
+  return { schema: withFileInputs({ ...schema, description }, files), refs, binding: { ...binding, files } };
+}
+
+function typesOf(schema: unknown): string[] {
+  const type = own(schema, "type");
+  return Array.isArray(type) ? type.filter((item) => typeof item === "string") : typeof type === "string" ? [type] : [];
+}
+
+/** Whether a (raw) schema describes an object, so a form can send it field by field. Unknown shapes count as objects. */
+function isObjectSchema(node: unknown, emitter: SchemaEmitter, depth = 0): boolean {
+  const schema = emitter.resolve(node);
+  if (!isRecord(schema) || depth > 20) return true;
+  const types = typesOf(schema);
+  if (types.length > 0) return types.includes("object");
+  if (["properties", "additionalProperties", "patternProperties"].some((key) => Object.hasOwn(schema, key)))
+    return true;
+  const allOf = ownArray(schema, "allOf");
+  if (allOf?.length) return allOf.some((member) => isObjectSchema(member, emitter, depth + 1));
+  for (const key of ["anyOf", "oneOf"]) {
+    const members = ownArray(schema, key);
+    if (members?.length) return members.every((member) => isObjectSchema(member, emitter, depth + 1));
+  }
+  return !Object.hasOwn(schema, "items");
 }
 
 function isBinary(node: unknown, emitter: SchemaEmitter): boolean {
@@ -132,12 +192,45 @@ function isBinary(node: unknown, emitter: SchemaEmitter): boolean {
   return false;
 }
 
-/** Top-level multipart properties whose schema is binary (or an array of binary items). */
-function fileProperties(schema: unknown, emitter: SchemaEmitter): string[] {
+/** Multipart properties whose schema is binary (or an array of binary items), including those of `allOf` members. */
+function fileProperties(schema: unknown, emitter: SchemaEmitter, depth = 0): string[] {
   const resolved = emitter.resolve(schema);
-  return entriesOf(own(resolved, "properties"))
+  const own_ = entriesOf(own(resolved, "properties"))
     .filter(([, property]) => isBinary(property, emitter))
     .map(([name]) => name);
+  const members = depth < 10 ? (ownArray(resolved, "allOf") ?? []) : [];
+  return [...new Set([...own_, ...members.flatMap((member) => fileProperties(member, emitter, depth + 1))])];
+}
+
+/**
+ * File properties written out in the body's input schema (its own
+ * `properties` and those of inline `allOf` members) also accept
+ * `{ base64, filename?, contentType? }`; one inside a shared `$defs` entry
+ * stays a string (its text is sent).
+ */
+function withFileInputs(schema: JSONSchema, files: string[]): JSONSchema {
+  if (files.length === 0) return schema;
+  const out: JsonRecord = { ...schema };
+  if (isRecord(out.properties)) {
+    const properties: JsonRecord = { ...out.properties };
+    for (const name of files) {
+      const property = own(properties, name);
+      if (!isRecord(property)) continue;
+      const items = own(property, "items");
+      define(
+        properties,
+        name,
+        own(property, "type") === "array" && isRecord(items)
+          ? { ...property, items: fileInputSchema(items as JSONSchema) }
+          : fileInputSchema(property as JSONSchema),
+      );
+    }
+    out.properties = properties;
+  }
+  if (Array.isArray(out.allOf)) {
+    out.allOf = out.allOf.map((member) => (isRecord(member) ? withFileInputs(member as JSONSchema, files) : member));
+  }
+  return out as JSONSchema;
 }
 
 function outputSchema(operation: Operation, emitter: SchemaEmitter): JSONSchema {

@@ -197,7 +197,7 @@ describe("parameter styles on the wire (parameters-style.json)", () => {
     ],
     [
       "query_pipeDelimited_nonExploded",
-      "/anything/query/pipeDelimited?array=blue|black|brown&object=name|R%201|description|x%2Fy",
+      "/anything/query/pipeDelimited?array=blue%7Cblack%7Cbrown&object=name%7CR%201%7Cdescription%7Cx%2Fy",
     ],
     ["query_deepObject_nonExploded", "/anything/query/deepObject?object[name]=R%201&object[description]=x%2Fy"],
     ["paths_standard", "/anything/path/blue/blue,black,brown/name,R%201,description,x%2Fy"],

@@ -4,11 +4,11 @@
  * checks every response against its declared schema.
  */
 import type { TSchema } from "@sinclair/typebox";
-import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import AjvModule, { type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { Hono } from "hono";
 import { CyrnelError } from "../errors.js";
-import { summariseIssues, type ValidationIssue } from "../services/json-schema.js";
+import { relevantErrors, summariseIssues, type ValidationIssue } from "../services/json-schema.js";
 import { readJsonBody } from "./request-body.js";
 import type { Reply, RouteDefinition } from "./route.js";
 
@@ -77,22 +77,6 @@ function check(validate: ValidateFunction, value: unknown, what: string, missing
     return { path: at, message: `"${at || what}" ${error.message}` };
   });
   throw new CyrnelError("validation_failed", summariseIssues(`invalid ${what}`, dedupe(issues)), validate.errors);
-}
-
-/**
- * For a value that matches no branch of an `anyOf`, ajv reports every
- * branch. Keep the errors of the branch whose type matched (the deeper
- * ones) and drop the "wrong type" noise of the others.
- */
-function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
-  const unions = errors.filter((error) => error.keyword === "anyOf").map((error) => error.instancePath);
-  const kept = errors.filter((error) => {
-    if (error.keyword === "anyOf") return false;
-    const underUnion = unions.includes(error.instancePath) && error.keyword === "type";
-    const deeper = errors.some((other) => other.instancePath.startsWith(`${error.instancePath}/`));
-    return !(underUnion && deeper);
-  });
-  return kept.length > 0 ? kept : errors;
 }
 
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {

@@ -5,10 +5,11 @@ import { hostAjv } from "./ajv.js";
  * The host's side of the adapter contract, reduced to what these tests
  * need: validate config (defaults applied) and secrets against the
  * definition's schemas, hydrate, and validate parameters against a tool's
- * inputSchema before invoking.
+ * inputSchema before invoking (as sent: no defaults filled in).
  */
 export class FakeHost {
   private readonly ajv = hostAjv();
+  private readonly exact = hostAjv(false);
   readonly definitions = new Map<string, ServiceDefinition>();
 
   constructor(readonly adapter: AdapterModule) {}
@@ -44,9 +45,9 @@ export class FakeHost {
   async invoke(serviceId: string, toolId: string, parameters: Record<string, unknown> = {}): Promise<unknown> {
     const tool = this.definitions.get(serviceId)?.tools.find((candidate) => candidate.id === toolId);
     if (!tool) throw new Error(`test: no tool ${serviceId}.${toolId}`);
-    const validate = this.ajv.compile(tool.inputSchema);
+    const validate = this.exact.compile(tool.inputSchema);
     const checked = structuredClone(parameters);
-    if (!validate(checked)) throw new Error(`parameters: ${this.ajv.errorsText(validate.errors)}`);
+    if (!validate(checked)) throw new Error(`parameters: ${this.exact.errorsText(validate.errors)}`);
     return this.adapter.invoke({ serviceId, toolId, parameters: checked });
   }
 }

@@ -57,6 +57,11 @@ export async function startServer(initial?: Handler): Promise<TestServer> {
       handler(recorded, response);
     });
   });
+  // No idle timeout: with Node's default (5 s), a test that spends longer
+  // than that between requests (installing a large document on a loaded
+  // machine) races the server closing the pooled socket as the client
+  // reuses it (ECONNRESET). Sockets are destroyed by `close()`.
+  server.keepAliveTimeout = 0;
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));

@@ -4,6 +4,42 @@ import { NO_PARAMS, PETSTORE_ADD_PET, WEATHER_FORECAST } from "./fixtures.test-d
 import { renderToolDocs, usageSnippet } from "./tool-docs.js";
 import { renderTypes } from "./types-file.js";
 
+describe("usageSnippet validates against the tool's own input schema", () => {
+  const snippetFor = (inputSchema: Record<string, unknown>) =>
+    usageSnippet({ serviceId: "svc", toolId: "t", description: "", inputSchema, outputSchema: {} });
+
+  it('skips a document example that contradicts its schema (Azure Service Fabric\'s TypeFilter: "0xFF")', () => {
+    const snippet = snippetFor({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { TypeFilter: { type: "integer", examples: ["0xFF", 65535] } },
+      required: ["TypeFilter"],
+      additionalProperties: false,
+    });
+    expect(snippet).toContain("TypeFilter: 65535,");
+  });
+
+  it("falls back to a generated value when no given value fits, $defs included", () => {
+    const snippet = snippetFor({
+      type: "object",
+      properties: {
+        kind: { $ref: "#/$defs/Kind", default: "1" },
+        when: { type: "string", format: "date", example: "soon" },
+      },
+      required: ["kind", "when"],
+      $defs: { Kind: { type: "integer", enum: [1, 3] } },
+    });
+    expect(snippet).toContain("kind: 1,");
+    expect(snippet).toContain('when: "2024-01-01",');
+  });
+
+  it("keeps examples that fit", () => {
+    expect(
+      snippetFor({ type: "object", properties: { city: { type: "string", examples: ["Oslo"] } }, required: ["city"] }),
+    ).toContain('city: "Oslo",');
+  });
+});
+
 describe("renderToolDocs", () => {
   const page = renderToolDocs(PETSTORE_ADD_PET);
 

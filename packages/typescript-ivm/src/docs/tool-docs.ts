@@ -2,6 +2,7 @@ import type { ToolDocsInput } from "@cyrnel/sdk";
 import { exampleValue, toSourceLiteral } from "../schema/example.js";
 import { parameterRows } from "../schema/parameters.js";
 import { memberAccess } from "../schema/schema.js";
+import { snippetChecker } from "../schema/snippet-check.js";
 import { TypeEmitter } from "../schema/to-typescript.js";
 
 /** The gating table of SPEC section 6, as a tool call from code sees it. */
@@ -26,9 +27,24 @@ function toolPath(serviceId: string, toolId: string): string {
   return `cyrnel.services${memberAccess(serviceId)}.tools${memberAccess(toolId)}`;
 }
 
-/** The usage snippet: one `invoke` call with example values for (at least) every required parameter. */
+/**
+ * The usage snippet: one `invoke` call with example values for (at least)
+ * every required parameter. It must pass the host's validation as written:
+ * the schema's own examples and defaults are used where each satisfies its
+ * part of the schema, and if the whole still fails (documents contradict
+ * themselves), a purely generated value is used instead.
+ */
 export function usageSnippet(input: ToolDocsInput): string {
-  const params = exampleValue(input.inputSchema);
+  const schema = input.inputSchema;
+  const checker = snippetChecker(schema);
+  const fromDocument = exampleValue(schema, schema, (node, value) => checker.validAt(node, value));
+  const generated = () =>
+    exampleValue(
+      schema,
+      schema,
+      (node, value, source) => (source === "const" || source === "enum") && checker.validAt(node, value),
+    );
+  const params = checker.valid(fromDocument) ? fromDocument : generated();
   return `const result = await ${toolPath(input.serviceId, input.toolId)}.invoke(${toSourceLiteral(params ?? {})});`;
 }
 

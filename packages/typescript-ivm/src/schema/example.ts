@@ -14,32 +14,38 @@ import {
 
 const MAX_DEPTH = 12;
 
+/** Where a value the schema gives comes from. */
+export type GivenSource = "examples" | "example" | "default" | "const" | "enum";
+
+/** Decides whether a value the schema gives (an example, a default, …) may be used at `node`. */
+export type AcceptGiven = (node: SchemaObject, value: unknown, source: GivenSource) => boolean;
+
 /**
  * A plausible value for `schema`, for usage snippets: the schema's own
- * `examples`/`example`/`default`/`const`/first `enum` value when it has one,
- * otherwise a placeholder of the right type. Objects get their required
- * properties (optional ones are listed in the docs instead); recursive
- * `$ref`s stop at the first repetition.
+ * `examples`/`example`/`default`/`const`/`enum` value when it has one that
+ * `accept` allows (by default: any), otherwise a placeholder of the right
+ * type. Objects get their required properties (optional ones are listed in
+ * the docs instead); recursive `$ref`s stop at the first repetition.
  */
-export function exampleValue(schema: Schema, root: Schema = schema): unknown {
-  return build(schema, root, 0, []);
+export function exampleValue(schema: Schema, root: Schema = schema, accept: AcceptGiven = () => true): unknown {
+  return build(schema, root, 0, [], accept);
 }
 
-function build(schema: Schema, root: Schema, depth: number, refs: string[]): unknown {
+function build(schema: Schema, root: Schema, depth: number, refs: string[], accept: AcceptGiven): unknown {
   if (!isSchemaObject(schema) || depth > MAX_DEPTH) return null;
-  const given = givenExample(schema);
+  const given = givenExamples(schema).find((candidate) => accept(schema, candidate.value, candidate.source));
   if (given !== undefined) return given.value;
   if (typeof schema.$ref === "string") {
     const target = resolveRef(root, schema.$ref);
     if (target === undefined || refs.includes(schema.$ref)) return null;
-    return build(target, root, depth + 1, [...refs, schema.$ref]);
+    return build(target, root, depth + 1, [...refs, schema.$ref], accept);
   }
   const allOf = members(schema, "allOf");
   if (allOf.length > 0) {
     const merged: Record<string, unknown> = {};
     let other: unknown;
     for (const part of [withoutKeyword(schema, "allOf"), ...allOf]) {
-      const value = build(part, root, depth + 1, refs);
+      const value = build(part, root, depth + 1, refs, accept);
       if (isSchemaObject(value)) Object.assign(merged, value);
       else if (value !== null) other = value;
     }
@@ -49,7 +55,7 @@ function build(schema: Schema, root: Schema, depth: number, refs: string[]): unk
     const options = members(schema, keyword);
     if (options.length === 0) continue;
     const preferred = options.find((option) => !isNullSchema(option)) ?? options[0];
-    return build(mergeSiblings(schema, keyword, preferred as Schema), root, depth + 1, refs);
+    return build(mergeSiblings(schema, keyword, preferred as Schema), root, depth + 1, refs, accept);
   }
   const type = typesOf(schema).find((item) => item !== "null") ?? implicitType(schema);
   switch (type) {
@@ -64,16 +70,16 @@ function build(schema: Schema, root: Schema, depth: number, refs: string[]): unk
       return null;
     case "array": {
       if (Array.isArray(schema.prefixItems)) {
-        return schema.prefixItems.map((item: unknown) => build(item as Schema, root, depth + 1, refs));
+        return schema.prefixItems.map((item: unknown) => build(item as Schema, root, depth + 1, refs, accept));
       }
       if (schema.items === undefined || schema.items === false) return [];
-      return [build(schema.items as Schema, root, depth + 1, refs)];
+      return [build(schema.items as Schema, root, depth + 1, refs, accept)];
     }
     case "object": {
       const required = requiredOf(schema);
       const value: Record<string, unknown> = {};
       for (const [name, property] of propertiesOf(schema)) {
-        if (required.has(name)) value[name] = build(property, root, depth + 1, refs);
+        if (required.has(name)) value[name] = build(property, root, depth + 1, refs, accept);
       }
       return value;
     }
@@ -82,13 +88,16 @@ function build(schema: Schema, root: Schema, depth: number, refs: string[]): unk
   }
 }
 
-function givenExample(schema: SchemaObject): { value: unknown } | undefined {
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return { value: schema.examples[0] };
-  if ("example" in schema) return { value: schema.example };
-  if ("default" in schema) return { value: schema.default };
-  if ("const" in schema) return { value: schema.const };
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return { value: schema.enum[0] };
-  return undefined;
+/** The values the schema itself offers, most specific first. */
+function givenExamples(schema: SchemaObject): { value: unknown; source: GivenSource }[] {
+  const out: { value: unknown; source: GivenSource }[] = [];
+  if (Array.isArray(schema.examples))
+    out.push(...schema.examples.map((value) => ({ value, source: "examples" as const })));
+  if ("example" in schema) out.push({ value: schema.example, source: "example" });
+  if ("default" in schema) out.push({ value: schema.default, source: "default" });
+  if ("const" in schema) out.push({ value: schema.const, source: "const" });
+  if (Array.isArray(schema.enum)) out.push(...schema.enum.map((value) => ({ value, source: "enum" as const })));
+  return out;
 }
 
 function implicitType(schema: SchemaObject): string | undefined {

@@ -19,6 +19,11 @@ const ToolRecord = Type.Object({
   effectivelyEnabled: Type.Boolean({ description: "Tool and service enabled, service not stale" }),
 });
 const ToolDetail = Type.Composite([ToolRecord, Type.Object({ inputSchema: JsonObject, outputSchema: JsonObject })]);
+/** A list item: the schemas come along with `?include=schemas` (one request for an agent that wants them all). */
+const ToolListItem = Type.Composite([
+  ToolRecord,
+  Type.Object({ inputSchema: Type.Optional(JsonObject), outputSchema: Type.Optional(JsonObject) }),
+]);
 
 export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
   const tool = (serviceId: string, toolId: string) => requireTool(store, serviceId, toolId);
@@ -34,16 +39,20 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
         serviceId: Type.Optional(Type.String()),
         query: Type.Optional(Type.String({ description: "Case-insensitive substring of name or description" })),
         enabled: Type.Optional(Type.Boolean()),
+        include: Type.Optional(
+          Type.Literal("schemas", { description: "`schemas`: each item also carries inputSchema and outputSchema" }),
+        ),
         ...ListQuery,
       }),
-      responses: { 200: { description: "A page of tools", schema: ListOf(ToolRecord) } },
+      responses: { 200: { description: "A page of tools", schema: ListOf(ToolListItem) } },
       errors: ["bad_request", "validation_failed"],
       handler: ({ query }) => {
-        const limit = query.limit ?? 100;
-        const rows = store.listTools({ ...query, limit, after: decodeCursor(query.cursor, isStringPair) });
+        const { include, ...filter } = query;
+        const limit = filter.limit ?? 100;
+        const rows = store.listTools({ ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) });
         return json(
           200,
-          toPage(rows, limit, toolRecord, (row) => [row.serviceId, row.position]),
+          toPage(rows, limit, include === "schemas" ? toolDetail : toolRecord, (row) => [row.serviceId, row.position]),
         );
       },
     }),

@@ -48,7 +48,8 @@ export class ToolGate {
     const parameters = input.parameters ?? {};
     let validation: ReturnType<SchemaValidator["validate"]>;
     try {
-      validation = this.options.validator.validate(tool.inputSchema, parameters);
+      // As sent: a default the caller did not ask for is never sent, so it must not fail the call.
+      validation = this.options.validator.validate(tool.inputSchema, parameters, { applyDefaults: false });
     } catch (error) {
       throw new CyrnelError(
         "adapter_error",
