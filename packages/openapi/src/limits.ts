@@ -11,13 +11,18 @@ import { isRecord, type JsonRecord } from "./records.js";
  * stack, and some of it is quadratic in the depth.
  *
  * So before anything else walks the document, one pass measures it as it
- * will be walked: every alias and every local `$ref` expanded (a `$ref`
- * back into its own ancestors counts once: it stays a reference). The size
- * of each `$ref` target is computed once and reused, so documents that
- * share schemas through `$ref`s cost one visit per node; aliased YAML nodes
- * are walked at every use, but the walk stops at the limit, so its cost is
- * bounded too. GitHub's REST API description, one of the largest in use,
- * expands to ~2 million values, 29 levels deep.
+ * will be walked: every alias and every local `$ref` expanded the way
+ * swagger-parser's dereference (with circular references ignored, which is
+ * what its validation walks) expands them. That dereference leaves a `$ref`
+ * in place whenever its target reaches a cycle anywhere below it, so only
+ * `$ref`s with acyclic targets are counted expanded; a `$ref` that reaches a
+ * cycle counts once. Without that rule, APIs made of mutually referring
+ * schemas (Stripe) would measure in the billions although their validation
+ * takes a second. The size of each `$ref` target is computed once and
+ * reused, so documents that share schemas through `$ref`s cost one visit
+ * per node; aliased YAML nodes are walked at every use, but the walk stops
+ * at the limit, so its cost is bounded too. GitHub's REST API description,
+ * one of the largest in use, expands to ~2 million values, 29 levels deep.
  */
 
 /** Most nested objects and arrays on one path, `$ref`s followed. */
@@ -34,7 +39,12 @@ interface Measure {
   size: number;
   /** Levels of the expanded subtree, its root included. */
   depth: number;
+  /** Whether a cycle is reached below it (a `$ref` to such a subtree stays a reference). */
+  circular: boolean;
 }
+
+/** What a `$ref` left in place counts as: one value. */
+const KEPT_REF: Measure = { size: 1, depth: 1, circular: true };
 
 const numberFormat = new Intl.NumberFormat("en-US");
 
@@ -85,6 +95,7 @@ export function checkLimits(document: JsonRecord): void {
     if (++total > MAX_VALUES) throw tooLarge();
     let size = 1;
     let depth = 1;
+    let circular = false;
     for (const key in node) {
       const child = (node as JsonRecord)[key];
       if (typeof child !== "object" || child === null) {
@@ -97,8 +108,9 @@ export function checkLimits(document: JsonRecord): void {
       path.pop();
       size += inner.size;
       depth = Math.max(depth, inner.depth + 1);
+      circular ||= inner.circular;
     }
-    return { size, depth };
+    return { size, depth, circular };
   };
 
   const measureRef = (ref: string, level: number): Measure => {
@@ -111,18 +123,26 @@ export function checkLimits(document: JsonRecord): void {
     }
     let target = resolve(ref);
     for (let hops = 0; isRecord(target) && typeof target.$ref === "string" && Object.hasOwn(target, "$ref"); hops++) {
-      if (hops >= MAX_HOPS) return { size: 1, depth: 1 };
+      if (hops >= MAX_HOPS) return { size: 1, depth: 1, circular: false };
       target = resolve(target.$ref);
     }
-    // A broken reference (reported by checkReferences) or one back into its own ancestors stays a reference.
-    if (typeof target !== "object" || target === null || expanding.has(ref)) {
+    // A broken reference (reported by checkReferences) stays a reference.
+    if (typeof target !== "object" || target === null) {
       total += 1;
-      return { size: 1, depth: 1 };
+      return { size: 1, depth: 1, circular: false };
     }
+    // One back into its own ancestors is the cycle itself.
+    if (expanding.has(ref)) {
+      total += 1;
+      return KEPT_REF;
+    }
+    const before = total;
     expanding.add(ref);
-    const result = measure(target, level);
+    const expanded = measure(target, level);
     expanding.delete(ref);
-    // Inside a cycle the measure depends on where the cycle was cut; as a bound it is good enough to reuse.
+    // A target that reaches a cycle is not expanded: the reference stays, and only it counts.
+    const result = expanded.circular ? KEPT_REF : expanded;
+    if (expanded.circular) total = before + 1;
     measured.set(ref, result);
     return result;
   };
