@@ -1,4 +1,5 @@
 import type {
+  EnvironmentHealth,
   EnvironmentModule,
   EnvironmentSetupContext,
   ExecutionExitState,
@@ -11,7 +12,7 @@ import { renderToolDocs } from "./docs/tool-docs.js";
 import { renderTypes } from "./docs/types-file.js";
 import { Supervisor } from "./supervisor/supervisor.js";
 
-/** The `typescript-ivm` environment: TypeScript run in pooled isolated-vm sandboxes. */
+/** The `typescript-ivm` environment: TypeScript run in isolated-vm sandboxes, a fresh isolate per execution. */
 export class TypeScriptIvmEnvironment implements EnvironmentModule {
   private supervisor: Supervisor | null = null;
   private limits = parseConfig({});
@@ -44,6 +45,10 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
 
   async kill(executionId: number): Promise<void> {
     this.supervisor?.kill(executionId);
+  }
+
+  health(): EnvironmentHealth {
+    return this.supervisor?.health() ?? { status: "degraded", reason: "typescript-ivm is not set up" };
   }
 
   async generateDocs(): Promise<string> {

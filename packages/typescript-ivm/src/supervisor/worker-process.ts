@@ -13,8 +13,8 @@ function workerEntry(): string {
   return fileURLToPath(entry);
 }
 
-/** What the worker reports besides `ready` (which settles {@link WorkerProcess.ready} instead). */
-export type WorkerMessage = Exclude<FromWorker, { type: "ready" }>;
+/** What the worker reports besides `ready` and `pong` (which only the process object itself handles). */
+export type WorkerMessage = Exclude<FromWorker, { type: "ready" } | { type: "pong" }>;
 
 export interface WorkerExit {
   code: number | null;
@@ -38,6 +38,10 @@ export class WorkerProcess {
   catastrophe: { executionId: number | null; message: string } | null = null;
   /** Set when the host ended it on purpose (recycling, teardown). */
   retired = false;
+  /** When the worker last said anything (any message counts, heartbeats included); `performance.now()` time. */
+  lastHeard = performance.now();
+  /** Set when the watchdog killed it for answering nothing while it had work. */
+  stalled = false;
   private readonly child: ChildProcess;
   private stderrTail = "";
 
@@ -57,10 +61,11 @@ export class WorkerProcess {
     });
     this.ready = new Promise((resolve, reject) => {
       this.child.on("message", (message: FromWorker) => {
+        this.lastHeard = performance.now();
         if (message.type === "ready") {
           this.started = true;
           resolve();
-        } else onMessage(message);
+        } else if (message.type !== "pong") onMessage(message);
       });
       void this.exited.then((exit) => reject(new Error(describeExit(exit))));
     });
