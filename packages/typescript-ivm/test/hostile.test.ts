@@ -419,6 +419,17 @@ describe("huge and unserialisable output", () => {
     expect(Object.keys(result.output)).toHaveLength(10);
   });
 
+  it("a tight loop of cyrnel.output reaches the host coalesced, not as one message per call", async () => {
+    const result = await host.run('for (let i = 0; i < 100000; i++) cyrnel.output({ last: i, ["k" + (i % 10)]: i });');
+    expect(result.exit).toBe("success");
+    expect(result.output).toEqual({
+      last: 99999,
+      ...Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`k${k}`, 99990 + k])),
+    });
+    // One message per ~10 ms of the run at most; the run ends long before 100,000 of those could pass.
+    expect(result.outputCalls).toBeLessThan(10_000);
+  });
+
   it("replacing a key counts its new size, not both", async () => {
     const result = await host.run(`for (let i = 0; i < 30; i++) cyrnel.output({ same: "z".repeat(500 * 1024) + i });`);
     expect(result.exit).toBe("success");

@@ -8,12 +8,14 @@
 import type { Logger } from "@cyrnel/sdk";
 import type { FromWorker, ToWorker, WorkerOptions } from "../ipc.js";
 import type { RunReporter } from "./host-bridge.js";
+import { Outbox } from "./outbox.js";
 import { watchParent } from "./parent-watch.js";
 import { WorkerScheduler } from "./scheduler.js";
 
-function send(message: FromWorker, afterSent?: () => void): void {
+const outbox = new Outbox((message, afterSent) => {
   if (process.connected && process.send !== undefined) process.send(message, undefined, {}, afterSent);
-}
+});
+const send = (message: FromWorker, afterSent?: () => void) => outbox.send(message, afterSent);
 
 const pendingToolCalls = new Map<number, (outcome: string) => void>();
 let toolCallSeq = 0;
