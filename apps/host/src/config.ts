@@ -31,6 +31,8 @@ export interface HostConfig {
   processCodeLimitBytes: number;
   processStreamLimitBytes: number;
   processOutputLimitBytes: number;
+  /** `CYRNEL_PROCESS_FOLLOWERS_LIMIT`: live `GET /processes/:id/events` readers per running process. */
+  processFollowersLimit: number;
   /** Timeout of outbound downloads (definition URLs, registries, module archives). */
   downloadTimeoutMs: number;
 }
@@ -94,6 +96,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
       MiB,
       1024,
     ),
+    processFollowersLimit: integer("CYRNEL_PROCESS_FOLLOWERS_LIMIT", read("CYRNEL_PROCESS_FOLLOWERS_LIMIT"), 32, 1),
     downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
   };
 }
