@@ -46,14 +46,19 @@ export interface FreshIsolate {
  * is how a reused isolate used to wedge the whole sandbox process.
  *
  * Creating an isolate costs several times as much as a fresh context in a
- * reused one, so `size` spares are made ahead of time, after the run that
- * took one has started (on the next turn of the event loop), and their
- * context and prelude are prepared on the isolate's own thread.
+ * reused one, so `size` spares are made ahead of time and their context and
+ * prelude are prepared on the isolate's own thread. A spare taken is
+ * replaced only once a run has ended (when its isolate is disposed), on a
+ * later turn of the event loop: this process's main thread serves every
+ * running execution, and making isolates while runs are starting would
+ * delay them.
  */
 export class WarmIsolates {
   private readonly spares: FreshIsolate[] = [];
   private refill: NodeJS.Immediate | undefined;
   private closed = false;
+  /** V8's code cache of the prelude, produced by the first isolate: later ones skip most of its compilation. */
+  private preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 
   constructor(
     private readonly size: number,
@@ -63,16 +68,18 @@ export class WarmIsolates {
     for (let i = 0; i < size; i++) this.spares.push(this.create());
   }
 
-  /** A fresh isolate for one execution: a warm spare when there is one (then replaced in the background). */
+  /** A fresh isolate for one execution: a warm spare when there is one, else one made now. */
   take(): FreshIsolate {
-    const fresh = this.spares.shift() ?? this.create();
-    this.scheduleRefill();
-    return fresh;
+    return this.spares.shift() ?? this.create();
   }
 
-  /** Ends an isolate for good: whatever is still running or queued inside it is terminated with it. */
+  /**
+   * Ends an isolate for good (whatever is still running or queued inside it
+   * is terminated with it), then makes up for the spares taken.
+   */
   dispose(isolate: ivm.Isolate): void {
     dispose(isolate);
+    this.scheduleRefill();
   }
 
   /** Disposes the spares; isolates in use are disposed when their executions end. */
@@ -100,19 +107,29 @@ export class WarmIsolates {
       memoryLimit: this.memoryLimitMb,
       onCatastrophicError: (message) => this.onCatastrophe(isolate, message),
     });
-    const prepared = prepare(isolate);
+    const prepared = this.prepare(isolate);
     // A spare disposed at close is never awaited; its rejection is expected.
     prepared.catch(() => {});
     return { isolate, prepared };
   }
-}
 
-/** Asynchronous calls: the work happens on the isolate's thread, not on this process's main thread. */
-async function prepare(isolate: ivm.Isolate): Promise<Prepared> {
-  const context = await isolate.createContext();
-  const script = await isolate.compileScript(PRELUDE_SCRIPT, { filename: PRELUDE_FILENAME });
-  const install = await script.run(context, { reference: true });
-  return { context, install };
+  /** Asynchronous calls: the work happens on the isolate's thread, not on this process's main thread. */
+  private async prepare(isolate: ivm.Isolate): Promise<Prepared> {
+    const context = await isolate.createContext();
+    const cache = this.preludeCache;
+    const script = await isolate.compileScript(PRELUDE_SCRIPT, {
+      filename: PRELUDE_FILENAME,
+      ...(cache === undefined ? { produceCachedData: true } : { cachedData: cache }),
+    });
+    // isolated-vm's types leave out what `produceCachedData` / `cachedData` add to the script.
+    const compiled = script as ivm.Script & {
+      cachedData?: ivm.ExternalCopy<ArrayBuffer>;
+      cachedDataRejected?: boolean;
+    };
+    if (cache === undefined || compiled.cachedDataRejected === true) this.preludeCache = compiled.cachedData;
+    const install = await script.run(context, { reference: true });
+    return { context, install };
+  }
 }
 
 function dispose(isolate: ivm.Isolate): void {
