@@ -88,6 +88,6 @@ process.on("message", (message: ToWorker) => {
 // The host went away (even SIGKILLed): nothing can receive our results any more. The IPC channel closing says so
 // at once when this thread is free; a thread of its own watches for the re-parenting that follows, in case not.
 process.on("disconnect", endNow);
-watchParent();
 
 send({ type: "ready" });
+watchParent();

@@ -8,8 +8,11 @@ function recording() {
 }
 
 describe("Outbox", () => {
-  it("coalesces consecutive stdout, stderr and output of one execution, in order", () => {
+  it("sends the first message at once, then coalesces consecutive stdout, stderr and output, in order", () => {
     const { sent, outbox } = recording();
+    outbox.send({ type: "stdout", executionId: 1, chunk: "first\n" });
+    expect(sent).toEqual([{ type: "stdout", executionId: 1, chunk: "first\n" }]);
+    sent.length = 0;
     outbox.send({ type: "stdout", executionId: 1, chunk: "a\n" });
     outbox.send({ type: "stdout", executionId: 1, chunk: "b\n" });
     outbox.send({ type: "output", executionId: 1, patch: { x: 1, y: 1 } });
@@ -30,25 +33,34 @@ describe("Outbox", () => {
 
   it("sends what is pending before any other message", () => {
     const { sent, outbox } = recording();
+    outbox.send({ type: "stdout", executionId: 1, chunk: "opens the window\n" });
     outbox.send({ type: "output", executionId: 1, patch: { done: false } });
     outbox.send({ type: "error", executionId: 1, message: "boom" });
     outbox.send({ type: "done", executionId: 1, exit: "failed", rssBytes: 1 });
-    expect(sent.map((message) => message.type)).toEqual(["output", "error", "done"]);
+    expect(sent.map((message) => message.type)).toEqual(["stdout", "output", "error", "done"]);
   });
 
   it("never changes a patch it was handed", () => {
     const { sent, outbox } = recording();
+    outbox.send({ type: "stdout", executionId: 1, chunk: "opens the window\n" });
     const first = { a: 1 };
     outbox.send({ type: "output", executionId: 1, patch: first });
     outbox.send({ type: "output", executionId: 1, patch: { b: 2 } });
     outbox.flush();
     expect(first).toEqual({ a: 1 });
-    expect(sent).toEqual([{ type: "output", executionId: 1, patch: { a: 1, b: 2 } }]);
+    expect(sent.at(-1)).toEqual({ type: "output", executionId: 1, patch: { a: 1, b: 2 } });
   });
 
-  it("sends on its own shortly after", async () => {
+  it("sends what waited when the window closes", async () => {
     const { sent, outbox } = recording();
+    outbox.send({ type: "stdout", executionId: 1, chunk: "now\n" });
     outbox.send({ type: "stdout", executionId: 1, chunk: "later\n" });
-    await expect.poll(() => sent, { timeout: 5_000 }).toEqual([{ type: "stdout", executionId: 1, chunk: "later\n" }]);
+    expect(sent).toHaveLength(1);
+    await expect
+      .poll(() => sent, { timeout: 5_000 })
+      .toEqual([
+        { type: "stdout", executionId: 1, chunk: "now\n" },
+        { type: "stdout", executionId: 1, chunk: "later\n" },
+      ]);
   });
 });

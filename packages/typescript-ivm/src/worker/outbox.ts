@@ -6,18 +6,24 @@ type Coalescible = Extract<FromWorker, { type: "stdout" | "stderr" | "output" }>
 const FLUSH_AFTER_MS = 10;
 
 /**
- * Messages to the host, with a run's stdout, stderr and output coalesced:
- * consecutive messages of the same kind for the same execution become one
- * (chunks joined, output patches merged — a shallow merge of merges is the
- * same merge), sent within FLUSH_AFTER_MS. Every IPC message
- * costs the host CPU, and `cyrnel.output({ n: i })` in a loop is bounded by
- * neither the output nor the log cap: one message per call let one process
- * keep the host busy for as long as it ran. Anything else flushes what is
- * pending first, so the host sees every message in the order it was sent.
+ * Messages to the host, with floods of stdout, stderr and output coalesced.
+ * Every IPC message costs the host CPU, and `cyrnel.output({ n: i })` in a
+ * loop is bounded by neither the output nor the log cap: one message per
+ * call let one process keep the host busy for as long as it ran.
+ *
+ * The first such message goes out at once and opens a window of
+ * FLUSH_AFTER_MS; what arrives during the window waits, consecutive messages
+ * of the same kind for the same execution merged into one (chunks joined,
+ * output patches merged — a shallow merge of merges is the same merge), and
+ * is sent when it closes. A lone `console.log` or `cyrnel.output` is thus
+ * never delayed (a kill right after it must not lose it), a flood costs the
+ * host one message per window. Any other message flushes what is pending
+ * first, so the host sees everything in the order it was sent.
  */
 export class Outbox {
   private readonly pending: Coalescible[] = [];
-  private flushing: NodeJS.Timeout | undefined;
+  /** Set while a window is open: coalescible messages wait for it to close. */
+  private window: NodeJS.Timeout | undefined;
 
   constructor(private readonly deliver: (message: FromWorker, afterSent?: () => void) => void) {}
 
@@ -32,12 +38,15 @@ export class Outbox {
 
   /** Sends everything pending now, in order. */
   flush(): void {
-    clearTimeout(this.flushing);
-    this.flushing = undefined;
     for (const message of this.pending.splice(0)) this.deliver(message);
   }
 
   private queue(message: Coalescible): void {
+    if (this.window === undefined) {
+      this.deliver(message);
+      this.openWindow();
+      return;
+    }
     const last = this.pending.at(-1);
     if (last?.type === message.type && last.executionId === message.executionId) {
       if (last.type === "output") Object.assign(last.patch, (message as typeof last).patch);
@@ -46,7 +55,16 @@ export class Outbox {
       // A copy: merging into it later must not touch what the caller handed over.
       this.pending.push(message.type === "output" ? { ...message, patch: { ...message.patch } } : { ...message });
     }
-    this.flushing ??= setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+  }
+
+  /** At its end, sends what waited and keeps throttling while messages keep coming. */
+  private openWindow(): void {
+    this.window = setTimeout(() => {
+      this.window = undefined;
+      if (this.pending.length === 0) return;
+      this.flush();
+      this.openWindow();
+    }, FLUSH_AFTER_MS);
   }
 }
 

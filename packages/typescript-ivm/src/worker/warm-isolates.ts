@@ -65,7 +65,8 @@ export class WarmIsolates {
     private readonly memoryLimitMb: number,
     private readonly onCatastrophe: CatastropheHandler,
   ) {
-    for (let i = 0; i < size; i++) this.spares.push(this.create());
+    // After the constructor returns: the sandbox process reports `ready` first, and the host waits for that.
+    this.scheduleRefill();
   }
 
   /** A fresh isolate for one execution: a warm spare when there is one, else one made now. */
