@@ -72,4 +72,15 @@ describe("the sandbox process", () => {
     const after = await host.api("POST", "/processes", { code: "cyrnel.output({ fine: true });", block: true });
     expect(after.body).toMatchObject({ exitState: "success", output: { fine: true } });
   });
+
+  it("does not keep a stopping host alive when the host stopped waiting for its setup", async () => {
+    // A 1 ms hook timeout: the host gives up on the environment's setup while its sandbox process is starting.
+    host = await startHost({ env: { CYRNEL_INVOKE_TIMEOUT_MS: "1" } });
+    await host.waitForLog((entry) => entry.msg === "module setup failed" && entry.module === "typescript-ivm");
+    const pid = host.child.pid as number;
+    await expect.poll(() => sandboxesOf(pid).length, { timeout: 30_000 }).toBe(1);
+    const [sandbox] = sandboxesOf(pid);
+    expect(await host.stop()).toBe(0);
+    await expect.poll(() => alive(sandbox as number), { timeout: 30_000, interval: 50 }).toBe(false);
+  });
 });

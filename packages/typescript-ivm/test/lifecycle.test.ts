@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { instantiate } from "../src/index.js";
 import { FakeHost, waitFor } from "./support/fake-host.js";
 
 /** Pids of this process's children (the sandbox worker). */
@@ -283,6 +284,23 @@ describe("pool and queue", () => {
     expect(env.health?.().reason).toMatch(/^the sandbox process is restarting/);
     await waitFor(() => env.health?.().status === "ok", 30_000);
     expect((await host.run("cyrnel.output({ fine: true });")).exit).toBe("success");
+  });
+
+  it("a setup the host stopped waiting for is ended by the next one: never two sandbox processes", async () => {
+    host = new FakeHost();
+    const env = instantiate();
+    const context = { config: { poolSize: 1 }, secrets: {}, logger: host.logger, bindings: host };
+    // The host gives up on a setup after its hook timeout and may set the module up again later.
+    const abandoned = env.setup(context);
+    abandoned.catch(() => {});
+    await waitFor(() => childPids().length === 1, 30_000);
+    const first = childPids()[0];
+    await env.setup(context);
+    await expect(abandoned).rejects.toThrow(/did not start/);
+    expect(childPids()).toHaveLength(1);
+    expect(childPids()[0]).not.toBe(first);
+    await env.teardown();
+    expect(childPids()).toEqual([]);
   });
 
   it("gives the sandbox process no environment variables (no secrets)", async () => {

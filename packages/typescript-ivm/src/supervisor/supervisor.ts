@@ -78,6 +78,10 @@ export class Supervisor {
     this.watchdog.unref();
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Starts the first worker; rejects when it cannot start (setup then fails). */
   async start(): Promise<void> {
     await this.spawn().ready;

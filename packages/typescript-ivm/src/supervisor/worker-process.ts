@@ -52,6 +52,12 @@ export class WorkerProcess {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
+    // The host's lifetime must not depend on its sandbox: a setup the host stopped waiting for (its hook timeout)
+    // leaves a worker nobody tears down, and a referenced child (with its IPC channel and stderr pipe) kept the
+    // host's event loop alive after shutdown. The worker ends itself once the host is gone (worker/parent-watch.ts).
+    this.child.unref();
+    this.child.channel?.unref();
+    (this.child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
     this.child.stderr?.setEncoding("utf8");
     this.child.stderr?.on("data", (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
