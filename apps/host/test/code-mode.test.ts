@@ -484,7 +484,8 @@ cyrnel.output({ a: 1 });`;
     // Every warm isolate of the pool of 2, several times over; then code that makes V8 collect.
     for (let round = 0; round < 3; round++) {
       const poisoned = await Promise.all([run(poison, { timeoutMs: 5_000 }), run(poison, { timeoutMs: 5_000 })]);
-      for (const result of poisoned) expect(["success", "timeout"]).toContain(result.exitState);
+      // How a poisoned process itself ends is not the point; that later ones run is.
+      for (const result of poisoned) expect(["success", "timeout", "failed"]).toContain(result.exitState);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
     const allocating = `const items: number[][] = [];

@@ -55,7 +55,9 @@ describe("work a finished run left behind", () => {
         host.run(poison, { timeoutMs: 2000 }),
         host.run(poison, { timeoutMs: 2000 }),
       ]);
-      for (const result of poisoned) expect(["success", "timeout"]).toContain(result.exit);
+      // How a poisoned run itself ends is not the point (an endless promise chain also fills the heap, so some
+      // fail with the memory limit); that it ended, and what comes after, is.
+      for (const result of poisoned) expect(["success", "timeout", "failed"]).toContain(result.exit);
     }
     await pause(200);
     const later = await Promise.all(Array.from({ length: 6 }, () => host.run(ALLOCATES, { timeoutMs: 20_000 })));

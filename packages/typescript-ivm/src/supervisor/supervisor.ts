@@ -109,6 +109,7 @@ export class Supervisor {
       this.report("setState", () => this.bindings.setState(executionId, "queued"));
       this.waiting.push(tracked);
       this.dispatch();
+      this.holdHost();
       const { timeoutMs } = tracked;
       if (tracked.worker === null && timeoutMs !== null) {
         tracked.queueDeadline = setTimeout(() => this.expireInQueue(tracked, timeoutMs), timeoutMs);
@@ -157,6 +158,8 @@ export class Supervisor {
     this.worker = null;
     if (worker !== null) {
       worker.retired = true;
+      // Awaited: the exit must be seen even if nothing else keeps the host's event loop alive.
+      worker.keepAlive(true);
       worker.kill();
       await worker.exited;
     }
@@ -172,6 +175,7 @@ export class Supervisor {
         this.workerReady = true;
         this.startFailures = 0;
         this.dispatch();
+        this.holdHost();
       },
       () => {
         // Reported by onExit below.
@@ -348,6 +352,12 @@ export class Supervisor {
     clearTimeout(tracked.queueDeadline);
     if (error !== undefined) this.report("setError", () => this.bindings.setError(tracked.executionId, error));
     tracked.resolve(exit);
+    this.holdHost();
+  }
+
+  /** The worker keeps the host alive only while it starts or executions are tracked (see WorkerProcess.keepAlive). */
+  private holdHost(): void {
+    this.worker?.keepAlive(!this.workerReady || this.tracked.size > 0);
   }
 
   private refuse(executionId: number, message: string): Promise<ExecutionExitState> {

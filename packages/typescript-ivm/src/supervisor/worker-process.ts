@@ -52,11 +52,7 @@ export class WorkerProcess {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
-    // The host's lifetime must not depend on its sandbox: a setup the host stopped waiting for (its hook timeout)
-    // leaves a worker nobody tears down, and a referenced child (with its IPC channel and stderr pipe) kept the
-    // host's event loop alive after shutdown. The worker ends itself once the host is gone (worker/parent-watch.ts).
-    this.child.unref();
-    this.child.channel?.unref();
+    // Only `keepAlive` decides whether this child keeps the host's event loop alive, not its stderr pipe.
     (this.child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
     this.child.stderr?.setEncoding("utf8");
     this.child.stderr?.on("data", (chunk: string) => {
@@ -80,6 +76,24 @@ export class WorkerProcess {
     this.child.on("error", () => {
       // fork errors surface as an exit; the listener keeps them from being thrown.
     });
+  }
+
+  /**
+   * Whether this process keeps the host's event loop alive: while it starts
+   * or has work (someone awaits its answers), not while it idles. A setup
+   * the host stopped waiting for (its hook timeout) leaves a worker nobody
+   * tears down, and an idle child still referenced (IPC channel included)
+   * kept the host alive after its shutdown. An idle worker ends itself once
+   * the host is gone (worker/parent-watch.ts).
+   */
+  keepAlive(alive: boolean): void {
+    if (alive) {
+      this.child.ref();
+      this.child.channel?.ref();
+    } else {
+      this.child.unref();
+      this.child.channel?.unref();
+    }
   }
 
   send(message: ToWorker): void {
