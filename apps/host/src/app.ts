@@ -28,6 +28,7 @@ import { systemRoutes } from "./routes/system/routes.js";
 import { toolRoutes } from "./routes/tools/routes.js";
 import { download } from "./services/download.js";
 import { EnvironmentDocs } from "./services/environment-docs.js";
+import { hostHealth } from "./services/host-health.js";
 import { SchemaValidator } from "./services/json-schema.js";
 import { ModuleInstaller } from "./services/modules/module-installer.js";
 import { ModuleRegistry } from "./services/modules/module-registry.js";
@@ -103,6 +104,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       codeBytes: config.processCodeLimitBytes,
       streamBytes: config.processStreamLimitBytes,
       outputBytes: config.processOutputLimitBytes,
+      followers: config.processFollowersLimit,
     },
     environment: () => modules!.activeEnvironment(),
     invokeTool: (input): Promise<unknown> => gate.invoke(input),
@@ -186,7 +188,11 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const docs = new EnvironmentDocs(modules, store, config.invokeTimeoutMs);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
-    ...systemRoutes(HOST_VERSION, () => (document ??= buildOpenApiDocument(routes, HOST_VERSION))),
+    ...systemRoutes(
+      HOST_VERSION,
+      () => (document ??= buildOpenApiDocument(routes, HOST_VERSION)),
+      () => hostHealth(modules),
+    ),
     ...serviceRoutes(services, store),
     ...serviceRegistryRoutes(registryInstalls),
     ...toolRoutes(store, gate, docs),

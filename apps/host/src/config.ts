@@ -33,6 +33,8 @@ export interface HostConfig {
   processCodeLimitBytes: number;
   processStreamLimitBytes: number;
   processOutputLimitBytes: number;
+  /** `CYRNEL_PROCESS_FOLLOWERS_LIMIT`: live `GET /processes/:id/events` readers per running process. */
+  processFollowersLimit: number;
   /** Timeout of outbound downloads (definition URLs, registries, module archives). */
   downloadTimeoutMs: number;
   /** `CYRNEL_DOWNLOAD_DENY_PRIVATE`: refuse downloads from loopback, private, link-local and other non-public addresses. */
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
       MiB,
       1024,
     ),
+    processFollowersLimit: integer("CYRNEL_PROCESS_FOLLOWERS_LIMIT", read("CYRNEL_PROCESS_FOLLOWERS_LIMIT"), 32, 1),
     downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
     downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
   };

@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   service_disabled: 409,
   tool_disabled: 409,
   payload_too_large: 413,
+  /** A running process already has as many live followers (`GET /processes/:id/events`) as allowed. */
+  too_many_followers: 429,
   internal: 500,
   adapter_error: 502,
   /** A registry could not be reached or failed (connection refused, timeout, redirect loop, HTTP 5xx). */

@@ -16,7 +16,11 @@ const SHOP_KEY = "shop-key-5b1e77c2d9";
 /** Values only the host process holds; no process may ever print them. */
 const API_KEY = "host-api-key-marker-3f9a1c";
 const ENV_MARKER = "host-env-marker-c0ffee42";
-const INVOKE_TIMEOUT_MS = 1_000;
+/**
+ * Under test in the 504 case below, but the host also bounds module setup with it (a config patch restarts the
+ * sandbox process): generous, so a loaded machine's slow restart is not mistaken for a failure.
+ */
+const INVOKE_TIMEOUT_MS = 5_000;
 
 interface ProcessResult {
   id: number;
@@ -73,13 +77,16 @@ async function patchEnvironmentConfig(patch: Record<string, unknown>): Promise<R
   return response.body.config;
 }
 
-/** Polls GET /health (no auth) until stopped; resolves with every status seen. */
+/**
+ * Polls GET /health (no auth) until stopped; resolves with every status seen
+ * (0: no answer within a generous 10 s, or no connection).
+ */
 function watchHealth(): { stop(): Promise<number[]> } {
   const statuses: number[] = [];
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      const response = await fetch(`${host.url}/health`).catch(() => null);
+      const response = await fetch(`${host.url}/health`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
       statuses.push(response?.status ?? 0);
       await response?.text();
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -279,8 +286,6 @@ describe("how code ends", () => {
   ])("%s past timeoutMs ends `timeout`", async (_label, code) => {
     const result = await run(code, { timeoutMs: 300 });
     expect(result).toMatchObject({ exitState: "timeout", error: "Timed out after 300 ms" });
-    // A broad bound only: the deadline is enforced, not a precise figure.
-    expect(Date.parse(result.finishedAt!) - Date.parse(result.startedAt!)).toBeLessThan(5_000);
   });
 });
 
@@ -432,19 +437,63 @@ describe("concurrency", () => {
   });
 
   it("makes 10 tool calls in parallel, not one after another", async () => {
+    // The upstream answers these calls together once all 10 are in flight, and each after 3 s at the latest
+    // (below CYRNEL_INVOKE_TIMEOUT_MS): one after another, no two of them would ever be in flight at once.
+    shop.gatherSlow(3_000, 10);
     const result = await run(`
-      const started = Date.now();
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => cyrnel.services.shop.tools.slowThing.invoke({ ms: 50 })),
+        Array.from({ length: 10 }, () => cyrnel.services.shop.tools.slowThing.invoke({ ms: 3000 })),
       );
-      cyrnel.output({ elapsedMs: Date.now() - started, results });
+      cyrnel.output({ results });
     `);
     expect(result.exitState, result.error ?? "").toBe("success");
-    expect(result.output.results).toEqual(Array(10).fill({ waited: 50 }));
-    // Sequential calls would take 500 ms or more; this bound is generous for parallel ones.
-    expect(result.output.elapsedMs).toBeLessThan(300);
-    // Several of them were waiting at the upstream at the same time.
-    expect(shop.slowPeak.get(50)).toBeGreaterThan(1);
+    expect(result.output.results).toEqual(Array(10).fill({ waited: 3_000 }));
+    expect(shop.slowPeak.get(3_000)).toBeGreaterThan(1);
+  });
+});
+
+describe("work that used to stall the host or wedge the sandbox", () => {
+  it.each([
+    [
+      "5,000 outputs of 200 bytes",
+      'for (let i = 0; i < 5000; i++) cyrnel.output({ ["k" + i]: "v".repeat(190) });',
+      5000,
+    ],
+    ["20,000 small outputs", 'for (let i = 0; i < 20000; i++) cyrnel.output({ ["k" + i]: i });', 20000],
+  ])("%s: the process ends and /health answers throughout", async (_label, code, keys) => {
+    const health = watchHealth();
+    try {
+      const result = await run(code);
+      if (result.exitState === "failed") expect(result.error).toMatch(/^Output limit exceeded/);
+      else {
+        expect(result.exitState, result.error ?? "").toBe("success");
+        expect(Object.keys(result.output)).toHaveLength(keys);
+      }
+    } finally {
+      const statuses = await health.stop();
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(new Set(statuses)).toEqual(new Set([200]));
+    }
+  });
+
+  it("a finished process's FinalizationRegistry callbacks never run in a later process", async () => {
+    const poison = `const fr = new FinalizationRegistry(() => { for (;;) {} });
+for (let i = 0; i < 1e4; i++) fr.register({ big: new Array(100).fill(i) }, i);
+(globalThis as any).keep = fr;
+cyrnel.output({ a: 1 });`;
+    // Every warm isolate of the pool of 2, several times over; then code that makes V8 collect.
+    for (let round = 0; round < 3; round++) {
+      const poisoned = await Promise.all([run(poison, { timeoutMs: 5_000 }), run(poison, { timeoutMs: 5_000 })]);
+      // How a poisoned process itself ends is not the point; that later ones run is.
+      for (const result of poisoned) expect(["success", "timeout", "failed"]).toContain(result.exitState);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const allocating = `const items: number[][] = [];
+for (let i = 0; i < 20000; i++) items.push(new Array(20).fill(i));
+cyrnel.output({ count: items.length });`;
+    const later = await Promise.all(Array.from({ length: 6 }, () => run(allocating, { timeoutMs: 20_000 })));
+    expect(later.map((result) => [result.exitState, result.error])).toEqual(Array(6).fill(["success", null]));
+    expect((await host.api("GET", "/health")).body).toMatchObject({ status: "ok" });
   });
 });
 
@@ -728,12 +777,11 @@ describe("after a restart on the same data dir", () => {
     });
     expect(response.status, response.text).toBe(201);
     await expect.poll(() => shop.requests.some((r) => r.path === "/slow" && r.query.ms === "120000")).toBe(true);
-    const stopping = Date.now();
     const logs = host.output;
     try {
       expect(await host.stop()).toBe(0);
-      // Broad bound: the abandoned call used to hold the process open until the adapter's 30 s timeout.
-      expect(Date.now() - stopping).toBeLessThan(10_000);
+      // The host exited while the upstream still held the call: it did not wait for it to be answered.
+      expect(shop.slowInFlight.get(120_000)).toBe(1);
     } finally {
       host = await restart(host);
     }

@@ -239,10 +239,12 @@ try {
     expect(textOf(result)).toContain("code: not_found");
   });
 
-  it("answers invalid arguments as a tool error", async () => {
-    const result = await call(client, "run_code", { code: "x", timeoutMs: -5 });
+  it.each([-5, 2 ** 31])("answers invalid arguments (timeoutMs %d) as a tool error", async (timeoutMs) => {
+    const before = (await host.api("GET", "/processes?limit=1")).body.items[0]?.id;
+    const result = await call(client, "run_code", { code: "x", timeoutMs });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("timeoutMs");
+    expect((await host.api("GET", "/processes?limit=1")).body.items[0]?.id).toBe(before);
   });
 
   it("answers no_environment as a tool error while no environment is active", async () => {

@@ -6,7 +6,10 @@ import { enableRecorder, installRecorded } from "./support/recorder.js";
 let host: TestHost;
 
 beforeAll(async () => {
-  host = await startHost({ modules: ["recorder", "echo-env"], env: { CYRNEL_PROCESS_CODE_LIMIT_BYTES: "2048" } });
+  host = await startHost({
+    modules: ["recorder", "echo-env"],
+    env: { CYRNEL_PROCESS_CODE_LIMIT_BYTES: "2048", CYRNEL_PROCESS_FOLLOWERS_LIMIT: "3" },
+  });
   expect((await host.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
   await enableRecorder(host);
   await installRecorded(host, "svc", [{ id: "ok" }, { id: "off" }, { id: "bad", behavior: "fail" }], { enabled: true });
@@ -74,6 +77,7 @@ describe("creating and reading processes", () => {
     ["an empty ref", { code: "x", ref: "   " }, 400, "ref"],
     ["a zero timeout", { code: "x", timeoutMs: 0 }, 400, "timeoutMs"],
     ["a fractional timeout", { code: "x", timeoutMs: 1.5 }, 400, "timeoutMs"],
+    ["a timeout past 2^31 - 1 ms", { code: "x", timeoutMs: 2 ** 31 }, 400, "timeoutMs"],
     ["missing code", { ref: "a" }, 400, "code"],
     ["an unknown field", { code: "x", priority: 1 }, 400, "priority"],
     ["code over the limit", { code: "x".repeat(2049) }, 413, "code"],
@@ -81,6 +85,12 @@ describe("creating and reading processes", () => {
     const response = await host.api("POST", "/processes", body);
     expect(response.status, response.text).toBe(status);
     expect(response.body.error).toContain(mentions);
+  });
+
+  it("accepts the largest timeoutMs (2^31 - 1 ms) and runs with it", async () => {
+    const response = await host.api("POST", "/processes", { code: "sleep:50", timeoutMs: 2 ** 31 - 1, block: true });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body).toMatchObject({ timeoutMs: 2 ** 31 - 1, exitState: "success", error: null });
   });
 
   it("accepts timeoutMs: null (no limit)", async () => {
@@ -144,11 +154,21 @@ describe("signals", () => {
   });
 
   it("ends a run at its deadline even if the environment does not (host backstop)", async () => {
-    // echo-env's sleep ignores deadlines, so only the host's backstop can end this run.
-    const started = Date.now();
-    const response = await host.api("POST", "/processes", { code: "sleep:5000", timeoutMs: 300, block: true });
+    // echo-env's sleep ignores deadlines (it would end `success`), so only the host's backstop can end this run.
+    const response = await host.api("POST", "/processes", { code: "sleep:60000", timeoutMs: 300, block: true });
     expect(response.body).toMatchObject({ exitState: "timeout", error: "timed out after 300 ms" });
-    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("ends a process that never leaves the queue at its timeoutMs, and block returns", async () => {
+    // echo-env keeps "queue:forever" queued and ignores its deadline: only the host can end it.
+    const response = await host.api("POST", "/processes", { code: "queue:forever", timeoutMs: 300, block: true });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body).toMatchObject({
+      state: "idle",
+      exitState: "timeout",
+      startedAt: null,
+      error: "timed out after 300 ms waiting in the queue; the code never ran",
+    });
   });
 
   it("deletes idle processes only, and never reuses an id", async () => {
@@ -159,6 +179,80 @@ describe("signals", () => {
     expect((await host.api("GET", `/processes/${running.id}`)).status).toBe(404);
     const next = (await host.api("POST", "/processes", { code: "x", block: true })).body;
     expect(next.id).toBeGreaterThan(running.id);
+  });
+});
+
+describe("following a process (GET /processes/:id/events)", () => {
+  it("caps live followers per process (CYRNEL_PROCESS_FOLLOWERS_LIMIT) with a 429", async () => {
+    const running = (await host.api("POST", "/processes", { code: "sleep:60000" })).body;
+    const open = (id: number) =>
+      fetch(`${host.url}/processes/${id}/events`, { headers: { authorization: `Bearer ${host.apiKey ?? ""}` } });
+    const followers = [await open(running.id), await open(running.id), await open(running.id)];
+    try {
+      expect(followers.map((response) => response.status)).toEqual([200, 200, 200]);
+      const refused = await open(running.id);
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual({
+        code: "too_many_followers",
+        error: `process ${running.id} already has 3 live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
+      });
+      // A follower that goes away frees its place.
+      await followers.pop()?.body?.cancel();
+      await expect
+        .poll(async () => {
+          const next = await open(running.id);
+          if (next.status === 200) followers.push(next);
+          return next.status;
+        })
+        .toBe(200);
+      // An idle process answers at once and holds no place.
+      const idle = (await host.api("POST", "/processes", { code: "done", block: true })).body;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => open(idle.id)));
+      expect(answers.map((response) => response.status)).toEqual(Array(5).fill(200));
+      await Promise.all(answers.map((response) => response.text()));
+    } finally {
+      await host.api("POST", `/processes/${running.id}/signals/kill`);
+      await Promise.all(followers.map((response) => response.text()));
+    }
+  });
+});
+
+describe("GET /health", () => {
+  it("is ok with a healthy active environment", async () => {
+    const response = await host.api("GET", "/health");
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "ok", version: expect.any(String) });
+  });
+
+  it("reports an environment that says it is degraded, with its reason", async () => {
+    await host.api("POST", "/processes", { code: "health:sandbox wedged", block: true });
+    try {
+      const response = await host.api("GET", "/health");
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        status: "degraded",
+        version: expect.any(String),
+        reasons: ['environment "echo-env": sandbox wedged'],
+      });
+    } finally {
+      await host.api("POST", "/processes", { code: "health:", block: true });
+    }
+    expect((await host.api("GET", "/health")).body.status).toBe("ok");
+  });
+
+  it("reports that no environment is active", async () => {
+    await host.api("POST", "/modules/echo-env/enabled", { enabled: false });
+    try {
+      const response = await host.api("GET", "/health");
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        status: "degraded",
+        version: expect.any(String),
+        reasons: ["no environment module is active: processes cannot run"],
+      });
+    } finally {
+      await host.api("POST", "/modules/echo-env/enabled", { enabled: true });
+    }
   });
 });
 

@@ -8,7 +8,12 @@ export type ExecutionExitState = (typeof EXECUTION_EXIT_STATES)[number];
 
 /** Per-execution options decided by the host. */
 export interface ExecutionOptions {
-  /** Wall-clock budget of the run in milliseconds, from the moment it starts running; `null` means no limit. */
+  /**
+   * Wall-clock budget of the run in milliseconds, from the moment it starts
+   * running; `null` means no limit. At most 2^31 - 1 (the host refuses
+   * more). A run still waiting for a sandbox may wait at most this long too:
+   * then it ends `timeout` without having run.
+   */
   timeoutMs: number | null;
 }
 

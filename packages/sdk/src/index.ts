@@ -20,6 +20,7 @@ export { isValidIdentifier, RESERVED_IDENTIFIERS } from "./identifier.js";
 export {
   type AdapterModule,
   type EnvironmentBindings,
+  type EnvironmentHealth,
   type EnvironmentModule,
   type EnvironmentSetupContext,
   type Logger,

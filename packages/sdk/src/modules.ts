@@ -99,6 +99,17 @@ export interface EnvironmentSetupContext extends ModuleSetupContext {
 }
 
 /**
+ * What an environment says about itself in `GET /health`. `degraded` means
+ * processes cannot run normally right now (the sandbox is wedged,
+ * restarting or unavailable); `reason` says why, in words an operator can
+ * act on, and must not contain secrets.
+ */
+export interface EnvironmentHealth {
+  status: "ok" | "degraded";
+  reason?: string;
+}
+
+/**
  * Runs untrusted code. Exactly one environment is active at a time. The
  * environment reports `queued`/`running` through the bindings and resolves
  * `execute` with the exit state; the host owns ids, the timeout backstop,
@@ -119,6 +130,14 @@ export interface EnvironmentModule extends Module {
    * surface for the given tools, served at `GET /environment/types`.
    */
   generateTypes?(tools: ToolDocsInput[]): Promise<string>;
+  /**
+   * Optional (a cyrnel extension): the environment's own view of its health,
+   * reported by `GET /health`. Called on every health request, possibly
+   * while the host is under load: it must be synchronous and cheap (read
+   * state the environment already keeps; never wait for its sandbox) and
+   * must not throw. Without it the host assumes `ok` while the module is active.
+   */
+  health?(): EnvironmentHealth;
 }
 
 /**

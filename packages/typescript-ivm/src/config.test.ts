@@ -13,6 +13,7 @@ describe("parseConfig", () => {
       maxLogBytes: 1024 * 1024,
       maxOutputBytes: 1024 * 1024,
       maxWorkerRssMb: 1024,
+      watchdogTimeoutMs: 10_000,
     });
   });
 
@@ -26,7 +27,9 @@ describe("parseConfig", () => {
     [{ memoryLimitMb: 4 }, "memoryLimitMb must be an integer from 8 to 8192, got 4"],
     [{ queueSize: 1.5 }, "queueSize must be an integer"],
     [{ maxTimers: "10" }, 'maxTimers must be an integer from 1 to 100000, got "10"'],
-    [{ defaultTimeoutMs: 0 }, "defaultTimeoutMs must be a positive integer or null, got 0"],
+    [{ defaultTimeoutMs: 0 }, "defaultTimeoutMs must be an integer from 1 to 2147483647 or null, got 0"],
+    [{ defaultTimeoutMs: 2 ** 31 }, "defaultTimeoutMs must be an integer from 1 to 2147483647 or null, got 2147483648"],
+    [{ watchdogTimeoutMs: 100 }, "watchdogTimeoutMs must be an integer from 500 to 3600000, got 100"],
   ])("rejects %j", (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(message);
   });

@@ -12,7 +12,11 @@ export interface EnvironmentConfig {
   maxLogBytes: number;
   maxOutputBytes: number;
   maxWorkerRssMb: number;
+  watchdogTimeoutMs: number;
 }
+
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 interface IntegerOption {
   description: string;
@@ -23,7 +27,8 @@ interface IntegerOption {
 
 const INTEGER_OPTIONS = {
   poolSize: {
-    description: "Number of warm isolates; at most this many executions run at the same time.",
+    description:
+      "Executions that run at the same time; as many fresh isolates are kept warm (each execution gets its own, disposed when it ends).",
     minimum: 1,
     maximum: 64,
     default: 2,
@@ -71,6 +76,13 @@ const INTEGER_OPTIONS = {
     maximum: 1024 * 1024,
     default: 1024,
   },
+  watchdogTimeoutMs: {
+    description:
+      "How long the sandbox process may go without answering while it has work before it is killed and replaced (its running executions fail).",
+    minimum: 500,
+    maximum: 3_600_000,
+    default: 10_000,
+  },
 } satisfies Record<Exclude<keyof EnvironmentConfig, "defaultTimeoutMs">, IntegerOption>;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -85,6 +97,7 @@ export const CONFIG_SCHEMA: JSONSchema = {
     defaultTimeoutMs: {
       type: ["integer", "null"],
       minimum: 1,
+      maximum: MAX_TIMEOUT_MS,
       default: DEFAULT_TIMEOUT_MS,
       description:
         "Wall-clock limit for executions whose options leave timeoutMs undefined (the host normally always sets it). null: no limit.",
@@ -107,9 +120,12 @@ export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
   let defaultTimeoutMs: number | null = DEFAULT_TIMEOUT_MS;
   if (raw.defaultTimeoutMs !== undefined) {
     const value = raw.defaultTimeoutMs;
-    if (value !== null && (typeof value !== "number" || !Number.isInteger(value) || value < 1)) {
+    if (
+      value !== null &&
+      (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS)
+    ) {
       throw new Error(
-        `typescript-ivm config: defaultTimeoutMs must be a positive integer or null, got ${JSON.stringify(value)}`,
+        `typescript-ivm config: defaultTimeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} or null, got ${JSON.stringify(value)}`,
       );
     }
     defaultTimeoutMs = value;
@@ -124,5 +140,6 @@ export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
     maxLogBytes: integer("maxLogBytes"),
     maxOutputBytes: integer("maxOutputBytes"),
     maxWorkerRssMb: integer("maxWorkerRssMb"),
+    watchdogTimeoutMs: integer("watchdogTimeoutMs"),
   };
 }

@@ -1,4 +1,5 @@
 import type {
+  EnvironmentHealth,
   EnvironmentModule,
   EnvironmentSetupContext,
   ExecutionExitState,
@@ -11,29 +12,40 @@ import { renderToolDocs } from "./docs/tool-docs.js";
 import { renderTypes } from "./docs/types-file.js";
 import { Supervisor } from "./supervisor/supervisor.js";
 
-/** The `typescript-ivm` environment: TypeScript run in pooled isolated-vm sandboxes. */
+/** The `typescript-ivm` environment: TypeScript run in isolated-vm sandboxes, a fresh isolate per execution. */
 export class TypeScriptIvmEnvironment implements EnvironmentModule {
   private supervisor: Supervisor | null = null;
+  /**
+   * The supervisor of a setup still waiting for its sandbox process. The host
+   * may have stopped waiting for that setup (its hook timeout); the next
+   * setup or teardown still ends it, so one instance never runs two sandboxes.
+   */
+  private starting: Supervisor | null = null;
   private limits = parseConfig({});
 
   async setup(context: EnvironmentSetupContext): Promise<void> {
     const config = parseConfig(context.config);
-    if (this.supervisor !== null) await this.teardown();
+    await this.teardown();
     const supervisor = new Supervisor(config, context.bindings, context.logger);
+    this.starting = supervisor;
     try {
       await supervisor.start();
+      if (supervisor.isClosed) throw new Error("torn down while starting");
     } catch (error) {
       await supervisor.close();
       throw new Error(`typescript-ivm: the sandbox process did not start: ${(error as Error).message}`);
+    } finally {
+      if (this.starting === supervisor) this.starting = null;
     }
     this.limits = config;
     this.supervisor = supervisor;
   }
 
   async teardown(): Promise<void> {
-    const supervisor = this.supervisor;
+    const supervisors = [this.supervisor, this.starting];
     this.supervisor = null;
-    await supervisor?.close();
+    this.starting = null;
+    await Promise.all(supervisors.map((supervisor) => supervisor?.close()));
   }
 
   async execute(input: ExecutionInput): Promise<ExecutionExitState> {
@@ -44,6 +56,10 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
 
   async kill(executionId: number): Promise<void> {
     this.supervisor?.kill(executionId);
+  }
+
+  health(): EnvironmentHealth {
+    return this.supervisor?.health() ?? { status: "degraded", reason: "typescript-ivm is not set up" };
   }
 
   async generateDocs(): Promise<string> {

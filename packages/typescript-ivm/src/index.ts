@@ -9,7 +9,7 @@ export const manifest: ModuleManifest = {
   id: "typescript-ivm",
   name: "TypeScript (isolated-vm)",
   description:
-    "Runs TypeScript (types stripped, no type-check) as the body of an async function in a pool of isolated-vm sandboxes, with cyrnel.services, cyrnel.output, console and setTimeout.",
+    "Runs TypeScript (types stripped, no type-check) as the body of an async function in an isolated-vm sandbox of its own, with cyrnel.services, cyrnel.output, console and setTimeout.",
   type: "environment",
   version,
   configSchema: CONFIG_SCHEMA,

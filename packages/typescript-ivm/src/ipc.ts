@@ -10,6 +10,7 @@ import type { ExecutionExitState, InvokeInput } from "@cyrnel/sdk";
 
 /** What the worker needs to build its isolates and enforce per-run limits. */
 export interface WorkerOptions {
+  /** Fresh isolates the worker keeps warm (one per execution the host runs at once). */
   poolSize: number;
   memoryLimitMb: number;
   maxTimers: number;
@@ -36,10 +37,13 @@ export type ToWorker =
   | ({ type: "run" } & RunRequest)
   | { type: "kill"; executionId: number }
   /** `callId` is unique within the worker; `outcome`: JSON ToolOutcome (see tool-outcome.ts). */
-  | { type: "toolResult"; callId: number; outcome: string };
+  | { type: "toolResult"; callId: number; outcome: string }
+  /** The supervisor's heartbeat: answered with `pong` by a worker whose event loop is turning. */
+  | { type: "ping" };
 
 export type FromWorker =
   | { type: "ready" }
+  | { type: "pong" }
   | { type: "stdout"; executionId: number; chunk: string }
   | { type: "stderr"; executionId: number; chunk: string }
   | { type: "output"; executionId: number; patch: Record<string, unknown> }

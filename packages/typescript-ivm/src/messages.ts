@@ -9,6 +9,10 @@
 
 export const timedOut = (timeoutMs: number) => `Timed out after ${timeoutMs} ms`;
 
+/** A queued execution may wait for an isolate at most its own timeoutMs (then it gets all of it to run). */
+export const timedOutInQueue = (timeoutMs: number) =>
+  `Timed out after ${timeoutMs} ms waiting in the queue: every isolate was busy, so the code never ran`;
+
 export const memoryLimitExceeded = (limitMb: number) =>
   `Memory limit exceeded: the code used more than the ${limitMb} MB heap limit of its isolate`;
 
@@ -28,6 +32,10 @@ export const interruptedByCatastrophe = () =>
   "Interrupted: the sandbox process was restarted because another execution exhausted its isolate's memory";
 
 export const interruptedByExit = (how: string) => `Interrupted: ${how} while this execution was running`;
+
+/** The supervisor's watchdog killed a sandbox process that had work but answered nothing (see supervisor.ts). */
+export const interruptedByStall = (watchdogTimeoutMs: number) =>
+  `Interrupted: the sandbox process stopped responding for more than ${watchdogTimeoutMs} ms, so it was restarted`;
 
 export const workerUnavailable = (reason: string) => `typescript-ivm cannot run code: ${reason}`;
 

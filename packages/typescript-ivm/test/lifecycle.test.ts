@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { instantiate } from "../src/index.js";
 import { FakeHost, waitFor } from "./support/fake-host.js";
 
 /** Pids of this process's children (the sandbox worker). */
@@ -36,15 +37,49 @@ describe("timeouts (one wall-clock deadline, from when the run starts)", () => {
     ["a slow tool call", "await cyrnel.services.slow.tools.forever.invoke({});"],
     ["an endless chain of timers", "const tick = () => setTimeout(tick, 1); tick(); await new Promise(() => {});"],
     ["an endless microtask loop", "const spin = (): Promise<void> => Promise.resolve().then(spin); await spin();"],
-  ])("ends %s as timeout within 100 ms of the deadline", async (_label, code) => {
+  ])("ends %s as timeout at the deadline, not before", async (_label, code) => {
     const result = await host.run(code, { timeoutMs: 300 });
     expect(result.exit).toBe("timeout");
     expect(result.errors).toEqual(["Timed out after 300 ms"]);
+    // A lower bound only: load can delay the deadline, never bring it forward.
     expect(result.elapsedMs).toBeGreaterThanOrEqual(295);
-    expect(result.elapsedMs).toBeLessThan(400);
     const after = await host.run("cyrnel.output({ fine: true });");
     expect(after.exit).toBe("success");
     expect(after.output).toEqual({ fine: true });
+  });
+
+  it("ends a run that waited in the queue for its whole timeoutMs as timeout, without running it", async () => {
+    const single = new FakeHost();
+    await single.start({ poolSize: 1 });
+    try {
+      const blocker = single.submit("console.log('started'); while (true) {}", { timeoutMs: null });
+      await waitFor(() => single.record(blocker.executionId).stdout === "started\n");
+      const queued = await single.run("cyrnel.output({ ran: true });", { timeoutMs: 300 });
+      expect(queued.exit).toBe("timeout");
+      expect(queued.states).toEqual(["queued"]);
+      expect(queued.output).toEqual({});
+      expect(queued.errors).toEqual([
+        "Timed out after 300 ms waiting in the queue: every isolate was busy, so the code never ran",
+      ]);
+      await single.env?.kill(blocker.executionId);
+      expect((await blocker.result).exit).toBe("canceled");
+      // Once it runs, a process gets its whole timeoutMs, however long it queued.
+      const slowStart = single.submit("while (true) {}", { timeoutMs: null });
+      await waitFor(() => single.record(slowStart.executionId).states.includes("running"));
+      const next = single.submit(
+        "await new Promise((resolve) => setTimeout(resolve, 2000)); cyrnel.output({ ran: true });",
+        { timeoutMs: 3000 },
+      );
+      await waitFor(() => single.record(next.executionId).states.includes("queued"));
+      // 1.5 s queued + 2 s running: past timeoutMs in total, but each phase is within it.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await single.env?.kill(slowStart.executionId);
+      const ran = await next.result;
+      expect([ran.exit, ran.errors]).toEqual(["success", []]);
+      expect(ran.output).toEqual({ ran: true });
+    } finally {
+      await single.stop();
+    }
   });
 
   it("does not time out when timeoutMs is null", async () => {
@@ -84,11 +119,9 @@ describe("kill", () => {
   it("cancels a running execution (busy loop) and the pool keeps working", async () => {
     const running = host.submit("console.log('started'); while (true) {}", { timeoutMs: null });
     await waitFor(() => host.record(running.executionId).stdout === "started\n");
-    const killedAt = performance.now();
     await host.env?.kill(running.executionId);
     const result = await running.result;
     expect(result.exit).toBe("canceled");
-    expect(performance.now() - killedAt).toBeLessThan(100);
     expect(result.states).toEqual(["queued", "running"]);
     const after = await host.run("cyrnel.output({ fine: true });");
     expect(after.exit).toBe("success");
@@ -205,6 +238,69 @@ describe("pool and queue", () => {
     expect(after.exit).toBe("success");
     expect(childPids()).toHaveLength(1);
     expect(childPids()[0]).not.toBe(worker);
+  });
+
+  it("replaces a sandbox process that stops responding: running runs fail clearly, the queue is kept", async () => {
+    host = new FakeHost();
+    const env = await host.start({ poolSize: 1, watchdogTimeoutMs: 2000 });
+    expect(env.health?.()).toEqual({ status: "ok" });
+    const running = host.submit("console.log('started'); await new Promise(() => {});", { timeoutMs: null });
+    await waitFor(() => host.record(running.executionId).stdout === "started\n");
+    const queued = host.submit("cyrnel.output({ ran: true });", { timeoutMs: null });
+    await waitFor(() => host.record(queued.executionId).states.includes("queued"));
+    const [worker] = childPids();
+    expect(worker).toBeDefined();
+    // A stopped process answers nothing (as one whose event loop is stuck), and only SIGKILL ends it.
+    process.kill(worker as number, "SIGSTOP");
+    try {
+      await waitFor(() => env.health?.().status === "degraded", 30_000);
+      expect(env.health?.().reason).toMatch(/^the sandbox process (has not responded for|is restarting)/);
+      const result = await running.result;
+      expect(result.exit).toBe("failed");
+      expect(result.errors).toEqual([
+        "Interrupted: the sandbox process stopped responding for more than 2000 ms, so it was restarted",
+      ]);
+      const after = await queued.result;
+      expect([after.exit, after.errors, after.output]).toEqual(["success", [], { ran: true }]);
+      expect(childPids()).toHaveLength(1);
+      expect(childPids()[0]).not.toBe(worker);
+      expect(env.health?.()).toEqual({ status: "ok" });
+      expect(host.logs.some((log) => /stopped responding/.test(log.message))).toBe(true);
+    } finally {
+      try {
+        process.kill(worker as number, "SIGKILL");
+      } catch {
+        // Already gone: the watchdog killed it.
+      }
+    }
+  });
+
+  it("reports itself degraded while the sandbox process restarts", async () => {
+    host = new FakeHost();
+    const env = await host.start({ poolSize: 1 });
+    const [worker] = childPids();
+    process.kill(worker as number, "SIGKILL");
+    await waitFor(() => env.health?.().status === "degraded");
+    expect(env.health?.().reason).toMatch(/^the sandbox process is restarting/);
+    await waitFor(() => env.health?.().status === "ok", 30_000);
+    expect((await host.run("cyrnel.output({ fine: true });")).exit).toBe("success");
+  });
+
+  it("a setup the host stopped waiting for is ended by the next one: never two sandbox processes", async () => {
+    host = new FakeHost();
+    const env = instantiate();
+    const context = { config: { poolSize: 1 }, secrets: {}, logger: host.logger, bindings: host };
+    // The host gives up on a setup after its hook timeout and may set the module up again later.
+    const abandoned = env.setup(context);
+    abandoned.catch(() => {});
+    await waitFor(() => childPids().length === 1, 30_000);
+    const first = childPids()[0];
+    await env.setup(context);
+    await expect(abandoned).rejects.toThrow(/did not start/);
+    expect(childPids()).toHaveLength(1);
+    expect(childPids()[0]).not.toBe(first);
+    await env.teardown();
+    expect(childPids()).toEqual([]);
   });
 
   it("gives the sandbox process no environment variables (no secrets)", async () => {

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ApiError } from "../cli/api-client.js";
 import type { ProcessReport, ToolRecord } from "../cli/api-types.js";
 import { CyrnelError } from "../errors.js";
+import { MAX_TIMEOUT_MS } from "../services/processes/process-runner.js";
 import { HOST_VERSION } from "../version.js";
 import type { HostAccess } from "./host-access.js";
 import { searchTools } from "./tool-search.js";
@@ -179,8 +180,12 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
           .number()
           .int()
           .min(1)
+          .max(MAX_TIMEOUT_MS)
           .optional()
-          .describe("Stop the program after this many milliseconds (default 30000)"),
+          .describe(
+            "Stop the program after it has run this many milliseconds (default 30000, at most 2147483647); " +
+              "it may also wait this long for a free sandbox before it runs",
+          ),
       },
       outputSchema: ProcessResult.shape,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },

@@ -73,7 +73,15 @@ export class TestHost {
       init.body = typeof body === "string" ? body : JSON.stringify(body);
       (init.headers as Record<string, string>)["content-type"] ??= "application/json";
     }
-    const response = await fetch(`${this.url}${path}`, init);
+    let response: Response;
+    try {
+      response = await fetch(`${this.url}${path}`, init);
+    } catch (error) {
+      // The host closes a kept-alive connection after 5 s idle; a request that reuses it at that very moment (a
+      // loaded machine, after a long test) fails before the host read it. It is sent again once, on a new one.
+      if (!closedBeforeAnswer(error)) throw error;
+      response = await fetch(`${this.url}${path}`, init);
+    }
     const text = await response.text();
     let parsed: unknown = text;
     if (response.headers.get("content-type")?.includes("json") && text !== "") parsed = JSON.parse(text);
@@ -108,6 +116,11 @@ export class TestHost {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
+}
+
+function closedBeforeAnswer(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  return cause?.code === "UND_ERR_SOCKET" && cause.message === "other side closed";
 }
 
 export function tempDir(prefix = "cyrnel-test-"): string {

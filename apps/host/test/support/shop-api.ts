@@ -28,6 +28,14 @@ export interface ShopApi {
   requests: RecordedRequest[];
   /** Most `/slow?ms=<ms>` requests in flight at the same time so far, by `ms`. */
   slowPeak: Map<number, number>;
+  /** `/slow?ms=<ms>` requests in flight now (received, not answered yet), by `ms`. */
+  slowInFlight: Map<number, number>;
+  /**
+   * From now on, `/slow?ms=<ms>` requests are answered together as soon as
+   * `count` of them are in flight (each still answers after `ms` at the
+   * latest): calls that overlap finish at once, calls that do not take `ms` each.
+   */
+  gatherSlow(ms: number, count: number): void;
   close(): Promise<void>;
 }
 
@@ -126,6 +134,7 @@ export async function startShopApi(key: string): Promise<ShopApi> {
   let notes = 0;
   const slowInFlight = new Map<number, number>();
   const slowPeak = new Map<number, number>();
+  const gathering = new Map<number, { count: number; answers: (() => void)[] }>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -157,12 +166,22 @@ export async function startShopApi(key: string): Promise<ShopApi> {
         const inFlight = (slowInFlight.get(ms) ?? 0) + 1;
         slowInFlight.set(ms, inFlight);
         slowPeak.set(ms, Math.max(slowPeak.get(ms) ?? 0, inFlight));
-        const timer = setTimeout(() => {
+        let answered = false;
+        const answer = () => {
+          if (answered) return;
+          answered = true;
+          clearTimeout(timer);
           timers.delete(timer);
           slowInFlight.set(ms, (slowInFlight.get(ms) ?? 1) - 1);
           reply(200, { waited: ms });
-        }, ms);
+        };
+        const timer = setTimeout(answer, ms);
         timers.add(timer);
+        const gather = gathering.get(ms);
+        if (gather) {
+          gather.answers.push(answer);
+          if (gather.answers.length >= gather.count) for (const pending of gather.answers.splice(0)) pending();
+        }
         return;
       }
       if (request.method === "GET" && url.pathname === "/broken") return reply(500, { error: "kaput" });
@@ -176,6 +195,10 @@ export async function startShopApi(key: string): Promise<ShopApi> {
     definition: JSON.stringify(shopDocument(url)),
     requests,
     slowPeak,
+    slowInFlight,
+    gatherSlow: (ms, count) => {
+      gathering.set(ms, { count, answers: [] });
+    },
     close: () =>
       new Promise((resolve) => {
         for (const timer of timers) clearTimeout(timer);

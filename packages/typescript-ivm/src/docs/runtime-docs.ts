@@ -32,9 +32,11 @@ cyrnel.output({ forecast });
 ## What does not exist
 
 No \`require\`, \`import\` (static or dynamic), \`process\`, \`fetch\` or any network access, no file
-system, no \`Buffer\`, \`setInterval\`, \`queueMicrotask\`, \`structuredClone\`, \`WebAssembly\`, DOM or Node
-APIs. Reach the outside world only through tools. Every process starts from a fresh global scope:
-nothing carries over between processes.
+system, no \`Buffer\`, \`setInterval\`, \`queueMicrotask\`, \`structuredClone\`, \`WebAssembly\`,
+\`Atomics.waitAsync\`, DOM or Node APIs. Reach the outside world only through tools. Every process runs
+in a sandbox of its own, created for it and destroyed when it ends: nothing carries over between
+processes, and nothing a process leaves behind (a \`FinalizationRegistry\` callback, a promise chain
+that never ends) outlives it.
 
 ## Tool calls
 
@@ -79,7 +81,8 @@ At most ${config.maxPendingToolCalls} calls may be in flight at once (more throw
 ## Limits
 
 - **Time**: the process's \`timeoutMs\` (wall clock, from when it starts running) ends it as \`timeout\`,
-  whatever it is doing, including waiting on a tool call or a promise that never settles.
+  whatever it is doing, including waiting on a tool call or a promise that never settles. A process
+  that waits for a free sandbox for longer than its \`timeoutMs\` ends as \`timeout\` without running.
 - **Memory**: ${config.memoryLimitMb} MB of heap; exceeding it fails the process with
   \`Memory limit exceeded\`.
 - **Timers**: at most ${config.maxTimers} pending. Timers end with the process: the process is over when the

@@ -440,6 +440,10 @@ export function prelude(send: SendToHost, servicesJson: string, limitsJson: stri
   // part of the surface; both are removed rather than left half-working.
   delete global.console;
   delete global.WebAssembly;
+  // isolated-vm 5 cannot host Atomics.waitAsync: with a timeout it aborts the
+  // whole sandbox process (failing every execution in it), and a waiter woken
+  // by Atomics.notify never resumes. The rest of Atomics works.
+  delete (global.Atomics as Record<string, unknown> | undefined)?.waitAsync;
   const install = (name: string, value: unknown) =>
     defineProperty(global, name, { value, writable: true, configurable: true, enumerable: false });
   install("cyrnel", cyrnel);

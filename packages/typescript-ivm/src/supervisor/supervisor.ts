@@ -1,19 +1,22 @@
 import type {
   EnvironmentBindings,
+  EnvironmentHealth,
   ExecutionExitState,
   ExecutionInput,
   InvokeInput,
   Logger,
   ServiceCatalog,
 } from "@cyrnel/sdk";
-import type { EnvironmentConfig } from "../config.js";
+import { type EnvironmentConfig, MAX_TIMEOUT_MS } from "../config.js";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
 import {
   duplicateExecution,
   interruptedByCatastrophe,
   interruptedByExit,
+  interruptedByStall,
   memoryCatastrophe,
   queueFull,
+  timedOutInQueue,
   workerUnavailable,
 } from "../messages.js";
 import { encodeToolFailure, encodeToolSuccess } from "../tool-outcome.js";
@@ -24,17 +27,28 @@ interface Tracked extends RunRequest {
   /** The worker it was dispatched to; null while it waits in the queue. */
   worker: WorkerProcess | null;
   killRequested: boolean;
+  /** Ends the execution if it is still queued when its timeoutMs has passed. */
+  queueDeadline: NodeJS.Timeout | undefined;
 }
 
 /** Consecutive workers that die before `ready` before the environment gives up. */
 const MAX_START_FAILURES = 3;
+/** A worker that has not reported `ready` after this long (or the watchdog timeout, if longer) is replaced. */
+const START_TIMEOUT_MS = 60_000;
 
 /**
  * The host-process half of the environment: the bounded queue, state
  * reporting, the bridge to the host's bindings, and the sandbox process
- * (supervised: replaced whenever it dies, and recycled when idle if it has
- * grown past `maxWorkerRssMb`). The worker owns the timeout authority; the
- * supervisor only decides what an execution that lost its worker ends as.
+ * (supervised: replaced whenever it dies or stops responding, and recycled
+ * when idle if it has grown past `maxWorkerRssMb`). The worker owns the
+ * timeout authority of running executions; the supervisor owns the queue's
+ * (a queued execution waits at most its timeoutMs) and decides what an
+ * execution that lost its worker ends as.
+ *
+ * Watchdog: while the worker has work, it must say something (a run's
+ * messages, or the answer to a heartbeat sent every quarter of
+ * `watchdogTimeoutMs`). A worker silent for longer is SIGKILLed and
+ * replaced like one that died: its running executions fail, the queue stays.
  */
 export class Supervisor {
   private worker: WorkerProcess | null = null;
@@ -45,6 +59,7 @@ export class Supervisor {
   private startFailures = 0;
   private unavailable: string | null = null;
   private readonly workerOptions: WorkerOptions;
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly config: EnvironmentConfig,
@@ -59,6 +74,12 @@ export class Supervisor {
       maxLogBytes: config.maxLogBytes,
       maxOutputBytes: config.maxOutputBytes,
     };
+    this.watchdog = setInterval(() => this.checkProgress(), Math.max(50, config.watchdogTimeoutMs / 4));
+    this.watchdog.unref();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** Starts the first worker; rejects when it cannot start (setup then fails). */
@@ -82,19 +103,44 @@ export class Supervisor {
         resolve,
         worker: null,
         killRequested: false,
+        queueDeadline: undefined,
       };
       this.tracked.set(executionId, tracked);
       this.report("setState", () => this.bindings.setState(executionId, "queued"));
       this.waiting.push(tracked);
       this.dispatch();
+      this.holdHost();
+      const { timeoutMs } = tracked;
+      if (tracked.worker === null && timeoutMs !== null) {
+        tracked.queueDeadline = setTimeout(() => this.expireInQueue(tracked, timeoutMs), timeoutMs);
+      }
     });
+  }
+
+  /**
+   * `degraded` while the sandbox process is restarting, cannot start, or has
+   * work but has been silent for more than half the watchdog timeout. Reads
+   * state only: it must answer at once whatever the sandbox is doing.
+   */
+  health(): EnvironmentHealth {
+    if (this.unavailable !== null) return degraded(`the sandbox process cannot start: ${this.unavailable}`);
+    const worker = this.worker;
+    if (this.closed) return degraded("the environment has been torn down");
+    if (worker === null || !this.workerReady) return degraded("the sandbox process is restarting");
+    const silence = performance.now() - worker.lastHeard;
+    if (worker.running > 0 && silence > this.config.watchdogTimeoutMs / 2) {
+      return degraded(
+        `the sandbox process has not responded for ${Math.round(silence)} ms; it is replaced after ${this.config.watchdogTimeoutMs} ms`,
+      );
+    }
+    return { status: "ok" };
   }
 
   kill(executionId: number): void {
     const tracked = this.tracked.get(executionId);
     if (tracked === undefined) return;
     if (tracked.worker === null) {
-      this.waiting.splice(this.waiting.indexOf(tracked), 1);
+      this.leaveQueue(tracked);
       this.finish(tracked, "canceled");
       return;
     }
@@ -105,12 +151,15 @@ export class Supervisor {
   /** Cancels everything and ends the worker (which disposes every isolate with it). */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.watchdog);
     this.waiting.length = 0;
     for (const tracked of [...this.tracked.values()]) this.finish(tracked, "canceled");
     const worker = this.worker;
     this.worker = null;
     if (worker !== null) {
       worker.retired = true;
+      // Awaited: the exit must be seen even if nothing else keeps the host's event loop alive.
+      worker.keepAlive(true);
       worker.kill();
       await worker.exited;
     }
@@ -126,6 +175,7 @@ export class Supervisor {
         this.workerReady = true;
         this.startFailures = 0;
         this.dispatch();
+        this.holdHost();
       },
       () => {
         // Reported by onExit below.
@@ -147,12 +197,53 @@ export class Supervisor {
       const worker = this.freeWorker();
       if (worker === null) return;
       const tracked = this.waiting.shift() as Tracked;
+      // Dispatched: from now on the worker's deadline gives the run its whole timeoutMs.
+      clearTimeout(tracked.queueDeadline);
       tracked.worker = worker;
       worker.running++;
       this.report("setState", () => this.bindings.setState(tracked.executionId, "running"));
       const { executionId, source, servicesJson, timeoutMs } = tracked;
       worker.send({ type: "run", executionId, source, servicesJson, timeoutMs });
     }
+  }
+
+  private expireInQueue(tracked: Tracked, timeoutMs: number): void {
+    if (tracked.worker !== null) return;
+    this.leaveQueue(tracked);
+    this.finish(tracked, "timeout", timedOutInQueue(timeoutMs));
+  }
+
+  private leaveQueue(tracked: Tracked): void {
+    clearTimeout(tracked.queueDeadline);
+    const index = this.waiting.indexOf(tracked);
+    if (index !== -1) this.waiting.splice(index, 1);
+  }
+
+  /** The watchdog's tick: replaces a worker that has work but has said nothing for too long, else sends a heartbeat. */
+  private checkProgress(): void {
+    const worker = this.worker;
+    if (worker === null || worker.retired || worker.stalled || worker.catastrophe !== null) return;
+    const now = performance.now();
+    if (worker.started && worker.running === 0) {
+      // Idle: nothing to make progress on. The silence is counted from when work arrives.
+      worker.lastHeard = now;
+      return;
+    }
+    const limit = worker.started
+      ? this.config.watchdogTimeoutMs
+      : Math.max(this.config.watchdogTimeoutMs, START_TIMEOUT_MS);
+    const silence = now - worker.lastHeard;
+    if (silence <= limit) {
+      if (worker.started) worker.send({ type: "ping" });
+      return;
+    }
+    worker.stalled = true;
+    this.logger.error("typescript-ivm: the sandbox process stopped responding; killing and restarting it", {
+      silentMs: Math.round(silence),
+      running: worker.running,
+      started: worker.started,
+    });
+    worker.kill();
   }
 
   private onMessage(worker: WorkerProcess, message: WorkerMessage): void {
@@ -232,7 +323,7 @@ export class Supervisor {
       else this.finish(tracked, "failed", this.interruption(worker, tracked, exit));
     }
     if (this.closed || !wasCurrent) return;
-    if (!worker.retired && worker.catastrophe === null) {
+    if (!worker.retired && worker.catastrophe === null && !worker.stalled) {
       this.logger.error("typescript-ivm: the sandbox process ended unexpectedly; restarting it", {
         code: exit.code,
         signal: exit.signal,
@@ -249,6 +340,7 @@ export class Supervisor {
   }
 
   private interruption(worker: WorkerProcess, tracked: Tracked, exit: WorkerExit): string {
+    if (worker.stalled) return interruptedByStall(this.config.watchdogTimeoutMs);
     if (worker.catastrophe === null) return interruptedByExit(describeExit(exit));
     if (worker.catastrophe.executionId === tracked.executionId) return memoryCatastrophe(this.config.memoryLimitMb);
     return interruptedByCatastrophe();
@@ -257,8 +349,15 @@ export class Supervisor {
   private finish(tracked: Tracked, exit: ExecutionExitState, error?: string): void {
     if (this.tracked.get(tracked.executionId) !== tracked) return;
     this.tracked.delete(tracked.executionId);
+    clearTimeout(tracked.queueDeadline);
     if (error !== undefined) this.report("setError", () => this.bindings.setError(tracked.executionId, error));
     tracked.resolve(exit);
+    this.holdHost();
+  }
+
+  /** The worker keeps the host alive only while it starts or executions are tracked (see WorkerProcess.keepAlive). */
+  private holdHost(): void {
+    this.worker?.keepAlive(!this.workerReady || this.tracked.size > 0);
   }
 
   private refuse(executionId: number, message: string): Promise<ExecutionExitState> {
@@ -266,10 +365,13 @@ export class Supervisor {
     return Promise.resolve("failed");
   }
 
+  /** Longer than a Node timer can wait (the host refuses those) is clamped rather than firing at once. */
   private timeoutOf(input: ExecutionInput): number | null {
     const requested = input.options?.timeoutMs;
     if (requested === null) return null;
-    if (typeof requested === "number" && Number.isFinite(requested) && requested > 0) return requested;
+    if (typeof requested === "number" && Number.isFinite(requested) && requested > 0) {
+      return Math.min(Math.ceil(requested), MAX_TIMEOUT_MS);
+    }
     return this.config.defaultTimeoutMs;
   }
 
@@ -283,6 +385,10 @@ export class Supervisor {
       });
     }
   }
+}
+
+function degraded(reason: string): EnvironmentHealth {
+  return { status: "degraded", reason };
 }
 
 /** Keeps only well-formed entries: the catalog is serialised into the sandbox as-is. */

@@ -13,8 +13,8 @@ function workerEntry(): string {
   return fileURLToPath(entry);
 }
 
-/** What the worker reports besides `ready` (which settles {@link WorkerProcess.ready} instead). */
-export type WorkerMessage = Exclude<FromWorker, { type: "ready" }>;
+/** What the worker reports besides `ready` and `pong` (which only the process object itself handles). */
+export type WorkerMessage = Exclude<FromWorker, { type: "ready" } | { type: "pong" }>;
 
 export interface WorkerExit {
   code: number | null;
@@ -38,6 +38,10 @@ export class WorkerProcess {
   catastrophe: { executionId: number | null; message: string } | null = null;
   /** Set when the host ended it on purpose (recycling, teardown). */
   retired = false;
+  /** When the worker last said anything (any message counts, heartbeats included); `performance.now()` time. */
+  lastHeard = performance.now();
+  /** Set when the watchdog killed it for answering nothing while it had work. */
+  stalled = false;
   private readonly child: ChildProcess;
   private stderrTail = "";
 
@@ -48,6 +52,8 @@ export class WorkerProcess {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "json",
     });
+    // Only `keepAlive` decides whether this child keeps the host's event loop alive, not its stderr pipe.
+    (this.child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
     this.child.stderr?.setEncoding("utf8");
     this.child.stderr?.on("data", (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
@@ -57,10 +63,11 @@ export class WorkerProcess {
     });
     this.ready = new Promise((resolve, reject) => {
       this.child.on("message", (message: FromWorker) => {
+        this.lastHeard = performance.now();
         if (message.type === "ready") {
           this.started = true;
           resolve();
-        } else onMessage(message);
+        } else if (message.type !== "pong") onMessage(message);
       });
       void this.exited.then((exit) => reject(new Error(describeExit(exit))));
     });
@@ -69,6 +76,24 @@ export class WorkerProcess {
     this.child.on("error", () => {
       // fork errors surface as an exit; the listener keeps them from being thrown.
     });
+  }
+
+  /**
+   * Whether this process keeps the host's event loop alive: while it starts
+   * or has work (someone awaits its answers), not while it idles. A setup
+   * the host stopped waiting for (its hook timeout) leaves a worker nobody
+   * tears down, and an idle child still referenced (IPC channel included)
+   * kept the host alive after its shutdown. An idle worker ends itself once
+   * the host is gone (worker/parent-watch.ts).
+   */
+  keepAlive(alive: boolean): void {
+    if (alive) {
+      this.child.ref();
+      this.child.channel?.ref();
+    } else {
+      this.child.unref();
+      this.child.channel?.unref();
+    }
   }
 
   send(message: ToWorker): void {

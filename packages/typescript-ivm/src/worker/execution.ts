@@ -2,42 +2,13 @@ import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import ivm from "isolated-vm";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
 import { clampMessage, isolateFailed, memoryLimitExceeded, timedOut } from "../messages.js";
-import { prelude } from "../sandbox/prelude.js";
 import type { HostDelivery, PreludeHandle, PreludeLimits } from "../sandbox/protocol.js";
 import { describeCompileError, USER_LINE_OFFSET } from "../transpile.js";
 import { type BridgeLimits, type BridgeOwner, HostBridge, type RunReporter } from "./host-bridge.js";
+import type { FreshIsolate } from "./warm-isolates.js";
 
 /** The file name user code is compiled under; it shows up in stack traces as `code.ts:line:column`. */
 const USER_FILENAME = "code.ts";
-const PRELUDE_FILENAME = "cyrnel-prelude.js";
-
-/**
- * The prelude is real source built with the package. The script's value is
- * the prelude function; "use strict" makes it strict. `__name` is the helper
- * esbuild's `keepNames` (used by tsx) inserts into transformed functions;
- * defining it in a closure keeps the prelude working when the host runs from
- * TypeScript sources (tsc and vitest emit no helpers) without putting it on
- * the sandbox's global object.
- */
-const PRELUDE_SCRIPT = [
-  '"use strict";',
-  "(() => {",
-  'const __name = (target, value) => Object.defineProperty(target, "name", { value, configurable: true });',
-  `return (${prelude.toString()});`,
-  "})();",
-].join("\n");
-
-/** Compiled once per isolate: compiling the prelude each run costs about four times as much as running it. */
-const preludeScripts = new WeakMap<ivm.Isolate, ivm.Script>();
-
-function preludeScript(isolate: ivm.Isolate): ivm.Script {
-  let script = preludeScripts.get(isolate);
-  if (script === undefined) {
-    script = isolate.compileScriptSync(PRELUDE_SCRIPT, { filename: PRELUDE_FILENAME });
-    preludeScripts.set(isolate, script);
-  }
-  return script;
-}
 
 export interface ExecutionSettings extends BridgeLimits {
   memoryLimitMb: number;
@@ -61,8 +32,8 @@ export interface ExecutionRequest extends RunRequest {
   code: string;
 }
 
-/** Called once the run has released the isolate; `reusable` is false when it must be disposed (and replaced). */
-export type ReturnIsolate = (isolate: ivm.Isolate, reusable: boolean) => void;
+/** Called once the run is over with its isolate, which is then disposed (never reused). */
+export type ReleaseIsolate = (isolate: ivm.Isolate) => void;
 
 type Phase = "queued" | "running" | "settled";
 
@@ -80,10 +51,9 @@ export class Execution implements BridgeOwner {
   private resolveDone: (state: ExecutionExitState) => void = () => {};
   private phase: Phase = "queued";
   private isolate: ivm.Isolate | null = null;
-  private returnIsolate: ReturnIsolate | null = null;
+  private releaseIsolate: ReleaseIsolate | null = null;
   private deadline: NodeJS.Timeout | undefined;
   private deliverRef: ivm.Reference | null = null;
-  private readonly handles: { release(): void }[] = [];
   private readonly bridge: HostBridge;
 
   constructor(
@@ -103,33 +73,30 @@ export class Execution implements BridgeOwner {
     return this.phase === "running";
   }
 
-  /** Runs in `isolate`, which is handed back through `returnIsolate` after the run settles. */
-  start(isolate: ivm.Isolate, returnIsolate: ReturnIsolate): void {
+  /** Runs in `fresh`, whose isolate goes to `releaseIsolate` (to be disposed) after the run settles. */
+  start(fresh: FreshIsolate, releaseIsolate: ReleaseIsolate): void {
     if (this.phase !== "queued") {
-      returnIsolate(isolate, true);
+      releaseIsolate(fresh.isolate);
       return;
     }
     this.phase = "running";
-    this.isolate = isolate;
-    this.returnIsolate = returnIsolate;
+    this.isolate = fresh.isolate;
+    this.releaseIsolate = releaseIsolate;
     const { timeoutMs } = this.request;
     if (timeoutMs !== null) {
-      this.deadline = setTimeout(() => this.settle("timeout", timedOut(timeoutMs), true), timeoutMs);
+      this.deadline = setTimeout(() => this.settle("timeout", timedOut(timeoutMs)), timeoutMs);
     }
-    void this.runInIsolate(isolate);
+    void this.runInIsolate(fresh);
   }
 
-  /** Kill: a queued run just ends; a running one loses its isolate. */
+  /** Kill: a run that has not started just ends; a running one loses its isolate. */
   cancel(): void {
-    this.settle("canceled", undefined, true);
+    this.settle("canceled");
   }
 
-  /**
-   * Ends the run as `failed`: a syntax error before it ran, or a limit
-   * enforced on the host side (a running run then loses its isolate).
-   */
+  /** Ends the run as `failed`: a syntax error before it ran, or a limit enforced on the host side. */
   fail(message: string): void {
-    this.settle("failed", message, true);
+    this.settle("failed", message);
   }
 
   deliver(kind: HostDelivery, id: number, payload: string): void {
@@ -140,24 +107,21 @@ export class Execution implements BridgeOwner {
       .catch((error: unknown) => this.onIsolateError(error));
   }
 
-  private async runInIsolate(isolate: ivm.Isolate): Promise<void> {
+  private async runInIsolate({ isolate, prepared }: FreshIsolate): Promise<void> {
     try {
-      // Until the user's code is compiled nothing in this isolate can run for long, so the fixed-size
-      // setup uses the synchronous calls (each asynchronous one costs a round trip to the isolate's thread).
-      // Everything from compiling the user's code on stays asynchronous: the deadline must be able to fire.
-      const context = isolate.createContextSync();
-      this.handles.push(context);
-      const install = preludeScript(isolate).runSync(context, { reference: true });
-      this.handles.push(install);
+      const { context, install } = await prepared;
+      if (!this.isRunning()) return;
+      // The isolate is fresh and nothing of the user's runs in it before the user's code is compiled, so the
+      // fixed-size setup uses the synchronous calls (each asynchronous one costs a round trip to the isolate's
+      // thread) without any risk of waiting on a busy isolate. Everything from compiling the user's code on
+      // stays asynchronous: the deadline must be able to fire.
       const handle = install.applySync(
         undefined,
         [new ivm.Callback(this.bridge.receive), this.request.servicesJson, this.settings.preludeLimitsJson],
         { result: { reference: true } },
       ) as ivm.Reference<PreludeHandle>;
-      this.handles.push(handle);
       const deliver = handle.getSync("deliver", { reference: true });
       const run = handle.getSync("run", { reference: true });
-      this.handles.push(deliver, run);
       this.deliverRef = deliver;
 
       let script: ivm.Script;
@@ -171,9 +135,7 @@ export class Execution implements BridgeOwner {
         this.settle("failed", describeCompileError(error, USER_FILENAME, this.request.source));
         return;
       }
-      this.handles.push(script);
       const fn = await script.run(context, { reference: true });
-      this.handles.push(fn);
       if (!this.isRunning()) return;
       const outcome: unknown = await run.apply(undefined, [fn.derefInto()], { result: { promise: true, copy: true } });
       this.finish(outcome);
@@ -194,7 +156,7 @@ export class Execution implements BridgeOwner {
     if (parsed?.ok === true) this.settle("success");
     else if (parsed?.ok === false && typeof parsed.error === "string")
       this.settle("failed", clampMessage(parsed.error));
-    else this.settle("failed", "The sandbox returned a malformed result (was the runtime tampered with?)", true);
+    else this.settle("failed", "The sandbox returned a malformed result (was the runtime tampered with?)");
   }
 
   /**
@@ -206,21 +168,22 @@ export class Execution implements BridgeOwner {
     const message = error instanceof Error ? error.message : String(error);
     const isolate = this.isolate;
     if (isolate?.isDisposed || /disposed/i.test(message)) {
-      if (/memory limit/i.test(message)) this.settle("failed", memoryLimitExceeded(this.settings.memoryLimitMb), true);
-      else this.settle("failed", isolateFailed(message), true);
+      if (/memory limit/i.test(message)) this.settle("failed", memoryLimitExceeded(this.settings.memoryLimitMb));
+      else this.settle("failed", isolateFailed(message));
       return;
     }
     // A throw at the script's top level (code that closed the wrapper function early), copied out by isolated-vm.
     const name = error instanceof Error && error.name !== "" ? error.name : "Error";
-    this.settle("failed", clampMessage(`Uncaught ${name}: ${message}`), true);
+    this.settle("failed", clampMessage(`Uncaught ${name}: ${message}`));
   }
 
   /**
-   * The only way a run ends. Reports the error, resolves `done`, and — on
-   * the next turn of the event loop, never from inside a call the isolate is
-   * waiting on — releases the context and disposes the isolate when asked.
+   * The only way a run ends. Reports the error, resolves `done`, and hands
+   * the isolate over to be disposed on the next turn of the event loop (never
+   * from inside a call the isolate is waiting on). Disposing frees the
+   * context and every handle with it, and ends whatever the run left behind.
    */
-  private settle(exit: ExecutionExitState, error?: string, disposeIsolate = false): void {
+  private settle(exit: ExecutionExitState, error?: string): void {
     if (this.phase === "settled") return;
     const ran = this.phase === "running";
     this.phase = "settled";
@@ -229,22 +192,8 @@ export class Execution implements BridgeOwner {
     this.deliverRef = null;
     if (error !== undefined) this.reporter.setError(this.executionId, error);
     this.resolveDone(exit);
-    if (ran) setImmediate(() => this.cleanUp(disposeIsolate));
-  }
-
-  private cleanUp(disposeIsolate: boolean): void {
     const isolate = this.isolate;
-    const returnIsolate = this.returnIsolate;
-    if (isolate === null || returnIsolate === null) return;
-    for (const handle of this.handles.reverse()) {
-      try {
-        handle.release();
-      } catch {
-        // Already gone with a disposed isolate.
-      }
-    }
-    this.handles.length = 0;
-    // The pool disposes (and replaces) an isolate that is not reusable.
-    returnIsolate(isolate, !disposeIsolate);
+    const release = this.releaseIsolate;
+    if (ran && isolate !== null && release !== null) setImmediate(() => release(isolate));
   }
 }

@@ -8,14 +8,14 @@
 import type { Logger } from "@cyrnel/sdk";
 import type { FromWorker, ToWorker, WorkerOptions } from "../ipc.js";
 import type { RunReporter } from "./host-bridge.js";
+import { Outbox } from "./outbox.js";
+import { watchParent } from "./parent-watch.js";
 import { WorkerScheduler } from "./scheduler.js";
 
-/** Exit code after a catastrophic isolate error, for the host's log. */
-const EXIT_CATASTROPHE = 70;
-
-function send(message: FromWorker, afterSent?: () => void): void {
+const outbox = new Outbox((message, afterSent) => {
   if (process.connected && process.send !== undefined) process.send(message, undefined, {}, afterSent);
-}
+});
+const send = (message: FromWorker, afterSent?: () => void) => outbox.send(message, afterSent);
 
 const pendingToolCalls = new Map<number, (outcome: string) => void>();
 let toolCallSeq = 0;
@@ -41,10 +41,20 @@ const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn
 
 let doomed = false;
 
+/**
+ * Ends this process at once. Not `process.exit()`: at exit isolated-vm joins
+ * its isolate threads, and one that is spinning (or parked after a
+ * catastrophe) never returns, so the process would never end.
+ */
+function endNow(): never {
+  process.kill(process.pid, "SIGKILL");
+  throw new Error("unreachable: SIGKILL was sent to this process");
+}
+
 function onCatastrophe(executionId: number | null, message: string): void {
   if (doomed) return;
   doomed = true;
-  send({ type: "catastrophic", executionId, message }, () => process.exit(EXIT_CATASTROPHE));
+  send({ type: "catastrophic", executionId, message }, endNow);
 }
 
 const options = JSON.parse(process.argv[2] ?? "null") as WorkerOptions;
@@ -69,10 +79,15 @@ process.on("message", (message: ToWorker) => {
       resolve?.(message.outcome);
       break;
     }
+    case "ping":
+      send({ type: "pong" });
+      break;
   }
 });
 
-// The host went away: nothing can receive our results any more.
-process.on("disconnect", () => process.exit(0));
+// The host went away (even SIGKILLed): nothing can receive our results any more. The IPC channel closing says so
+// at once when this thread is free; a thread of its own watches for the re-parenting that follows, in case not.
+process.on("disconnect", endNow);
 
 send({ type: "ready" });
+watchParent();

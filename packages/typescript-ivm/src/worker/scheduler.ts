@@ -4,16 +4,16 @@ import type { RunRequest, WorkerOptions } from "../ipc.js";
 import { transpile } from "../transpile.js";
 import { Execution, type ExecutionSettings, executionSettings } from "./execution.js";
 import type { RunReporter } from "./host-bridge.js";
-import { type CatastropheHandler, IsolatePool } from "./isolate-pool.js";
+import { WarmIsolates } from "./warm-isolates.js";
 
 /**
  * The worker's side of scheduling. The host process admits at most
- * `poolSize` runs at a time, but a run may arrive a moment before the
- * previous one has handed its isolate back, so runs wait here for one.
+ * `poolSize` runs at a time (it owns the queue); here every run that
+ * arrives starts at once in a fresh isolate of its own, which is disposed
+ * when the run ends.
  */
 export class WorkerScheduler {
-  private readonly pool: IsolatePool;
-  private readonly waiting: Execution[] = [];
+  private readonly isolates: WarmIsolates;
   private readonly active = new Map<number, Execution>();
   private readonly byIsolate = new Map<ivm.Isolate, Execution>();
   private readonly settings: ExecutionSettings;
@@ -25,9 +25,9 @@ export class WorkerScheduler {
     onCatastrophe: (executionId: number | null, message: string) => void,
   ) {
     this.settings = executionSettings(options);
-    const handler: CatastropheHandler = (isolate, message) =>
-      onCatastrophe(this.byIsolate.get(isolate)?.executionId ?? null, message);
-    this.pool = new IsolatePool(options.poolSize, options.memoryLimitMb, handler);
+    this.isolates = new WarmIsolates(options.poolSize, options.memoryLimitMb, (isolate, message) =>
+      onCatastrophe(this.byIsolate.get(isolate)?.executionId ?? null, message),
+    );
   }
 
   /** Runs one execution; the promise resolves with its exit state after any `setError`. */
@@ -41,32 +41,20 @@ export class WorkerScheduler {
     );
     this.active.set(request.executionId, execution);
     void execution.done.then(() => this.active.delete(request.executionId));
-    if (!transpiled.ok) execution.fail(transpiled.error);
-    else {
-      this.waiting.push(execution);
-      this.dispatch();
+    if (!transpiled.ok) {
+      execution.fail(transpiled.error);
+      return execution.done;
     }
+    const fresh = this.isolates.take();
+    this.byIsolate.set(fresh.isolate, execution);
+    execution.start(fresh, (isolate) => {
+      this.byIsolate.delete(isolate);
+      this.isolates.dispose(isolate);
+    });
     return execution.done;
   }
 
   kill(executionId: number): void {
-    const execution = this.active.get(executionId);
-    if (execution === undefined) return;
-    const index = this.waiting.indexOf(execution);
-    if (index !== -1) this.waiting.splice(index, 1);
-    execution.cancel();
-  }
-
-  private dispatch(): void {
-    while (this.waiting.length > 0 && this.pool.idleCount > 0) {
-      const execution = this.waiting.shift() as Execution;
-      const isolate = this.pool.take() as ivm.Isolate;
-      this.byIsolate.set(isolate, execution);
-      execution.start(isolate, (returned, reusable) => {
-        this.byIsolate.delete(returned);
-        this.pool.give(returned, reusable);
-        this.dispatch();
-      });
-    }
+    this.active.get(executionId)?.cancel();
   }
 }

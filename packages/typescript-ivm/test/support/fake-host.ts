@@ -131,7 +131,8 @@ export class FakeHost implements EnvironmentBindings {
 
   emitOutput(executionId: number, patch: Record<string, unknown>): void {
     const entry = this.record(executionId);
-    entry.output = { ...entry.output, ...patch };
+    // In place: a copy per call would make thousands of calls quadratic.
+    Object.assign(entry.output, patch);
     entry.outputCalls++;
   }
 
@@ -178,7 +179,8 @@ export class FakeHost implements EnvironmentBindings {
         executionId,
         processId: executionId,
         code,
-        options: { timeoutMs: options.timeoutMs === undefined ? 10_000 : options.timeoutMs },
+        // Generous: a deadline no test is about must not end runs early on a loaded machine.
+        options: { timeoutMs: options.timeoutMs === undefined ? 60_000 : options.timeoutMs },
         services: options.services ?? this.catalog(),
       })
       .then((exit) => ({ ...this.record(executionId), exit, elapsedMs: performance.now() - started }));
@@ -216,6 +218,7 @@ export function httpService(baseUrl: string): FakeService {
     tools: {
       echo: { enabled: true, call: (parameters) => post("/echo", parameters) },
       slow: { enabled: true, call: (parameters) => post("/slow", parameters), required: ["ms"] },
+      gather: { enabled: true, call: (parameters) => post("/gather", parameters), required: ["size", "capMs"] },
       fail: { enabled: true, call: (parameters) => post("/fail", parameters) },
       off: { enabled: false, call: (parameters) => post("/echo", parameters) },
     },

@@ -6,16 +6,23 @@ import type { AddressInfo } from "node:net";
  * - `POST /echo`   → 200 with `{ received: <body> }`
  * - `POST /slow`   → waits `body.ms` milliseconds, then 200 `{ waited: ms }`
  * - `POST /fail`   → 500 `{ message: "upstream exploded" }`
+ * - `POST /gather` → held until `body.size` gather requests are in flight, then all answer 200
+ *                    `{ inFlight: size }`; each answers after `body.capMs` at the latest with the
+ *                    count in flight at that moment (so calls that never overlap still end)
  */
 export interface ToolServer {
   url: string;
   /** Requests seen so far, by path. */
   hits: Map<string, number>;
+  /** Most `/gather` requests in flight at the same time so far. */
+  gatherPeak(): number;
   close(): Promise<void>;
 }
 
 export async function startToolServer(): Promise<ToolServer> {
   const hits = new Map<string, number>();
+  const gathered: ((inFlight: number) => void)[] = [];
+  let gatherPeak = 0;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -30,7 +37,21 @@ export async function startToolServer(): Promise<ToolServer> {
       if (path === "/echo") reply(200, { received: body });
       else if (path === "/slow") setTimeout(() => reply(200, { waited: body.ms }), Number(body.ms));
       else if (path === "/fail") reply(500, { message: "upstream exploded" });
-      else reply(404, { message: "no such route" });
+      else if (path === "/gather") {
+        let answered = false;
+        const answer = (inFlight: number) => {
+          if (answered) return;
+          answered = true;
+          clearTimeout(cap);
+          gathered.splice(gathered.indexOf(answer), 1);
+          reply(200, { inFlight });
+        };
+        const cap = setTimeout(() => answer(gathered.length), Number(body.capMs));
+        gathered.push(answer);
+        gatherPeak = Math.max(gatherPeak, gathered.length);
+        const count = gathered.length;
+        if (count >= Number(body.size)) for (const held of [...gathered]) held(count);
+      } else reply(404, { message: "no such route" });
     });
   });
   server.keepAliveTimeout = 1;
@@ -39,6 +60,7 @@ export async function startToolServer(): Promise<ToolServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     hits,
+    gatherPeak: () => gatherPeak,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -4,7 +4,7 @@ import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 import { ListOf, ListQuery, Timestamp } from "../../http/schemas.js";
 import { processRecord, processResult } from "../../services/processes/process-record.js";
-import type { ProcessRunner, StreamName } from "../../services/processes/process-runner.js";
+import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../services/processes/process-runner.js";
 import type { ProcessRow } from "../../services/processes/process-store.js";
 
 const tags = ["processes"];
@@ -65,7 +65,11 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
           code: Type.String({ description: "TypeScript source (≤ 100 KiB)" }),
           ref: Type.Optional(Type.String({ description: "Optional label, trimmed, non-empty" })),
           timeoutMs: Type.Optional(
-            Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "Default 30000; null = no limit" }),
+            Type.Union([Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS }), Type.Null()], {
+              description:
+                "Milliseconds the code may run once it runs, and may wait in the queue before that. " +
+                "Default 30000; at most 2147483647 (about 24.8 days); null = no limit",
+            }),
           ),
           block: Type.Optional(Type.Boolean()),
         },
@@ -158,27 +162,30 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         'Newline-delimited JSON, one event per line: `{"type":"stdout"|"stderr","text"}` for what was ' +
         'written so far and then for each new chunk, and last `{"type":"end","process"}` with the idle ' +
         "process and its results (as `POST /processes` with `block` answers). An idle process answers its stored " +
-        "text and the end at once. Text past the stream cap is dropped after one marker line.",
+        "text and the end at once. Text past the stream cap is dropped after one marker line. A running process " +
+        "takes a limited number of live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); past it, 429.",
       tags,
       params: IdParams,
       responses: {
         200: { description: "NDJSON events", schema: Type.String(), contentType: "application/x-ndjson" },
       },
-      errors: ["validation_failed", "not_found"],
+      errors: ["validation_failed", "not_found", "too_many_followers"],
       handler: ({ params, signal }) => {
         const encoder = new TextEncoder();
-        let controller!: ReadableStreamDefaultController<Uint8Array>;
+        let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
         let open = true;
         const send = (event: Record<string, unknown>) => {
-          if (open) controller.enqueue(encoder.encode(`${JSON.stringify(event)}\n`));
+          if (open) controller?.enqueue(encoder.encode(`${JSON.stringify(event)}\n`));
         };
         const end = () => {
           if (!open) return;
           open = false;
           followed.close();
-          controller.close();
+          controller?.close();
         };
-        // `start` runs synchronously in the constructor, so `controller` is set before any chunk can arrive.
+        // First, so a refusal (too many followers) is an error response. Chunks only arrive on later turns of the
+        // event loop, and `start` below runs synchronously in the constructor: `controller` is set before any.
+        const followed = runner.follow(params.id, (stream, chunk) => send({ type: stream, text: chunk }));
         const body = new ReadableStream<Uint8Array>({
           start: (c) => {
             controller = c;
@@ -188,7 +195,6 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
             followed.close();
           },
         });
-        const followed = runner.follow(params.id, (stream, chunk) => send({ type: stream, text: chunk }));
         for (const stream of ["stdout", "stderr"] as StreamName[]) {
           if (followed[stream] !== "") send({ type: stream, text: followed[stream] });
         }

@@ -1,23 +1,39 @@
 import { Type } from "@sinclair/typebox";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
+import type { HostHealth } from "../../services/host-health.js";
 
 /** `GET /health` (no auth) and `GET /openapi.json` (the document is built once, lazily). */
-export function systemRoutes(version: string, openApiDocument: () => Record<string, unknown>): RouteDefinition[] {
+export function systemRoutes(
+  version: string,
+  openApiDocument: () => Record<string, unknown>,
+  health: () => HostHealth,
+): RouteDefinition[] {
   return [
     defineRoute({
       method: "get",
       path: "/health",
       operationId: "health",
-      summary: "Liveness check (no authentication)",
+      summary: "Liveness and whether processes can run (no authentication)",
+      description:
+        "Answers 200 whenever the host answers at all. `status` is `ok`, or `degraded` with `reasons` when " +
+        "processes cannot run normally: no environment is active, or the active one reports its sandbox " +
+        "wedged, restarting or unavailable.",
       tags: ["system"],
       public: true,
       responses: {
         200: {
-          description: "The host is up",
-          schema: Type.Object({ status: Type.Literal("ok"), version: Type.String() }),
+          description: "The host is up; `status` says whether processes can run",
+          schema: Type.Object({
+            status: Type.Union([Type.Literal("ok"), Type.Literal("degraded")]),
+            version: Type.String(),
+            reasons: Type.Optional(Type.Array(Type.String())),
+          }),
         },
       },
-      handler: () => json(200, { status: "ok", version }),
+      handler: () => {
+        const { status, reasons } = health();
+        return json(200, status === "ok" ? { status, version } : { status, version, reasons });
+      },
     }),
     defineRoute({
       method: "get",

@@ -4,6 +4,11 @@
  * `running` and resolves with the exit state; this file owns everything
  * else: ids, `idle`/`terminating`, the timeout backstop, kill semantics,
  * output merging with its caps, persistence, and waking blocked requests.
+ *
+ * Timeouts: a process may wait in the environment's queue at most its
+ * `timeoutMs` (then it ends `timeout` without having run), and once running
+ * it gets its whole `timeoutMs`. The environment enforces both; the host's
+ * backstop ends the run itself if the environment has not, shortly after.
  */
 import type {
   EnvironmentBindings,
@@ -15,13 +20,19 @@ import type {
 import { CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { CappedText } from "./capped-text.js";
+import { MergedOutput } from "./merged-output.js";
 import type { ProcessFilter, ProcessRow, ProcessStore } from "./process-store.js";
 
 export interface ProcessLimits {
   codeBytes: number;
   streamBytes: number;
   outputBytes: number;
+  /** Live readers (`follow`) one running process may have at once. */
+  followers: number;
 }
+
+/** The longest delay a Node timer takes (about 24.8 days); a longer `timeoutMs` would fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 export interface ProcessRunnerOptions {
   store: ProcessStore;
@@ -35,8 +46,13 @@ export interface ProcessRunnerOptions {
   catalog(): Record<string, { tools: string[] }>;
 }
 
-/** How long the host waits past `timeoutMs` (from `running`) before it ends a run itself. */
-const TIMEOUT_BACKSTOP_MS = 50;
+/**
+ * How long the host waits past a deadline (in the queue, then from
+ * `running`) before it ends a run itself. The environment owns the deadline;
+ * this only covers one that failed to enforce it, so it is generous enough
+ * that a loaded machine never lets the backstop race a working environment.
+ */
+const TIMEOUT_BACKSTOP_MS = 1_000;
 /** How long a kill waits for the environment to confirm before the host ends the run itself. */
 const KILL_GRACE_MS = 2_000;
 
@@ -49,7 +65,7 @@ interface LiveExecution {
   state: ExecutionState | "terminating";
   stdout: CappedText;
   stderr: CappedText;
-  output: Record<string, unknown>;
+  output: MergedOutput;
   error: string | null;
   /** Set when the host decided how the run ends (kill, timeout backstop, output cap). */
   forced: { exitState: ExecutionExitState; error: string | null } | null;
@@ -95,13 +111,8 @@ export class ProcessRunner {
       execution.state = state;
       const startedAt = state === "running" ? new Date().toISOString() : undefined;
       this.options.store.setState(execution.processId, state, startedAt);
-      if (state === "running" && execution.timeoutMs !== null) {
-        // The environment owns the deadline; this only fires if it failed to. No grace then: the run ends now.
-        execution.backstop = setTimeout(
-          () => this.force(execution, "timeout", `timed out after ${execution.timeoutMs} ms`, 0),
-          execution.timeoutMs + TIMEOUT_BACKSTOP_MS,
-        );
-      }
+      // Running: the whole timeoutMs again, however long the run was queued.
+      if (state === "running") this.armBackstop(execution, `timed out after ${execution.timeoutMs} ms`);
     },
     setError: (executionId, message) => {
       const execution = this.live.get(executionId);
@@ -113,13 +124,9 @@ export class ProcessRunner {
       const execution = this.live.get(executionId);
       if (!execution || execution.forced) return;
       if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return;
-      const merged = { ...execution.output, ...patch };
-      const size = Buffer.byteLength(JSON.stringify(merged) ?? "");
-      if (size > this.options.limits.outputBytes) {
+      if (!execution.output.merge(patch)) {
         this.force(execution, "failed", `output exceeds the limit of ${this.options.limits.outputBytes} bytes`);
-        return;
       }
-      execution.output = merged;
     },
   };
 
@@ -131,12 +138,15 @@ export class ProcessRunner {
     }
     const ref = input.ref === undefined ? null : input.ref.trim();
     if (ref === "") throw new CyrnelError("bad_request", `"ref" must not be empty when given`);
+    const timeoutMs = input.timeoutMs === undefined ? 30_000 : input.timeoutMs;
+    if (timeoutMs !== null && (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)) {
+      throw new CyrnelError(
+        "bad_request",
+        `"timeoutMs" must be an integer from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days), or null for no limit`,
+      );
+    }
     const environment = this.requireEnvironment();
-    const row = this.options.store.create({
-      code: input.code,
-      ref,
-      timeoutMs: input.timeoutMs === undefined ? 30_000 : input.timeoutMs,
-    });
+    const row = this.options.store.create({ code: input.code, ref, timeoutMs });
     this.start(row, environment);
     return this.get(row.id);
   }
@@ -196,13 +206,21 @@ export class ProcessRunner {
   /**
    * Live stdout/stderr of a process: what was written so far, then each new
    * chunk through `reader` until the run ends. An idle process answers its
-   * stored text and is done at once.
+   * stored text and is done at once. A running process takes at most
+   * `limits.followers` live readers (each holds a copy of what it is sent).
    */
   follow(id: number, reader: StreamReader): FollowedProcess {
     const row = this.get(id);
     const execution = this.byProcess.get(id);
     if (!execution) {
       return { stdout: row.stdout, stderr: row.stderr, done: Promise.resolve(row), close() {} };
+    }
+    const limit = this.options.limits.followers;
+    if (execution.readers.size >= limit) {
+      throw new CyrnelError(
+        "too_many_followers",
+        `process ${id} already has ${limit} live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
+      );
     }
     execution.readers.add(reader);
     const close = () => execution.readers.delete(reader);
@@ -273,7 +291,7 @@ export class ProcessRunner {
       state: "queued",
       stdout: new CappedText(this.options.limits.streamBytes, "stdout"),
       stderr: new CappedText(this.options.limits.streamBytes, "stderr"),
-      output: {},
+      output: new MergedOutput(this.options.limits.outputBytes),
       error: null,
       forced: null,
       backstop: undefined,
@@ -289,6 +307,8 @@ export class ProcessRunner {
     };
     this.live.set(executionId, execution);
     this.byProcess.set(row.id, execution);
+    // Queued: the environment may keep the run waiting at most its timeoutMs.
+    this.armBackstop(execution, `timed out after ${row.timeoutMs} ms waiting in the queue; the code never ran`);
     environment.module
       .execute({
         executionId,
@@ -304,6 +324,18 @@ export class ProcessRunner {
           execution.finish("failed");
         },
       );
+  }
+
+  /**
+   * The environment owns the deadline of the current phase (queued, then
+   * running); this only fires if it failed to enforce it. No grace then: the
+   * run ends at once.
+   */
+  private armBackstop(execution: LiveExecution, message: string): void {
+    clearTimeout(execution.backstop);
+    if (execution.timeoutMs === null) return;
+    const delay = Math.min(execution.timeoutMs + TIMEOUT_BACKSTOP_MS, MAX_TIMEOUT_MS);
+    execution.backstop = setTimeout(() => this.force(execution, "timeout", message, 0), delay);
   }
 
   /** The host decides how a run ends: tell the environment to stop, and stop waiting for it after a grace period. */
@@ -341,7 +373,7 @@ export class ProcessRunner {
       this.options.store.finish(execution.processId, execution.executionId, {
         exitState,
         error,
-        output: execution.output,
+        output: execution.output.value(),
         stdout: execution.stdout.toString(),
         stderr: execution.stderr.toString(),
       });

@@ -1,0 +1,43 @@
+/**
+ * What `GET /health` reports beyond "the host answers": whether processes
+ * can run. Cheap by design — it is polled, and must answer while the host is
+ * busy: with an environment active it only asks that module's synchronous
+ * `health()`, which reads state the module already keeps.
+ */
+import type { EnvironmentHealth } from "@cyrnel/sdk";
+import { messageOf } from "../errors.js";
+import type { ModuleRegistry } from "./modules/module-registry.js";
+
+export interface HostHealth {
+  status: "ok" | "degraded";
+  /** Why processes cannot run normally; empty when `ok`. */
+  reasons: string[];
+}
+
+export function hostHealth(modules: Pick<ModuleRegistry, "activeEnvironment" | "list">): HostHealth {
+  const environment = modules.activeEnvironment();
+  if (environment === null) {
+    const reasons = ["no environment module is active: processes cannot run"];
+    for (const record of modules.list({ type: "environment", enabled: true })) {
+      if (record.error !== null) reasons.push(`environment "${record.id}" is enabled but failed: ${record.error}`);
+    }
+    return { status: "degraded", reasons };
+  }
+  const reported = environmentHealth(environment.module.health?.bind(environment.module));
+  if (reported.status === "ok") return { status: "ok", reasons: [] };
+  return { status: "degraded", reasons: [`environment "${environment.id}": ${reported.reason ?? "degraded"}`] };
+}
+
+/** Module code: whatever it returns or throws becomes a well-formed answer. */
+function environmentHealth(health: (() => EnvironmentHealth) | undefined): EnvironmentHealth {
+  if (health === undefined) return { status: "ok" };
+  try {
+    const reported: unknown = health();
+    const { status, reason } = (reported ?? {}) as { status?: unknown; reason?: unknown };
+    if (status === "ok") return { status: "ok" };
+    if (status === "degraded") return { status, reason: typeof reason === "string" ? reason : undefined };
+    return { status: "degraded", reason: `health() returned ${JSON.stringify(reported) ?? String(reported)}` };
+  } catch (error) {
+    return { status: "degraded", reason: `health() threw: ${messageOf(error)}` };
+  }
+}

@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { restart, startHost, type TestHost } from "./support/host.js";
+
+/** The typescript-ivm sandbox process lives and dies with the host that forked it. */
+
+/** Fields of /proc/<pid>/stat after the command name: state, ppid, …; null once the process is gone. */
+function stat(pid: number): { state: string; ppid: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { state: state ?? "", ppid: Number(ppid) };
+  } catch {
+    return null;
+  }
+}
+
+/** A zombie has ended; only its exit status is left for a parent that may never collect it. */
+const alive = (pid: number) => {
+  const state = stat(pid)?.state;
+  return state !== undefined && state !== "Z";
+};
+
+/** Sandbox processes (the forked typescript-ivm worker) whose parent is `pid`. */
+function sandboxesOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((child) => stat(child)?.ppid === pid && alive(child))
+    .filter((child) => {
+      try {
+        return readFileSync(`/proc/${child}/cmdline`, "utf8").includes("worker/main.js");
+      } catch {
+        return false;
+      }
+    });
+}
+
+let host: TestHost | undefined;
+afterEach(async () => {
+  await host?.stop();
+});
+
+describe("the sandbox process", () => {
+  it("exits when its host is SIGKILLed, even while an isolate spins; a restart runs exactly one", async () => {
+    host = await startHost();
+    const created = await host.api("POST", "/processes", {
+      code: "console.log('spinning'); while (true) {}",
+      timeoutMs: null,
+    });
+    expect(created.status, created.text).toBe(201);
+    await expect
+      .poll(async () => (await host!.api("GET", `/processes/${created.body.id}`)).body.state, { timeout: 15_000 })
+      .toBe("running");
+    const pid = host.child.pid as number;
+    const sandboxes = sandboxesOf(pid);
+    expect(sandboxes).toHaveLength(1);
+    const sandbox = sandboxes[0] as number;
+
+    await host.kill();
+    await expect.poll(() => alive(sandbox), { timeout: 30_000, interval: 50 }).toBe(false);
+
+    host = await restart(host);
+    const running = sandboxesOf(host.child.pid as number);
+    expect(running).toHaveLength(1);
+    expect(running[0]).not.toBe(sandbox);
+    expect((await host.api("GET", `/processes/${created.body.id}`)).body).toMatchObject({
+      state: "idle",
+      exitState: "failed",
+      error: "interrupted: host restarted",
+    });
+    const after = await host.api("POST", "/processes", { code: "cyrnel.output({ fine: true });", block: true });
+    expect(after.body).toMatchObject({ exitState: "success", output: { fine: true } });
+  });
+
+  it("does not keep a stopping host alive when the host stopped waiting for its setup", async () => {
+    // A 1 ms hook timeout: the host gives up on the environment's setup while its sandbox process is starting.
+    host = await startHost({ env: { CYRNEL_INVOKE_TIMEOUT_MS: "1" } });
+    await host.waitForLog((entry) => entry.msg === "module setup failed" && entry.module === "typescript-ivm");
+    const pid = host.child.pid as number;
+    await expect.poll(() => sandboxesOf(pid).length, { timeout: 30_000 }).toBe(1);
+    const [sandbox] = sandboxesOf(pid);
+    expect(await host.stop()).toBe(0);
+    await expect.poll(() => alive(sandbox as number), { timeout: 30_000, interval: 50 }).toBe(false);
+  });
+});

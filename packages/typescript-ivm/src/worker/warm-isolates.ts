@@ -1,0 +1,143 @@
+import ivm from "isolated-vm";
+import { prelude } from "../sandbox/prelude.js";
+
+/** Called when V8 loses control of an isolate; the process must be replaced (see the worker entry). */
+export type CatastropheHandler = (isolate: ivm.Isolate, message: string) => void;
+
+export const PRELUDE_FILENAME = "cyrnel-prelude.js";
+
+/**
+ * The prelude is real source built with the package. The script's value is
+ * the prelude function; "use strict" makes it strict. `__name` is the helper
+ * esbuild's `keepNames` (used by tsx) inserts into transformed functions;
+ * defining it in a closure keeps the prelude working when the host runs from
+ * TypeScript sources (tsc and vitest emit no helpers) without putting it on
+ * the sandbox's global object.
+ */
+const PRELUDE_SCRIPT = [
+  '"use strict";',
+  "(() => {",
+  'const __name = (target, value) => Object.defineProperty(target, "name", { value, configurable: true });',
+  `return (${prelude.toString()});`,
+  "})();",
+].join("\n");
+
+/** A context of a fresh isolate with the prelude evaluated in it: the run installs the sandbox surface with `install`. */
+export interface Prepared {
+  context: ivm.Context;
+  /** The prelude function (see sandbox/prelude.ts), held only on this side. */
+  install: ivm.Reference;
+}
+
+/** An isolate that has never run user code. */
+export interface FreshIsolate {
+  isolate: ivm.Isolate;
+  /** Settles once the prelude is evaluated; rejects if the isolate was disposed first. */
+  prepared: Promise<Prepared>;
+}
+
+/**
+ * Fresh isolates, kept warm. Every execution gets an isolate of its own and
+ * the isolate is disposed when the execution ends, whatever it left behind:
+ * FinalizationRegistry callbacks (V8 runs them after a collection, in
+ * whatever the isolate runs next), microtask chains that never end, or
+ * anything else still queued inside it can never run in a later execution's
+ * time — nor block this process's main thread on the isolate's lock, which
+ * is how a reused isolate used to wedge the whole sandbox process.
+ *
+ * Creating an isolate costs several times as much as a fresh context in a
+ * reused one, so `size` spares are made ahead of time and their context and
+ * prelude are prepared on the isolate's own thread. A spare taken is
+ * replaced only once a run has ended (when its isolate is disposed), on a
+ * later turn of the event loop: this process's main thread serves every
+ * running execution, and making isolates while runs are starting would
+ * delay them.
+ */
+export class WarmIsolates {
+  private readonly spares: FreshIsolate[] = [];
+  private refill: NodeJS.Immediate | undefined;
+  private closed = false;
+  /** V8's code cache of the prelude, produced by the first isolate: later ones skip most of its compilation. */
+  private preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+
+  constructor(
+    private readonly size: number,
+    private readonly memoryLimitMb: number,
+    private readonly onCatastrophe: CatastropheHandler,
+  ) {
+    // After the constructor returns: the sandbox process reports `ready` first, and the host waits for that.
+    this.scheduleRefill();
+  }
+
+  /** A fresh isolate for one execution: a warm spare when there is one, else one made now. */
+  take(): FreshIsolate {
+    return this.spares.shift() ?? this.create();
+  }
+
+  /**
+   * Ends an isolate for good (whatever is still running or queued inside it
+   * is terminated with it), then makes up for the spares taken.
+   */
+  dispose(isolate: ivm.Isolate): void {
+    dispose(isolate);
+    this.scheduleRefill();
+  }
+
+  /** Disposes the spares; isolates in use are disposed when their executions end. */
+  close(): void {
+    this.closed = true;
+    clearImmediate(this.refill);
+    for (const spare of this.spares.splice(0)) dispose(spare.isolate);
+  }
+
+  /** One isolate per turn of the event loop, so runs and tool results are never held up for a whole batch. */
+  private scheduleRefill(): void {
+    if (this.refill !== undefined || this.closed || this.spares.length >= this.size) return;
+    this.refill = setImmediate(() => {
+      this.refill = undefined;
+      if (this.closed || this.spares.length >= this.size) return;
+      this.spares.push(this.create());
+      this.scheduleRefill();
+    });
+  }
+
+  private create(): FreshIsolate {
+    // Without a handler isolated-vm aborts the whole process on such an error; with one, it parks the
+    // isolate's thread forever and leaves the decision to us.
+    const isolate: ivm.Isolate = new ivm.Isolate({
+      memoryLimit: this.memoryLimitMb,
+      onCatastrophicError: (message) => this.onCatastrophe(isolate, message),
+    });
+    const prepared = this.prepare(isolate);
+    // A spare disposed at close is never awaited; its rejection is expected.
+    prepared.catch(() => {});
+    return { isolate, prepared };
+  }
+
+  /** Asynchronous calls: the work happens on the isolate's thread, not on this process's main thread. */
+  private async prepare(isolate: ivm.Isolate): Promise<Prepared> {
+    const context = await isolate.createContext();
+    const cache = this.preludeCache;
+    const script = await isolate.compileScript(PRELUDE_SCRIPT, {
+      filename: PRELUDE_FILENAME,
+      ...(cache === undefined ? { produceCachedData: true } : { cachedData: cache }),
+    });
+    // isolated-vm's types leave out what `produceCachedData` / `cachedData` add to the script.
+    const compiled = script as ivm.Script & {
+      cachedData?: ivm.ExternalCopy<ArrayBuffer>;
+      cachedDataRejected?: boolean;
+    };
+    if (cache === undefined || compiled.cachedDataRejected === true) this.preludeCache = compiled.cachedData;
+    const install = await script.run(context, { reference: true });
+    return { context, install };
+  }
+}
+
+function dispose(isolate: ivm.Isolate): void {
+  if (isolate.isDisposed) return;
+  try {
+    isolate.dispose();
+  } catch {
+    // Disposed concurrently (memory limit); nothing left to free.
+  }
+}
