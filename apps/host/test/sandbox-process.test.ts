@@ -74,8 +74,8 @@ describe("the sandbox process", () => {
   });
 
   it("does not keep a stopping host alive when the host stopped waiting for its setup", async () => {
-    // A 1 ms hook timeout: the host gives up on the environment's setup while its sandbox process is starting.
-    host = await startHost({ env: { CYRNEL_INVOKE_TIMEOUT_MS: "1" } });
+    // A 1 ms setup timeout: the host gives up on the environment's setup while its sandbox process is starting.
+    host = await startHost({ env: { CYRNEL_MODULE_LOAD_TIMEOUT_MS: "1" } });
     await host.waitForLog((entry) => entry.msg === "module setup failed" && entry.module === "typescript-ivm");
     const pid = host.child.pid as number;
     await expect.poll(() => sandboxesOf(pid).length, { timeout: 30_000 }).toBe(1);
