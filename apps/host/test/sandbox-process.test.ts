@@ -81,7 +81,8 @@ describe("the sandbox process", () => {
     host = await startHost({ env: { CYRNEL_MODULE_LOAD_TIMEOUT_MS: "1" } });
     await host.waitForLog(gaveUp);
     await host.waitForLog(
-      (entry) => entry.msg === "a setup that timed out finished late; tearing it down" && entry.module === "typescript-ivm",
+      (entry) =>
+        entry.msg === "a setup that timed out finished late; tearing it down" && entry.module === "typescript-ivm",
       30_000,
     );
     const pid = host.child.pid as number;
