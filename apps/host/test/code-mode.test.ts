@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type * as TS from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restart, startHost, type TestHost, tempDir } from "./support/host.js";
-import { expectEndedAs, SHOP_HOSTILE_PROGRAMS } from "./support/hostile-programs.js";
+import { expectEndedAs, shopHostilePrograms } from "./support/hostile-programs.js";
 import { type ShopApi, startShopApi } from "./support/shop-api.js";
 
 /**
@@ -506,7 +506,7 @@ describe("hostile code over HTTP", () => {
     health = watchHealth();
   });
 
-  it.each(SHOP_HOSTILE_PROGRAMS)("%s gets nothing from the host", async (_label, code, expected) => {
+  it.each(shopHostilePrograms())("%s gets nothing from the host", async (_label, code, expected) => {
     const result = await run(code, { timeoutMs: 5_000 });
     produced.push(JSON.stringify(result));
     for (const stream of ["output", "stdout", "stderr"]) {

@@ -30,7 +30,10 @@ const NOTHING = { processType: "undefined", requireType: "undefined" };
 const PRINT_ENV = "cyrnel.output({ env: JSON.stringify(p.env) });";
 const noProcess = /^Uncaught ReferenceError: process is not defined\n\s+at /;
 
-export const SHOP_HOSTILE_PROGRAMS: [label: string, code: string, expected: HostileExpectation][] = [
+/** The programs; `services` is every enabled service id in id order (what `cyrnel.services` lists). */
+export const shopHostilePrograms = (
+  services: readonly string[] = ["shop"],
+): [label: string, code: string, expected: HostileExpectation][] => [
   [
     "this.constructor.constructor",
     `const p = this.constructor.constructor("return process")();\n${PRINT_ENV}`,
@@ -68,11 +71,11 @@ try { Object.setPrototypeOf(cyrnel.services, { env: 1 }); } catch {}
 try { (cyrnel as any).services = {}; } catch {}
 const tool = cyrnel.services.shop.tools.getItem;
 cyrnel.output({
-frozen: Object.isFrozen(cyrnel),
-setProto: Reflect.setPrototypeOf(cyrnel.services, null),
-servicesProto: Object.getPrototypeOf(cyrnel.services),
-toolProto: Object.getPrototypeOf(tool),
-item: await tool.invoke({ id: "p" }),
+  frozen: Object.isFrozen(cyrnel),
+  setProto: Reflect.setPrototypeOf(cyrnel.services, null),
+  servicesProto: Object.getPrototypeOf(cyrnel.services),
+  toolProto: Object.getPrototypeOf(tool),
+  item: await tool.invoke({ id: "p" }),
 });
 ${REPORT}`,
     {
@@ -90,14 +93,14 @@ ${REPORT}`,
     "Error.prepareStackTrace walking the frames of a tool error",
     `const seen: string[] = [];
 (Error as any).prepareStackTrace = (_error: unknown, frames: any[]) => {
-for (const frame of frames) {
-  for (const value of [frame.getThis?.(), frame.getFunction?.()]) {
-    if (!value) continue;
-    try { seen.push(JSON.stringify(value.constructor.constructor("return process")().env)); }
-    catch (error: any) { seen.push(String(error.message)); }
+  for (const frame of frames) {
+    for (const value of [frame.getThis?.(), frame.getFunction?.()]) {
+      if (!value) continue;
+      try { seen.push(JSON.stringify(value.constructor.constructor("return process")().env)); }
+      catch (error: any) { seen.push(String(error.message)); }
+    }
   }
-}
-return "custom";
+  return "custom";
 };
 try { await (cyrnel.services as any).nope.tools.x.invoke({}); } catch (error: any) { seen.push(String(error.stack)); }
 try { (cyrnel as any).output(1); } catch (error: any) { seen.push(String(error.stack)); }
@@ -121,18 +124,18 @@ ${REPORT}`,
     "Symbol and Proxy tricks on cyrnel.services",
     `const s: any = cyrnel.services;
 cyrnel.output({
-ownKeys: Reflect.ownKeys(s).map(String),
-symbols: [Symbol.toPrimitive, Symbol.iterator, Symbol.for("nodejs.util.inspect.custom")].map((sym) => typeof s[sym]),
-defined: Reflect.defineProperty(s, "evil", { value: 1 }),
-deleted: Reflect.deleteProperty(s, "shop"),
-viaProxy: typeof new Proxy(s, {}).shop.tools.getItem.invoke,
-viaProxyCall: await new Proxy(s, { get: (t, k) => t[k] }).shop.tools.getItem.invoke({ id: "x" }),
-globalOfInvoke: typeof s.shop.tools.getItem.invoke.constructor("return this")().process,
+  ownKeys: Reflect.ownKeys(s).map(String),
+  symbols: [Symbol.toPrimitive, Symbol.iterator, Symbol.for("nodejs.util.inspect.custom")].map((sym) => typeof s[sym]),
+  defined: Reflect.defineProperty(s, "evil", { value: 1 }),
+  deleted: Reflect.deleteProperty(s, "shop"),
+  viaProxy: typeof new Proxy(s, {}).shop.tools.getItem.invoke,
+  viaProxyCall: await new Proxy(s, { get: (t, k) => t[k] }).shop.tools.getItem.invoke({ id: "x" }),
+  globalOfInvoke: typeof s.shop.tools.getItem.invoke.constructor("return this")().process,
 });
 ${REPORT}`,
     {
       output: {
-        ownKeys: ["shop"],
+        ownKeys: services,
         symbols: ["undefined", "undefined", "undefined"],
         defined: false,
         deleted: false,
