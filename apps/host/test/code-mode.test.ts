@@ -293,6 +293,10 @@ describe("how code ends", () => {
 describe("kill", () => {
   it("cancels a running busy loop", async () => {
     const id = await startIn("running", "cyrnel.output({ started: true });\nwhile (true) {}");
+    // Output travels from the sandbox in coalesced messages: kill once it has arrived, so it is there to keep.
+    await expect
+      .poll(async () => (await host.api("GET", `/processes/${id}/output`)).body, { timeout: 15_000 })
+      .toEqual({ started: true });
     const killed = await host.api("POST", `/processes/${id}/signals/kill`);
     expect(killed.status, killed.text).toBe(200);
     expect(killed.body).toMatchObject({ id, state: "idle", exitState: "canceled" });
