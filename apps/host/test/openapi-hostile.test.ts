@@ -2,6 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
+import {
+  deepDefinition,
+  filesDocument,
+  queryKeyDocument,
+  secretForms,
+  yamlAliasBomb,
+} from "./support/hostile-inputs.js";
 import { enableRecorder, installRecorded } from "./support/recorder.js";
 
 /**
@@ -66,31 +73,7 @@ async function run(code: string): Promise<Record<string, any>> {
 
 describe("path parameters cannot leave their operation", () => {
   it("getFile(.., admin, secret) never reaches the disabled DELETE /admin/secret", async () => {
-    await installOpenApi(
-      "files",
-      {
-        openapi: "3.0.3",
-        info: { title: "Files", version: "1" },
-        components: { securitySchemes: { token: { type: "http", scheme: "bearer" } } },
-        security: [{ token: [] }],
-        paths: {
-          "/files/{a}/{b}/{c}": {
-            get: {
-              operationId: "getFile",
-              parameters: ["a", "b", "c"].map((name) => ({
-                name,
-                in: "path",
-                required: true,
-                schema: { type: "string" },
-              })),
-              responses: { "200": { description: "ok" } },
-            },
-          },
-          "/admin/secret": { delete: { operationId: "deleteSecret", responses: { "204": { description: "gone" } } } },
-        },
-      },
-      { token: "files-service-token" },
-    );
+    await installOpenApi("files", filesDocument(), { token: "files-service-token" });
     const disabled = await host.api("POST", "/tools/files/deleteSecret/enabled", { enabled: false });
     expect(disabled.status, disabled.text).toBe(200);
     received.length = 0;
@@ -117,24 +100,9 @@ describe("path parameters cannot leave their operation", () => {
 });
 
 describe("definitions that expand enormously", () => {
-  const aliasBomb = () => {
-    const lines = ["openapi: 3.0.3", "info: {title: Bomb, version: '1'}", "paths: {}", "components:", "  schemas:"];
-    lines.push("    l0: &l0 {type: string}");
-    for (let i = 1; i < 25; i++)
-      lines.push(`    l${i}: &l${i} {type: object, properties: {a: *l${i - 1}, b: *l${i - 1}}}`);
-    return `${lines.join("\n")}\n`;
-  };
-  const deep = () => {
-    const open = '{"type":"object","properties":{"x":';
-    return (
-      '{"openapi":"3.0.3","info":{"title":"Deep","version":"1"},"paths":{},"components":{"schemas":{"Deep":' +
-      `${open.repeat(20_000)}{"type":"string"}${"}}".repeat(20_000)}}}}`
-    );
-  };
-
   it.each([
-    ["a 1.7 KB YAML alias bomb", aliasBomb, /expands to more than 5,000,000 values/],
-    ["20,000 nested schemas", deep, /nested more than 256 levels deep/],
+    ["a 1.7 KB YAML alias bomb", yamlAliasBomb, /expands to more than 5,000,000 values/],
+    ["20,000 nested schemas", () => deepDefinition(), /nested more than 256 levels deep/],
   ])("%s: /health keeps answering and the install gets a 400 naming the limit", async (_label, text, message) => {
     const install = host.api("POST", "/services", { id: "bomb", adapter: "openapi", definition: text() });
     const health = await fetch(`${host.url}/health`);
@@ -149,7 +117,7 @@ describe("definitions that expand enormously", () => {
   it("a definition downloaded from a URL goes through the same limits", async () => {
     respond = (_request, response) => {
       response.writeHead(200, { "content-type": "application/yaml" });
-      response.end(aliasBomb());
+      response.end(yamlAliasBomb());
     };
     const response = await host.api("POST", "/services", {
       id: "bomb",
@@ -163,24 +131,8 @@ describe("definitions that expand enormously", () => {
 
 describe("secrets echoed back encoded", () => {
   const KEY = "QUERYKEY+/=abc 123";
-  const forms = (secret: string) => {
-    const percent = encodeURIComponent(secret);
-    const lower = (text: string) => text.replace(/%[0-9A-F]{2}/g, (sequence) => sequence.toLowerCase());
-    return [secret, percent, lower(percent), percent.replaceAll("%20", "+"), lower(percent.replaceAll("%20", "+"))];
-  };
-
   it("an apiKey sent in the query is masked in every form, in the response and the log", async () => {
-    await installOpenApi(
-      "keyed",
-      {
-        openapi: "3.0.3",
-        info: { title: "Keyed", version: "1" },
-        components: { securitySchemes: { key: { type: "apiKey", in: "query", name: "key" } } },
-        security: [{ key: [] }],
-        paths: { "/items": { get: { operationId: "listItems", responses: { "200": { description: "ok" } } } } },
-      },
-      { key: KEY },
-    );
+    await installOpenApi("keyed", queryKeyDocument(), { key: KEY });
     respond = (request, response) => {
       const target = request.url ?? "";
       response.writeHead(400, `Bad ${target}`, { "content-type": "application/json" });
@@ -192,7 +144,7 @@ describe("secrets echoed back encoded", () => {
     expect(response.status).toBe(502);
     expect(response.text).toContain("[redacted]");
     const logs = host.output.join("\n");
-    for (const form of forms(KEY)) {
+    for (const form of secretForms(KEY)) {
       expect(response.text).not.toContain(form);
       expect(logs).not.toContain(form);
     }
@@ -212,8 +164,8 @@ describe("secrets echoed back encoded", () => {
     expect(response.body.error).toMatch(/^GET \/x\?token=\[redacted\] failed: /);
     expect(response.body.error).not.toContain("[cut:");
     const forbidden = [
-      ...forms(KEY),
-      ...forms(basic.password),
+      ...secretForms(KEY),
+      ...secretForms(basic.password),
       new URLSearchParams({ token: KEY }).toString().slice("token=".length),
       Buffer.from(`${basic.username}:${basic.password}`).toString("base64"),
     ];

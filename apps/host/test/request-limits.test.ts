@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
+import { doublingCopies, manyCopies, nestedJson } from "./support/hostile-inputs.js";
 import { enableRecorder, installRecorded } from "./support/recorder.js";
 
 /**
@@ -8,18 +9,6 @@ import { enableRecorder, installRecorded } from "./support/recorder.js";
  * answer 400 naming the limit, on every config and secrets route, and the
  * host stays responsive.
  */
-const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-
-/** `copy` ops that double the document each time: 2^n growth from a few bytes. */
-const doublingCopies = (count: number) => [
-  { op: "add", path: "/x0", value: "0123456789abcdef" },
-  ...Array.from({ length: count }, (_, i) => ({ op: "add", path: `/x${i + 1}`, value: {} })).flatMap((add, i) => [
-    add,
-    { op: "copy", from: `/x${i}`, path: `/x${i + 1}/a` },
-    { op: "copy", from: `/x${i}`, path: `/x${i + 1}/b` },
-  ]),
-];
-
 let host: TestHost;
 beforeAll(async () => {
   host = await startHost({ modules: ["recorder"] });
@@ -39,22 +28,19 @@ const PATCH_ROUTES = [
 
 describe.each(PATCH_ROUTES)("PATCH %s", (path) => {
   it("answers 400 naming the nesting limit for a merge patch nested 100,000 deep", async () => {
-    const response = await host.api("PATCH", path, nested(100_000));
+    const response = await host.api("PATCH", path, nestedJson(100_000));
     expect(response.status, response.text).toBe(400);
     expect(response.body.error).toMatch(/nests deeper than \d+ levels/);
   });
 
   it("answers 400 naming the nesting limit for a patch deeper than a document may be", async () => {
-    const response = await host.api("PATCH", path, nested(100));
+    const response = await host.api("PATCH", path, nestedJson(100));
     expect(response.status, response.text).toBe(400);
     expect(response.body.error).toMatch(/nests deeper than 64 levels/);
   });
 
   it("answers 400 naming the operation limit for 2,000 copy operations", async () => {
-    const ops = [
-      { op: "add", path: "/seed", value: "x" },
-      ...Array.from({ length: 2_000 }, (_, i) => ({ op: "copy", from: "/seed", path: `/c${i}` })),
-    ];
+    const ops = manyCopies(2_000);
     const response = await host.api("PATCH", path, ops);
     expect(response.status, response.text).toBe(400);
     expect(response.body.error).toContain("at most 1000 operations");
