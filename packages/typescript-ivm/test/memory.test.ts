@@ -69,7 +69,8 @@ describe("memory bombs", () => {
     // Concurrency still works afterwards.
     const parallel = await Promise.all(Array.from({ length: 6 }, (_, i) => host.run(`cyrnel.output({ i: ${i} });`)));
     expect(parallel.map((result) => result.exit)).toEqual(Array(6).fill("success"));
-  });
+    // 220 runs, a third of them filling a heap: minutes on a loaded 2-core machine; the time is not under test.
+  }, 600_000);
 
   it("a bomb running next to a normal execution: the bomb fails, the neighbour either finishes or fails clearly", async () => {
     const neighbour = host.submit(
