@@ -8,7 +8,7 @@ import AjvModule, { type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { Hono } from "hono";
 import { CyrnelError } from "../errors.js";
-import { relevantErrors, summariseIssues, type ValidationIssue } from "../services/json-schema.js";
+import { relevantErrors, summariseIssues, type ValidationIssue } from "../lib/json-schema.js";
 import { readJsonBody } from "./request-body.js";
 import type { Reply, RouteDefinition } from "./route.js";
 

@@ -3,7 +3,7 @@
  * Content-Length, and turns every way it can be wrong into a 4xx.
  */
 import { CyrnelError } from "../errors.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../services/json-nesting.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../lib/json-nesting.js";
 
 export async function readJsonBody(request: Request, limit: number): Promise<{ present: boolean; value: unknown }> {
   const declared = request.headers.get("content-length");

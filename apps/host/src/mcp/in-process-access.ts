@@ -4,13 +4,13 @@
  * handler does and builds the same shapes.
  */
 import type { ProcessReport, ServiceRecord } from "../cli/api-types.js";
+import type { EnvironmentDocs } from "../domain/environment-docs.js";
+import { processRecord, processResult } from "../domain/processes/process-record.js";
+import type { ProcessRunner } from "../domain/processes/process-runner.js";
+import type { ProcessRow } from "../domain/processes/process-store.js";
+import { serviceRecord, toolRecord } from "../domain/services/records.js";
+import type { ServiceStore } from "../domain/services/service-store.js";
 import { notFound } from "../errors.js";
-import type { EnvironmentDocs } from "../services/environment-docs.js";
-import { processRecord, processResult } from "../services/processes/process-record.js";
-import type { ProcessRunner } from "../services/processes/process-runner.js";
-import type { ProcessRow } from "../services/processes/process-store.js";
-import { serviceRecord, toolRecord } from "../services/services-and-tools/records.js";
-import type { ServiceStore } from "../services/services-and-tools/service-store.js";
 import type { HostAccess } from "./host-access.js";
 
 export interface InProcessDeps {

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
+import type { EnvironmentDocs } from "../../domain/environment-docs.js";
 import { defineRoute, type RouteDefinition, text } from "../../http/route.js";
-import type { EnvironmentDocs } from "../../services/environment-docs.js";
 
 const tags = ["environment"];
 

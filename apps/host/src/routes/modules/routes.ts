@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
+import type { ModuleInstaller } from "../../domain/modules/module-installer.js";
+import type { ModuleRegistry } from "../../domain/modules/module-registry.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { ConfigBody, EnabledBody, JsonObject, ListOf, PatchBody, SecretNames } from "../../http/schemas.js";
-import type { ModuleInstaller } from "../../services/modules/module-installer.js";
-import type { ModuleRegistry } from "../../services/modules/module-registry.js";
 
 const tags = ["modules"];
 const IdParams = Type.Object({ id: Type.String() });

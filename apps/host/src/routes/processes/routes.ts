@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import type { Context } from "hono";
+import { processRecord, processResult } from "../../domain/processes/process-record.js";
+import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../domain/processes/process-runner.js";
+import type { ProcessRow } from "../../domain/processes/process-store.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 import { ListOf, ListQuery, Timestamp } from "../../http/schemas.js";
-import { processRecord, processResult } from "../../services/processes/process-record.js";
-import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../services/processes/process-runner.js";
-import type { ProcessRow } from "../../services/processes/process-store.js";
 
 const tags = ["processes"];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
+import type { IndexKind, Registries } from "../../domain/registries/registries.js";
 import { decodeCursor, encodeCursor, isNumber, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { ListOf, ListQuery } from "../../http/schemas.js";
-import type { IndexKind, Registries } from "../../services/registries/registries.js";
 import { AddRegistryBody, IndexItem, RegistryRecord } from "./schemas.js";
 
 const tags = ["registries"];

@@ -1,12 +1,12 @@
 import { Type } from "@sinclair/typebox";
+import type { RegistryServiceInstalls } from "../../domain/registries/service-installs.js";
+import { serviceRecord } from "../../domain/services/records.js";
+import type { ServiceLifecycle } from "../../domain/services/service-lifecycle.js";
+import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
-import type { RegistryServiceInstalls } from "../../services/registries/service-installs.js";
-import { serviceRecord } from "../../services/services-and-tools/records.js";
-import type { ServiceLifecycle } from "../../services/services-and-tools/service-lifecycle.js";
-import type { ServiceStore } from "../../services/services-and-tools/service-store.js";
 import {
   DefinitionSource,
   InstalledService,

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
+import type { HostHealth } from "../../domain/host-health.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
-import type { HostHealth } from "../../services/host-health.js";
 
 /** `GET /health` (no auth) and `GET /openapi.json` (the document is built once, lazily). */
 export function systemRoutes(

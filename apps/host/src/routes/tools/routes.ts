@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
+import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
+import { toolDetail, toolRecord } from "../../domain/services/records.js";
+import type { ServiceStore } from "../../domain/services/service-store.js";
+import type { ToolGate } from "../../domain/services/tool-gate.js";
 import { decodeCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../http/schemas.js";
-import { type EnvironmentDocs, requireTool } from "../../services/environment-docs.js";
-import { toolDetail, toolRecord } from "../../services/services-and-tools/records.js";
-import type { ServiceStore } from "../../services/services-and-tools/service-store.js";
-import type { ToolGate } from "../../services/services-and-tools/tool-gate.js";
 
 const tags = ["tools"];
 const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String() });

@@ -13,9 +13,9 @@
 import { createHash } from "node:crypto";
 import type { JSONSchema } from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
+import { download, downloadJson } from "../../lib/download.js";
+import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import type { HostLogger } from "../../log.js";
-import { download, downloadJson } from "../download.js";
-import { type SchemaValidator, summariseIssues } from "../json-schema.js";
 import { selectVersion } from "./version-selection.js";
 
 export const WELL_KNOWN_PATH = ".well-known/cyrnel-registry.json";

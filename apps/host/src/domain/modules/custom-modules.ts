@@ -10,8 +10,8 @@ import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AdapterModule, EnvironmentModule } from "@cyrnel/sdk";
 import { messageOf } from "../../errors.js";
-import type { SchemaValidator } from "../json-schema.js";
-import { TimeoutError, withTimeout } from "../with-timeout.js";
+import type { SchemaValidator } from "../../lib/json-schema.js";
+import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import { checkInstance, MODULE_ID, type ValidManifest, validateManifest } from "./manifest.js";
 import { GENERATION_PARAM } from "./module-generation-hooks.js";
 

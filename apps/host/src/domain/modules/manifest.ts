@@ -1,7 +1,7 @@
 /** Validation of module manifests: `module.json` of custom modules and `manifest` exports of built-ins. */
 import type { ModuleManifest, ModuleType } from "@cyrnel/sdk";
 import semver from "semver";
-import type { SchemaValidator } from "../json-schema.js";
+import type { SchemaValidator } from "../../lib/json-schema.js";
 
 export const MODULE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

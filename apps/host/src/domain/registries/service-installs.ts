@@ -6,7 +6,7 @@
  */
 import { isValidIdentifier } from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
-import type { EnableFailure, ServiceLifecycle } from "../services-and-tools/service-lifecycle.js";
+import type { EnableFailure, ServiceLifecycle } from "../services/service-lifecycle.js";
 import type { RegistryClient } from "./registry-client.js";
 
 /** Registry installs name the adapter only when it is not the bundled OpenAPI one. */

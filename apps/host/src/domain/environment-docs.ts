@@ -8,9 +8,9 @@
  */
 import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { CyrnelError, noEnvironment, notFound } from "../errors.js";
+import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
 import type { ModuleRegistry } from "./modules/module-registry.js";
-import type { ServiceStore, ToolRow } from "./services-and-tools/service-store.js";
-import { TimeoutError, withTimeout } from "./with-timeout.js";
+import type { ServiceStore, ToolRow } from "./services/service-store.js";
 
 export class EnvironmentDocs {
   constructor(

@@ -7,11 +7,11 @@
 import { type InvokeInput, secretForms } from "@cyrnel/sdk";
 import { cutText } from "../../cut-text.js";
 import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
+import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
+import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
-import { type SchemaValidator, summariseIssues } from "../json-schema.js";
 import type { ModuleRegistry } from "../modules/module-registry.js";
 import type { SecretStore } from "../secrets/secret-store.js";
-import { TimeoutError, withTimeout } from "../with-timeout.js";
 import type { ServiceStore } from "./service-store.js";
 
 export interface ToolGateOptions {

@@ -19,12 +19,12 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { modules } from "../../db/schema.js";
 import { CyrnelError, messageOf, notFound } from "../../errors.js";
+import { applyPatch } from "../../lib/json-patch.js";
+import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
+import { KeyedMutex } from "../../lib/keyed-mutex.js";
+import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
-import { applyPatch } from "../json-patch.js";
-import { type SchemaValidator, summariseIssues } from "../json-schema.js";
-import { KeyedMutex } from "../keyed-mutex.js";
 import type { SecretStore } from "../secrets/secret-store.js";
-import { TimeoutError, withTimeout } from "../with-timeout.js";
 import {
   type LoadedModuleCode,
   listModuleFolders,

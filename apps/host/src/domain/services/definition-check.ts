@@ -5,7 +5,7 @@
  */
 import { isValidIdentifier, type ServiceDefinition } from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
-import type { SchemaValidator } from "../json-schema.js";
+import type { SchemaValidator } from "../../lib/json-schema.js";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
