@@ -19,6 +19,7 @@ export {
 export { isValidIdentifier, RESERVED_IDENTIFIERS } from "./identifier.js";
 export {
   type AdapterModule,
+  type EnvironmentAdmission,
   type EnvironmentBindings,
   type EnvironmentHealth,
   type EnvironmentModule,
