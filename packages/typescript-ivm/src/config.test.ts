@@ -4,26 +4,28 @@ import { CONFIG_SCHEMA, parseConfig } from "./config.js";
 describe("parseConfig", () => {
   it("applies defaults", () => {
     expect(parseConfig({})).toEqual({
-      poolSize: 2,
+      maxExecutions: 500,
+      queueSize: 500,
+      memoryBudgetMb: 1024,
+      warmIsolates: 4,
       memoryLimitMb: 128,
-      queueSize: 256,
       defaultTimeoutMs: 30_000,
       maxTimers: 1000,
       maxPendingToolCalls: 256,
       maxLogBytes: 1024 * 1024,
       maxOutputBytes: 1024 * 1024,
-      maxWorkerRssMb: 1024,
       watchdogTimeoutMs: 10_000,
     });
   });
 
   it("keeps given values, including a null default timeout", () => {
-    const config = parseConfig({ poolSize: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
-    expect(config).toMatchObject({ poolSize: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
+    const config = parseConfig({ maxExecutions: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
+    expect(config).toMatchObject({ maxExecutions: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
   });
 
   it.each([
-    [{ poolSize: 0 }, "poolSize must be an integer from 1 to 64, got 0"],
+    [{ maxExecutions: 0 }, "maxExecutions must be an integer from 1 to 100000, got 0"],
+    [{ memoryBudgetMb: 32 }, "memoryBudgetMb must be an integer from 64 to 1048576, got 32"],
     [{ memoryLimitMb: 4 }, "memoryLimitMb must be an integer from 8 to 8192, got 4"],
     [{ queueSize: 1.5 }, "queueSize must be an integer"],
     [{ maxTimers: "10" }, 'maxTimers must be an integer from 1 to 100000, got "10"'],

@@ -29,7 +29,7 @@ const host = new FakeHost();
 
 beforeAll(async () => {
   host.services.util = { enabled: true, tools: { ping: { enabled: true, call: async () => "pong" } } };
-  await host.start({ poolSize: 2, memoryLimitMb: 16 });
+  await host.start({ maxExecutions: 2, memoryLimitMb: 16 });
 });
 
 afterAll(async () => {

@@ -8,6 +8,7 @@
 import type { Logger } from "@cyrnel/sdk";
 import type { FromWorker, ToWorker, WorkerOptions } from "../ipc.js";
 import type { RunReporter } from "./host-bridge.js";
+import { MemoryGuard } from "./memory-guard.js";
 import { Outbox } from "./outbox.js";
 import { watchParent } from "./parent-watch.js";
 import { WorkerScheduler } from "./scheduler.js";
@@ -59,14 +60,20 @@ function onCatastrophe(executionId: number | null, message: string): void {
 
 const options = JSON.parse(process.argv[2] ?? "null") as WorkerOptions;
 const scheduler = new WorkerScheduler(options, reporter, logger, onCatastrophe);
+const guard = new MemoryGuard(options.memoryBudgetMb * 1024 * 1024, scheduler, (rssBytes) =>
+  send({ type: "memory", rssBytes }),
+);
 
 process.on("message", (message: ToWorker) => {
   if (doomed) return;
   switch (message.type) {
     case "run": {
       const { executionId, source, servicesJson, timeoutMs } = message;
+      guard.executionStarted();
       void scheduler.run({ executionId, source, servicesJson, timeoutMs }).then((exit) => {
-        if (!doomed) send({ type: "done", executionId, exit, rssBytes: process.memoryUsage.rss() });
+        if (doomed) return;
+        send({ type: "done", executionId, exit });
+        guard.executionEnded();
       });
       break;
     }

@@ -7,10 +7,10 @@ import type { RunReporter } from "./host-bridge.js";
 import { WarmIsolates } from "./warm-isolates.js";
 
 /**
- * The worker's side of scheduling. The host process admits at most
- * `poolSize` runs at a time (it owns the queue); here every run that
- * arrives starts at once in a fresh isolate of its own, which is disposed
- * when the run ends.
+ * The worker's side of scheduling. The host process decides how many
+ * executions the sandbox holds (it owns admission and the queue); here
+ * every run that arrives starts at once in a fresh isolate of its own,
+ * which is disposed when the run ends.
  */
 export class WorkerScheduler {
   private readonly isolates: WarmIsolates;
@@ -25,9 +25,17 @@ export class WorkerScheduler {
     onCatastrophe: (executionId: number | null, message: string) => void,
   ) {
     this.settings = executionSettings(options);
-    this.isolates = new WarmIsolates(options.poolSize, options.memoryLimitMb, (isolate, message) =>
-      onCatastrophe(this.byIsolate.get(isolate)?.executionId ?? null, message),
+    this.isolates = new WarmIsolates(
+      options.warmIsolates,
+      options.memoryLimitMb,
+      this.settings.preludeLimitsJson,
+      (isolate, message) => onCatastrophe(this.byIsolate.get(isolate)?.executionId ?? null, message),
     );
+  }
+
+  /** Executions that have not ended yet. */
+  get live(): number {
+    return this.active.size;
   }
 
   /** Runs one execution; the promise resolves with its exit state after any `setError`. */
@@ -56,5 +64,25 @@ export class WorkerScheduler {
 
   kill(executionId: number): void {
     this.active.get(executionId)?.cancel();
+  }
+
+  /**
+   * The running execution whose isolate has the largest heap (V8 heap plus
+   * memory allocated outside it, such as array buffers), among the isolates
+   * that answer within `waitMs`.
+   */
+  async largestHeap(waitMs: number): Promise<{ execution: Execution; bytes: number } | null> {
+    const deadline = new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs));
+    const sizes = await Promise.all(
+      [...this.byIsolate].map(async ([isolate, execution]) => {
+        const heap = await Promise.race([isolate.getHeapStatistics().catch(() => null), deadline]);
+        return heap === null ? null : { execution, bytes: heap.total_heap_size + heap.externally_allocated_size };
+      }),
+    );
+    let largest: { execution: Execution; bytes: number } | null = null;
+    for (const size of sizes) {
+      if (size?.execution.isRunning() && size.bytes > (largest?.bytes ?? -1)) largest = size;
+    }
+    return largest;
   }
 }

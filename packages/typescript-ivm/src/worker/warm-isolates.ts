@@ -1,5 +1,9 @@
 import ivm from "isolated-vm";
 import { prelude } from "../sandbox/prelude.js";
+import type { PreludeHandle } from "../sandbox/protocol.js";
+
+/** The Node end of the sandbox's `send` (HostBridge.receive): everything that arrives is untrusted. */
+export type Receiver = (kind: unknown, id: unknown, payload: unknown) => string | null;
 
 /** Called when V8 loses control of an isolate; the process must be replaced (see the worker entry). */
 export type CatastropheHandler = (isolate: ivm.Isolate, message: string) => void;
@@ -22,11 +26,21 @@ const PRELUDE_SCRIPT = [
   "})();",
 ].join("\n");
 
-/** A context of a fresh isolate with the prelude evaluated in it: the run installs the sandbox surface with `install`. */
+/**
+ * A context of a fresh isolate with the sandbox surface installed (the
+ * prelude has run): all a run still has to do is connect its bridge,
+ * compile its code and call `run`.
+ */
 export interface Prepared {
   context: ivm.Context;
-  /** The prelude function (see sandbox/prelude.ts), held only on this side. */
-  install: ivm.Reference;
+  /** The prelude's `deliver` and `run` (see sandbox/protocol.ts), held only on this side. */
+  deliver: ivm.Reference;
+  run: ivm.Reference;
+  /**
+   * Where the sandbox's calls go from now on. Until a run connects, the
+   * isolate has no user code in it and makes no calls.
+   */
+  connect(receive: Receiver): void;
 }
 
 /** An isolate that has never run user code. */
@@ -46,12 +60,13 @@ export interface FreshIsolate {
  * is how a reused isolate used to wedge the whole sandbox process.
  *
  * Creating an isolate costs several times as much as a fresh context in a
- * reused one, so `size` spares are made ahead of time and their context and
- * prelude are prepared on the isolate's own thread. A spare taken is
- * replaced only once a run has ended (when its isolate is disposed), on a
- * later turn of the event loop: this process's main thread serves every
- * running execution, and making isolates while runs are starting would
- * delay them.
+ * reused one, so `size` spares are made ahead of time, and their context,
+ * prelude and sandbox surface are prepared on the isolate's own thread
+ * (asynchronous calls: this process's main thread only schedules them). A
+ * spare taken is replaced only once a run has ended (when its isolate is
+ * disposed), on a later turn of the event loop: the main thread serves
+ * every running execution, and making isolates while runs are starting
+ * would delay them.
  */
 export class WarmIsolates {
   private readonly spares: FreshIsolate[] = [];
@@ -63,6 +78,8 @@ export class WarmIsolates {
   constructor(
     private readonly size: number,
     private readonly memoryLimitMb: number,
+    /** JSON PreludeLimits: the same for every run of the worker. */
+    private readonly preludeLimitsJson: string,
     private readonly onCatastrophe: CatastropheHandler,
   ) {
     // After the constructor returns: the sandbox process reports `ready` first, and the host waits for that.
@@ -128,8 +145,26 @@ export class WarmIsolates {
       cachedDataRejected?: boolean;
     };
     if (cache === undefined || compiled.cachedDataRejected === true) this.preludeCache = compiled.cachedData;
-    const install = await script.run(context, { reference: true });
-    return { context, install };
+    const install = (await script.run(context, { reference: true })) as ivm.Reference;
+    let receive: Receiver | null = null;
+    const send = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) =>
+      receive === null ? "the execution has not started" : receive(kind, id, payload),
+    );
+    const handle = (await install.apply(undefined, [send, this.preludeLimitsJson], {
+      result: { reference: true },
+    })) as ivm.Reference<PreludeHandle>;
+    const [deliver, run] = await Promise.all([
+      handle.get("deliver", { reference: true }),
+      handle.get("run", { reference: true }),
+    ]);
+    return {
+      context,
+      deliver,
+      run,
+      connect: (to) => {
+        receive = to;
+      },
+    };
   }
 }
 
