@@ -117,11 +117,9 @@ export class Execution implements BridgeOwner {
       .catch((error: unknown) => this.onIsolateError(error));
   }
 
-  private async runInIsolate({ isolate, prepared }: FreshIsolate): Promise<void> {
+  private async runInIsolate({ isolate, context, deliver, run, connect }: FreshIsolate): Promise<void> {
     try {
       // The sandbox surface was installed while the isolate waited as a spare; only the bridge is the run's own.
-      const { context, deliver, run, connect } = await prepared;
-      if (!this.isRunning()) return;
       connect(this.bridge.receive);
       this.deliverRef = deliver;
 

@@ -1,10 +1,11 @@
 import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import type ivm from "isolated-vm";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
+import { isolateFailed } from "../messages.js";
 import { transpile } from "../transpile.js";
 import { Execution, type ExecutionSettings, executionSettings } from "./execution.js";
 import type { RunReporter } from "./host-bridge.js";
-import { WarmIsolates } from "./warm-isolates.js";
+import { type FreshIsolate, WarmIsolates } from "./warm-isolates.js";
 
 /**
  * The worker's side of scheduling. The host process decides how many
@@ -53,7 +54,13 @@ export class WorkerScheduler {
       execution.fail(transpiled.error);
       return execution.done;
     }
-    const fresh = this.isolates.take();
+    let fresh: FreshIsolate;
+    try {
+      fresh = this.isolates.take();
+    } catch (error) {
+      execution.fail(isolateFailed(error instanceof Error ? error.message : String(error)));
+      return execution.done;
+    }
     this.byIsolate.set(fresh.isolate, execution);
     execution.start(fresh, (isolate) => {
       this.byIsolate.delete(isolate);
