@@ -4,7 +4,12 @@ import { CompletionRate } from "./completion-rate.js";
 describe("CompletionRate", () => {
   const clock = (start = 1_000_000) => {
     let now = start;
-    return { now: () => now, advance: (ms: number) => void (now += ms) };
+    return {
+      now: () => now,
+      advance: (ms: number) => {
+        now += ms;
+      },
+    };
   };
 
   it("waits the whole 10 s window when nothing ended in it", () => {
