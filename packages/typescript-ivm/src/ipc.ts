@@ -62,7 +62,8 @@ export type FromWorker =
   /**
    * V8 lost control of an isolate (an allocation past the heap limit that
    * isolated-vm could not turn into a normal memory-limit error). The
-   * isolate's thread is parked forever; the worker exits right after this.
+   * isolate's thread is parked forever; the worker fails that execution
+   * (its `error` and `done` follow) and goes on with the others.
    */
   | { type: "catastrophic"; executionId: number | null; message: string }
   | { type: "log"; level: "debug" | "info" | "warn" | "error"; message: string; fields?: Record<string, unknown> };

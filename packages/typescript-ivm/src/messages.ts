@@ -35,8 +35,9 @@ export const outputTooLarge = (limitBytes: number) =>
 
 /** The run whose isolate V8 could not recover (isolated-vm's "catastrophic" out-of-memory path). */
 export const memoryCatastrophe = (limitMb: number) =>
-  `${memoryLimitExceeded(limitMb)} (V8 could not recover the isolate, so the sandbox process was restarted)`;
+  `${memoryLimitExceeded(limitMb)} (V8 could not recover the isolate, so its sandbox process is being replaced)`;
 
+/** Only when a sandbox process that lost an isolate had to end before this execution did (see supervisor.ts). */
 export const interruptedByCatastrophe = () =>
   "Interrupted: the sandbox process was restarted because another execution exhausted its isolate's memory";
 

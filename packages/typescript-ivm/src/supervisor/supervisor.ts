@@ -38,6 +38,12 @@ const MAX_START_FAILURES = 3;
 /** A worker that has not reported `ready` after this long (or the watchdog timeout, if longer) is replaced. */
 const START_TIMEOUT_MS = 60_000;
 /**
+ * Sandbox processes that lost an isolate to V8 (a catastrophe) and are
+ * finishing their other executions. Each holds the lost isolate's thread
+ * and heap until it ends, so past this many the oldest is ended at once.
+ */
+const MAX_DRAINING = 2;
+/**
  * What one more execution is expected to add to the worker's resident
  * memory until the worker reports again: an isolate with its context and
  * the prelude, awaiting something, measured at ~1.1 MB, rounded up.
@@ -66,9 +72,18 @@ const EXECUTION_BYTES = 1.5 * 1024 * 1024;
  * messages, or the answer to a heartbeat sent every quarter of
  * `watchdogTimeoutMs`). A worker silent for longer is SIGKILLed and
  * replaced like one that died: its running executions fail, the queue stays.
+ *
+ * A catastrophe (V8 lost an isolate; the worker fails that execution) does
+ * not end the worker's other executions, which may be hundreds of waiting
+ * ones: the worker is *retired* — a new current worker takes every new
+ * execution at once — and drains, and it is ended when its last execution
+ * has, taking the lost isolate's parked thread and heap with it.
  */
 export class Supervisor {
+  /** The worker new executions go to. */
   private worker: WorkerProcess | null = null;
+  /** Every worker process still alive: the current one, and retired ones finishing their executions. */
+  private readonly workers = new Set<WorkerProcess>();
   private workerReady = false;
   private readonly waiting: Tracked[] = [];
   private readonly tracked = new Map<number, Tracked>();
@@ -188,20 +203,22 @@ export class Supervisor {
     clearInterval(this.watchdog);
     this.waiting.length = 0;
     for (const tracked of [...this.tracked.values()]) this.finish(tracked, "canceled");
-    const worker = this.worker;
     this.worker = null;
-    if (worker !== null) {
-      worker.retired = true;
-      // Awaited: the exit must be seen even if nothing else keeps the host's event loop alive.
-      worker.keepAlive(true);
-      worker.kill();
-      await worker.exited;
-    }
+    await Promise.all(
+      [...this.workers].map((worker) => {
+        worker.retired = true;
+        // Awaited: the exit must be seen even if nothing else keeps the host's event loop alive.
+        worker.keepAlive(true);
+        worker.kill();
+        return worker.exited;
+      }),
+    );
   }
 
   private spawn(): WorkerProcess {
     const worker = new WorkerProcess(this.workerOptions, (message) => this.onMessage(worker, message));
     this.worker = worker;
+    this.workers.add(worker);
     this.workerReady = false;
     worker.ready.then(
       () => {
@@ -288,10 +305,14 @@ export class Supervisor {
     if (index !== -1) this.waiting.splice(index, 1);
   }
 
-  /** The watchdog's tick: replaces a worker that has work but has said nothing for too long, else sends a heartbeat. */
+  /** The watchdog's tick, for every worker that still has work to answer for. */
   private checkProgress(): void {
-    const worker = this.worker;
-    if (worker === null || worker.retired || worker.stalled || worker.catastrophe !== null) return;
+    for (const worker of this.workers) this.checkWorker(worker);
+  }
+
+  /** Replaces a worker that has work but has said nothing for too long, else sends a heartbeat. */
+  private checkWorker(worker: WorkerProcess): void {
+    if (worker.stalled || (worker.retired && worker.running === 0)) return;
     const now = performance.now();
     if (worker.started && worker.running === 0) {
       // Idle: nothing to make progress on. The silence is counted from when work arrives.
@@ -322,11 +343,11 @@ export class Supervisor {
     }
     if (message.type === "catastrophic") {
       worker.catastrophe = { executionId: message.executionId, message: message.message };
-      this.logger.error("typescript-ivm: an isolate hit a catastrophic error; restarting the sandbox process", {
-        executionId: message.executionId,
-        error: message.message,
-      });
-      worker.kill();
+      this.logger.error(
+        "typescript-ivm: an isolate hit a catastrophic error; the sandbox process is replaced and ends once its other executions have",
+        { executionId: message.executionId, error: message.message, draining: worker.running },
+      );
+      this.retire(worker);
       return;
     }
     if (message.type === "memory") {
@@ -356,7 +377,7 @@ export class Supervisor {
         this.completions.record();
         this.finish(current, message.exit);
       }
-      if (worker.retired && worker.running === 0 && worker === this.worker) worker.kill();
+      if (worker.retired && worker.running === 0) worker.kill();
       else this.dispatch();
       return;
     }
@@ -392,7 +413,22 @@ export class Supervisor {
     );
   }
 
+  /**
+   * Takes no new executions from now on; a new current worker takes them at
+   * once. Ended when its last execution has (at once without any), or when
+   * more than MAX_DRAINING retired workers are still finishing theirs.
+   */
+  private retire(worker: WorkerProcess): void {
+    worker.retired = true;
+    if (worker.running === 0) worker.kill();
+    if (this.worker === worker && !this.closed) this.spawn();
+    const draining = [...this.workers].filter((other) => other.retired && other.running > 0);
+    for (const oldest of draining.slice(0, Math.max(0, draining.length - MAX_DRAINING))) oldest.kill();
+    this.holdHost();
+  }
+
   private onExit(worker: WorkerProcess, exit: WorkerExit): void {
+    this.workers.delete(worker);
     const wasCurrent = this.worker === worker;
     if (wasCurrent) {
       this.worker = null;
@@ -440,9 +476,15 @@ export class Supervisor {
     this.holdHost();
   }
 
-  /** The worker keeps the host alive only while it starts or executions are tracked (see WorkerProcess.keepAlive). */
+  /**
+   * A worker keeps the host alive only while it starts or has executions to
+   * answer for (see WorkerProcess.keepAlive): the current one while any are
+   * tracked, a retired one while its own are not over.
+   */
   private holdHost(): void {
-    this.worker?.keepAlive(!this.workerReady || this.tracked.size > 0);
+    for (const worker of this.workers) {
+      worker.keepAlive(worker === this.worker ? !this.workerReady || this.tracked.size > 0 : worker.running > 0);
+    }
   }
 
   private refuse(executionId: number, message: string): Promise<ExecutionExitState> {

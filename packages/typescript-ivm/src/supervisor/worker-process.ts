@@ -40,9 +40,9 @@ export class WorkerProcess {
   rssBytes = 0;
   /** Executions dispatched since that report: the estimate adds them to it. */
   dispatchedSinceReport = 0;
-  /** Set when the worker reported a catastrophic isolate error (it exits right after). */
+  /** Set when the worker reported a catastrophic isolate error (it is then retired). */
   catastrophe: { executionId: number | null; message: string } | null = null;
-  /** Set when the host ended it on purpose (recycling, teardown). */
+  /** Set once it takes no new executions (recycling, a catastrophe, teardown); it is ended when its last one has. */
   retired = false;
   /** When the worker last said anything (any message counts, heartbeats included); `performance.now()` time. */
   lastHeard = performance.now();

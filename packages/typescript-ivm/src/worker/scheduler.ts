@@ -1,7 +1,7 @@
 import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import type ivm from "isolated-vm";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
-import { isolateFailed } from "../messages.js";
+import { isolateFailed, memoryCatastrophe } from "../messages.js";
 import { transpile } from "../transpile.js";
 import { Execution, type ExecutionSettings, executionSettings } from "./execution.js";
 import type { RunReporter } from "./host-bridge.js";
@@ -17,20 +17,26 @@ export class WorkerScheduler {
   private readonly isolates: WarmIsolates;
   private readonly active = new Map<number, Execution>();
   private readonly byIsolate = new Map<ivm.Isolate, Execution>();
+  /**
+   * Isolates V8 lost control of. Their thread is parked for good inside
+   * isolated-vm, so they are never disposed (that would wait on them) but
+   * kept until the process ends.
+   */
+  private readonly lost = new Set<ivm.Isolate>();
   private readonly settings: ExecutionSettings;
 
   constructor(
     options: WorkerOptions,
     private readonly reporter: RunReporter,
     private readonly logger: Logger,
-    onCatastrophe: (executionId: number | null, message: string) => void,
+    private readonly reportCatastrophe: (executionId: number | null, message: string) => void,
   ) {
     this.settings = executionSettings(options);
     this.isolates = new WarmIsolates(
       options.warmIsolates,
       options.memoryLimitMb,
       this.settings.preludeLimitsJson,
-      (isolate, message) => onCatastrophe(this.byIsolate.get(isolate)?.executionId ?? null, message),
+      (isolate, message) => this.onCatastrophe(isolate, message),
     );
   }
 
@@ -64,13 +70,28 @@ export class WorkerScheduler {
     this.byIsolate.set(fresh.isolate, execution);
     execution.start(fresh, (isolate) => {
       this.byIsolate.delete(isolate);
-      this.isolates.dispose(isolate);
+      if (!this.lost.has(isolate)) this.isolates.dispose(isolate);
     });
     return execution.done;
   }
 
   kill(executionId: number): void {
     this.active.get(executionId)?.cancel();
+  }
+
+  /**
+   * V8 lost control of `isolate` (an allocation past its heap limit that
+   * isolated-vm could not turn into a memory-limit error). Its execution
+   * fails; every other one goes on. The host is told first, so it sends
+   * new executions to a new sandbox process and ends this one once its
+   * executions are over; no more spares are made here meanwhile.
+   */
+  private onCatastrophe(isolate: ivm.Isolate, message: string): void {
+    this.lost.add(isolate);
+    this.isolates.close();
+    const execution = this.byIsolate.get(isolate);
+    this.reportCatastrophe(execution?.executionId ?? null, message);
+    execution?.fail(memoryCatastrophe(this.settings.memoryLimitMb));
   }
 
   /**
