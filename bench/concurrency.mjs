@@ -6,9 +6,11 @@
 // among the waiting ones: those three fail, every other one succeeds.
 // (3) SEQUENTIAL trivial processes one after another: RSS growth of host +
 // sandbox process.
+import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { startHost } from "./lib/host.mjs";
-import { currentMemory, watchMemory } from "./lib/memory.mjs";
+import { isolateFloor } from "./lib/isolate-floor.mjs";
+import { cpuTimeMs, currentMemory, watchMemory } from "./lib/memory.mjs";
 import { startSlowApi } from "./lib/slow-api.mjs";
 import { report } from "./lib/stats.mjs";
 
@@ -39,6 +41,7 @@ export async function concurrency() {
     for (let i = 0; i < 20; i++) await submit(host, "cyrnel.output({ warm: true });");
 
     const burst = await runBurst(host, PROCESSES);
+    const floor = await isolateFloor(PROCESSES, WAIT_MS);
     const results = [
       report(
         `${PROCESSES} processes at once, each awaiting one ${WAIT_MS} ms tool call: wall time`,
@@ -49,12 +52,23 @@ export async function concurrency() {
         { value: WAIT_MS, label: "the tool call's own delay" },
       ),
       report(
+        `${PROCESSES} processes at once against isolated-vm alone`,
+        { value: burst.wallMs, label: "the same burst through cyrnel (above)" },
+        {
+          value: floor,
+          label: `${PROCESSES} fresh isolates at once in this process, each running a program that awaits a ${WAIT_MS} ms host call`,
+        },
+      ),
+      report(
         "peak RSS of the sandbox process during the burst",
         { value: burst.peak.sandbox, label: `host peak ${burst.peak.host.toFixed(0)} MB` },
         { value: 1536, label: "target: 1.5 GB" },
         "MB",
       ),
     ];
+    console.log(
+      `  CPU time during the burst: host ${burst.cpu.host} ms, sandbox ${burst.cpu.sandbox} ms, this process (callers and the slow API) ${burst.cpu.bench} ms, over ${burst.wallMs.toFixed(0)} ms of wall time on ${availableParallelism()} cores`,
+    );
     if (burst.succeeded !== PROCESSES)
       throw new Error(`only ${burst.succeeded} of ${PROCESSES} succeeded: ${burst.failures}`);
 
@@ -97,6 +111,7 @@ async function submit(host, code, extra = {}, onRefused = () => {}) {
 
 async function runBurst(host, count, withHostile = false) {
   const memory = watchMemory(host.pid);
+  const cpuBefore = { ...cpuTimeMs(host.pid), bench: process.cpuUsage() };
   let refused = 0;
   const started = performance.now();
   const finishedAt = [];
@@ -121,6 +136,13 @@ async function runBurst(host, count, withHostile = false) {
   await Promise.all(waits);
   const wallMs = performance.now() - started;
   const peak = memory.stop();
+  const cpuAfter = cpuTimeMs(host.pid);
+  const bench = process.cpuUsage(cpuBefore.bench);
+  const cpu = {
+    host: cpuAfter.host - cpuBefore.host,
+    sandbox: cpuAfter.sandbox - cpuBefore.sandbox,
+    bench: Math.round((bench.user + bench.system) / 1000),
+  };
   finishedAt.sort((a, b) => a - b);
   const at = (q) => finishedAt[Math.min(finishedAt.length - 1, Math.floor(q * finishedAt.length))];
   return {
@@ -128,6 +150,7 @@ async function runBurst(host, count, withHostile = false) {
     p50: at(0.5),
     p99: at(0.99),
     peak,
+    cpu,
     refused,
     hostile,
     succeeded: count - failures.length,

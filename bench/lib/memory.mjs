@@ -41,6 +41,24 @@ export function watchMemory(hostPid, everyMs = 25) {
   };
 }
 
+/** CPU time (user + system) a process used so far, in ms; 0 once it is gone. */
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** `/proc/<pid>/stat` counts in clock ticks, 100 per second on Linux. */
+const CLOCK_TICKS = 100;
+
+/** CPU time of the host and of its children so far (a sandbox process replaced meanwhile is not counted). */
+export function cpuTimeMs(hostPid) {
+  return { host: cpuOf(hostPid), sandbox: childrenOf(hostPid).reduce((sum, pid) => sum + cpuOf(pid), 0) };
+}
+
 export function currentMemory(hostPid) {
   return { host: rssMb(hostPid), sandbox: childrenOf(hostPid).reduce((sum, pid) => sum + rssMb(pid), 0) };
 }

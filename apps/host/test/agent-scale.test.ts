@@ -77,7 +77,10 @@ async function processCount(): Promise<number> {
   let count = 0;
   let cursor: string | null = null;
   do {
-    const page = await host.api("GET", `/processes?limit=1000${cursor ? `&cursor=${cursor}` : ""}`);
+    const page: { body: { items: unknown[]; nextCursor: string | null } } = await host.api(
+      "GET",
+      `/processes?limit=1000${cursor ? `&cursor=${cursor}` : ""}`,
+    );
     count += page.body.items.length;
     cursor = page.body.nextCursor;
   } while (cursor);
