@@ -1,3 +1,4 @@
+export { AdapterError, type AdapterErrorDetails, adapterErrorDetails } from "./adapter-error.js";
 export type {
   InvokeInput,
   JSONSchema,

@@ -66,7 +66,11 @@ export interface AdapterModule extends Module {
    * exists, is enabled and owned by this adapter, that the tool exists and
    * is enabled, and that `parameters` match the tool's `inputSchema`.
    * Throw on any failure (an unknown service or tool included); the message
-   * reaches the caller, so never put credentials in it.
+   * reaches the caller, so never put credentials in it. When the end
+   * service answered with a failure, throw an {@link AdapterError} (or any
+   * error with a numeric `status` and/or a `body`): the host passes
+   * `{ status, body }` on to the caller as the error's `details`, masking
+   * the service's secrets and bounding its size.
    */
   invoke(input: InvokeInput): Promise<unknown>;
 }
