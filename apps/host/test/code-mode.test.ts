@@ -583,7 +583,8 @@ describe("types and docs for clients", () => {
     expect(response.headers.get("content-type")).toContain("text/markdown");
     expect(response.text).toContain("Fetch one item");
     expect(response.text).toContain("| `id` | `string` | yes |");
-    expect(response.text).toMatch(/type Output = \{\n\s+id: string;\n\s+name: string;/);
+    expect(response.text).toContain("`invoke` resolves with a value of type `Item` (declared under Types).");
+    expect(response.text).toMatch(/type Item = \{\n\s+id: string;\n\s+name: string;/);
     usage = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(response.text)?.[1] ?? "";
     expect(usage, response.text).toContain("const result = await cyrnel.services.shop.tools.getItem.invoke({");
 

@@ -18,9 +18,17 @@ export function httpAccess(api: CyrnelApi): HostAccess {
       return page.items;
     },
 
-    toolDocs: (serviceId, toolId) => api.text("GET", `/tools/${segment(serviceId)}/${segment(toolId)}/docs`),
+    toolDocs: (serviceId, toolId, expand) =>
+      api.text("GET", `/tools/${segment(serviceId)}/${segment(toolId)}/docs`, { query: { expand } }),
 
-    types: () => api.text("GET", "/environment/types"),
+    types: ({ serviceIds = [], tools = [] } = {}) => {
+      // Repeated parameters: the client's query option holds one value per name.
+      const search = new URLSearchParams([
+        ...serviceIds.map((id): [string, string] => ["serviceId", id]),
+        ...tools.map((tool): [string, string] => ["tool", tool]),
+      ]).toString();
+      return api.text("GET", `/environment/types${search === "" ? "" : `?${search}`}`);
+    },
 
     runCode: ({ code, timeoutMs }, signal) => api.runProcess({ code, timeoutMs }, { signal }),
 

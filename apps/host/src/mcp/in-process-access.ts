@@ -39,9 +39,9 @@ export function inProcessAccess({ store, docs, processes }: InProcessDeps): Host
       return store.listTools({ query, serviceId, limit }).slice(0, limit).map(toolRecord);
     },
 
-    toolDocs: (serviceId, toolId) => docs.tool(serviceId, toolId),
+    toolDocs: (serviceId, toolId, expand) => docs.tool(serviceId, toolId, expand),
 
-    types: () => docs.types(),
+    types: (filter) => docs.types(filter),
 
     async runCode({ code, timeoutMs }, signal) {
       const created = processes.create({ code, timeoutMs });

@@ -22,13 +22,29 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       method: "get",
       path: "/environment/types",
       operationId: "getEnvironmentTypes",
-      summary: "TypeScript declarations of `cyrnel` typed for every effectively enabled tool",
+      summary: "TypeScript declarations of `cyrnel` typed for the effectively enabled tools (all, or those filtered)",
+      description:
+        "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an " +
+        "index of the tools (as comments) saying how to narrow the request.",
       tags,
+      query: Type.Object({
+        serviceId: Type.Optional(
+          Type.Array(Type.String(), { description: "Only the callable tools of this service (repeatable)" }),
+        ),
+        tool: Type.Optional(
+          Type.Array(Type.String(), { description: "Only this tool, as `serviceId/toolId` (repeatable)" }),
+        ),
+      }),
       responses: {
-        200: { description: "A .d.ts file", schema: Type.String(), contentType: "text/plain; charset=utf-8" },
+        200: {
+          description: "A .d.ts file (or an index)",
+          schema: Type.String(),
+          contentType: "text/plain; charset=utf-8",
+        },
       },
-      errors: ["no_environment", "not_found", "invoke_timeout"],
-      handler: async () => text(200, await docs.types(), "text/plain; charset=utf-8"),
+      errors: ["bad_request", "no_environment", "not_found", "service_disabled", "tool_disabled", "invoke_timeout"],
+      handler: async ({ query }) =>
+        text(200, await docs.types({ serviceIds: query.serviceId, tools: query.tool }), "text/plain; charset=utf-8"),
     }),
   ];
 }

@@ -72,14 +72,20 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       path: "/tools/{serviceId}/{toolId}/docs",
       operationId: "getToolDocs",
       summary: "Markdown reference for a tool, rendered by the active environment",
+      description:
+        "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters. Named types are declared once, those near the " +
+        "parameters and result in full; `expand` shows one more (or `Input`/`Output`, the whole parameter or result type).",
       tags,
       params: ToolParams,
+      query: Type.Object({
+        expand: Type.Optional(Type.String({ minLength: 1, description: "A type named on the page, to show in full" })),
+      }),
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
       errors: ["not_found", "no_environment", "invoke_timeout"],
-      handler: async ({ params }) =>
-        text(200, await docs.tool(params.serviceId, params.toolId), "text/markdown; charset=utf-8"),
+      handler: async ({ params, query }) =>
+        text(200, await docs.tool(params.serviceId, params.toolId, query.expand), "text/markdown; charset=utf-8"),
     }),
     defineRoute({
       method: "post",
