@@ -237,7 +237,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     definitionBodyLimit: config.definitionLimitBytes,
     validateResponses: options.validateResponses ?? false,
   });
-  mountMcp(app, { store, docs, processes: runner, logger, bodyLimitBytes: config.bodyLimitBytes });
+  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes });
 
   return {
     app,

@@ -1,8 +1,8 @@
 /** Builds the host's own OpenAPI 3.1 description from the same route definitions that validate requests. */
 import type { TSchema } from "@sinclair/typebox";
+import { ErrorBody } from "../contract/common.js";
 import { ERROR_STATUS, type ErrorCode } from "../errors.js";
 import type { RouteDefinition } from "./route.js";
-import { ErrorBody } from "./schemas.js";
 
 const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
 

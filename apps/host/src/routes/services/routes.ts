@@ -1,4 +1,22 @@
 import { Type } from "@sinclair/typebox";
+import {
+  ConfigBody,
+  EnabledBody,
+  ListOf,
+  ListQuery,
+  PatchBody,
+  SecretNames,
+  VersionBody,
+} from "../../contract/common.js";
+import {
+  DefinitionSource,
+  InstalledService,
+  RegistryInstallBody,
+  RegistryUpdateResult,
+  ServiceDetail,
+  ServiceRecord,
+  UpdateResult,
+} from "../../contract/services.js";
 import type { RegistryServiceInstalls } from "../../domain/registries/service-installs.js";
 import { serviceRecord } from "../../domain/services/records.js";
 import type { ServiceLifecycle } from "../../domain/services/service-lifecycle.js";
@@ -6,17 +24,6 @@ import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
-import {
-  DefinitionSource,
-  InstalledService,
-  RegistryInstallBody,
-  RegistryUpdateBody,
-  RegistryUpdateResult,
-  ServiceDetail,
-  ServiceRecord,
-  UpdateResult,
-} from "./schemas.js";
 
 const IdParams = Type.Object({ id: Type.String() });
 const tags = ["services"];
@@ -210,7 +217,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
         "cannot be reached or fails is a 502 `upstream_error` and the service is left as it was.",
       tags,
       params: IdParams,
-      body: RegistryUpdateBody,
+      body: VersionBody,
       responses: { 200: { description: "Update result", schema: RegistryUpdateResult } },
       errors: REGISTRY_INSTALL_ERRORS,
       handler: async ({ params, body }) => json(200, await installs.update(params.id, body)),
