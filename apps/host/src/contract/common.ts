@@ -83,5 +83,13 @@ export const VersionChoice = {
   ),
 };
 
+/** The versions an update went from and to (service and module updates). */
+export const VersionChange = {
+  fromVersion: Nullable(Type.String()),
+  toVersion: Nullable(Type.String(), {
+    description: "The version now installed (the previous one when nothing changed)",
+  }),
+};
+
 /** The body of an update from a registry (services and modules). */
 export const VersionBody = Type.Object(VersionChoice, { additionalProperties: false });

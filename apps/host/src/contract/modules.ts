@@ -1,6 +1,6 @@
 /** Modules: adapter and environment modules, built in or custom (installed from archives). */
 import { type Static, Type } from "@sinclair/typebox";
-import { JsonObject, Nullable } from "./common.js";
+import { JsonObject, Nullable, VersionChange } from "./common.js";
 
 export const ModuleRecord = Type.Object({
   id: Type.String(),
@@ -31,10 +31,7 @@ export const ModuleDetail = Type.Composite([
 export const ModuleUpdateResult = Type.Object({
   id: Type.String(),
   updated: Type.Boolean({ description: "false when the archive holds exactly the installed files" }),
-  fromVersion: Nullable(Type.String()),
-  toVersion: Nullable(Type.String(), {
-    description: "The version now installed (the previous one when nothing changed)",
-  }),
+  ...VersionChange,
 });
 
 export type ModuleRecord = Static<typeof ModuleRecord>;

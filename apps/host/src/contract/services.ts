@@ -1,6 +1,6 @@
 /** Services: installed API definitions whose operations are tools. */
 import { type Static, Type } from "@sinclair/typebox";
-import { JsonObject, Nullable, Timestamp, VersionChoice } from "./common.js";
+import { JsonObject, Nullable, Timestamp, VersionChange, VersionChoice } from "./common.js";
 
 export const ServiceRecord = Type.Object({
   id: Type.String({ description: "The id used in code: cyrnel.services.<id>" }),
@@ -68,15 +68,7 @@ export const RegistryInstallBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const RegistryUpdateResult = Type.Composite([
-  UpdateResult,
-  Type.Object({
-    fromVersion: Nullable(Type.String()),
-    toVersion: Nullable(Type.String(), {
-      description: "The version now installed (the previous one when nothing changed)",
-    }),
-  }),
-]);
+export const RegistryUpdateResult = Type.Composite([UpdateResult, Type.Object(VersionChange)]);
 
 export type ServiceRecord = Static<typeof ServiceRecord>;
 export type ServiceDetail = Static<typeof ServiceDetail>;

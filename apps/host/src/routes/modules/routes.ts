@@ -93,7 +93,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error"],
       handler: async ({ params, body }) => json(200, { set: await modules.patchSecrets(params.id, body) }),
     }),
     defineRoute({

@@ -27,6 +27,15 @@ import { defineRoute, json, noContent, type RouteDefinition } from "../../http/r
 
 const IdParams = Type.Object({ id: Type.String() });
 const tags = ["services"];
+/** What turning a definition into tools can answer (installs and updates, direct or from a registry). */
+const DEFINITION_ERRORS: ErrorCode[] = [
+  "bad_request",
+  "validation_failed",
+  "not_found",
+  "conflict",
+  "adapter_error",
+  "invoke_timeout",
+];
 
 export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): RouteDefinition[] {
   return [
@@ -73,7 +82,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
         { additionalProperties: false },
       ),
       responses: { 201: { description: "Installed", schema: InstalledService } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ body }) => json(201, await services.install(body)),
     }),
     defineRoute({
@@ -98,7 +107,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: Type.Object(DefinitionSource, { additionalProperties: false }),
       responses: { 200: { description: "Update result", schema: UpdateResult } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ params, body }) => json(200, await services.update(params.id, body)),
     }),
     defineRoute({
@@ -149,7 +158,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
       handler: async ({ params, body }) => json(200, { config: await services.patchConfig(params.id, body) }),
     }),
     defineRoute({
@@ -172,21 +181,13 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
       handler: async ({ params, body }) => json(200, { set: await services.patchSecrets(params.id, body) }),
     }),
   ];
 }
 
-const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [
-  "bad_request",
-  "validation_failed",
-  "not_found",
-  "conflict",
-  "adapter_error",
-  "upstream_error",
-  "invoke_timeout",
-];
+const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [...DEFINITION_ERRORS, "upstream_error"];
 
 /** Installs and updates from registry descriptors (SPEC section 9). */
 export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
