@@ -17,13 +17,16 @@ export const ServiceSummary = Type.Pick(ServiceRecord, ["id", "name", "descripti
 export const ToolSummary = Type.Pick(ToolRecord, ["serviceId", "id", "name", "description", "effectivelyEnabled"]);
 
 /** A process as the model needs it: the record without timestamps, the run's duration, and its results once idle. */
-export const ProcessSummary = Type.Composite([
-  Type.Pick(ProcessRecord, ["id", "state", "exitState", "error"]),
-  Type.Object({
-    durationMs: Nullable(Type.Integer(), { description: "How long the run took; null if it has not run to the end" }),
-  }),
-  Type.Partial(Type.Pick(ProcessResult, ["output", "stdout", "stderr"])),
-]);
+export const ProcessSummary = Type.Composite(
+  [
+    Type.Pick(ProcessRecord, ["id", "state", "exitState", "error"]),
+    Type.Object({
+      durationMs: Nullable(Type.Integer(), { description: "How long the run took; null if it has not run to the end" }),
+    }),
+    Type.Partial(Type.Pick(ProcessResult, ["output", "stdout", "stderr"])),
+  ],
+  { description: "output, stdout and stderr are present once the process is idle; id is what get_process takes" },
+);
 
 export const ServiceList = Type.Object({ services: Type.Array(ServiceSummary) });
 export const ToolList = Type.Object({ tools: Type.Array(ToolSummary) });
