@@ -1,18 +1,20 @@
 /**
- * The MCP tools of cyrnel, defined once over a HostAccess: `/mcp` inside the
- * host backs them with in-process calls, `cyrnel mcp` (stdio) with HTTP
- * calls to a running host. Descriptions are written for the model that
- * reads them: when to use each tool, and when not to.
+ * The MCP tools of cyrnel, defined once over a HostAccess (the host's HTTP
+ * API, reached in-process by `/mcp` and over the network by `cyrnel mcp`).
+ * Descriptions are written for the model that reads them: when to use each
+ * tool, and when not to. Input schemas are the tools' own arguments; the
+ * structured output is picked from the API's shapes (tool-output.ts).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../cli/api-client.js";
-import type { ProcessReport, ToolRecord } from "../cli/api-types.js";
+import type { ProcessReport } from "../contract/processes.js";
+import type { ToolRecord } from "../contract/tools.js";
 import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
-import { CyrnelError } from "../errors.js";
 import { HOST_VERSION } from "../version.js";
 import type { HostAccess } from "./host-access.js";
+import { ProcessSummary, ServiceList, ToolList, type ToolSummary, toZod } from "./tool-output.js";
 import { searchTools } from "./tool-search.js";
 
 export const MCP_INSTRUCTIONS = `cyrnel calls external services (HTTP APIs and more) through typed tools, from TypeScript you write and it runs in a sandbox ("code mode"). One program can make many tool calls, loop, branch and combine results, so prefer ONE run_code call that does the whole task over many small steps.
@@ -31,36 +33,9 @@ const DESCRIPTION_CHARS = 300;
 /** How often run_code reports progress while a process runs, when the client asked for progress. */
 const PROGRESS_INTERVAL_MS = 2_000;
 
-const ServiceSummary = z.object({
-  id: z.string().describe("The id used in code: cyrnel.services.<id>"),
-  name: z.string(),
-  description: z.string(),
-  enabled: z.boolean().describe("Only enabled services that are not stale can be called"),
-  stale: z.boolean().describe("The definition no longer loads; an operator must update it"),
-  toolCount: z.number().int(),
-});
-
-const ToolSummary = z.object({
-  serviceId: z.string(),
-  id: z.string().describe("The id used in code: cyrnel.services.<serviceId>.tools.<id>"),
-  name: z.string(),
-  description: z.string(),
-  effectivelyEnabled: z.boolean().describe("false: the tool or its service is disabled, calls fail"),
-});
-
-const ProcessResult = z.object({
-  id: z.number().int().describe("Process id, for get_process"),
-  state: z.enum(["queued", "running", "idle", "terminating"]),
-  exitState: z.enum(["success", "failed", "timeout", "canceled"]).nullable().describe("null until a run ends"),
-  error: z.string().nullable().describe("Why the run did not succeed (compiler message, uncaught error, timeout)"),
-  durationMs: z.number().int().nullable().describe("How long the run took; null if it has not run to the end"),
-  output: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe("Everything passed to cyrnel.output(...), shallow-merged (present once idle)"),
-  stdout: z.string().optional().describe("console.log/info/debug (present once idle)"),
-  stderr: z.string().optional().describe("console.warn/error (present once idle)"),
-});
+const SERVICE_LIST = toZod(ServiceList);
+const TOOL_LIST = toZod(ToolList);
+const PROCESS_SUMMARY = toZod(ProcessSummary);
 
 export interface McpServerOptions {
   /** Called with errors that carry no API code (bugs); the tool answers a bare "internal error". */
@@ -88,7 +63,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         "description, whether it is enabled and how many tools it has. Call this first to learn what cyrnel can " +
         "reach. Only enabled services that are not stale can be called from code; report a disabled one to the " +
         "user instead of trying it. To find tools, use search_tools next.",
-      outputSchema: { services: z.array(ServiceSummary) },
+      outputSchema: SERVICE_LIST,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded("list_services", async () => {
@@ -119,7 +94,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         serviceId: z.string().optional().describe("Only tools of this service"),
         limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default 20)"),
       },
-      outputSchema: { tools: z.array(ToolSummary) },
+      outputSchema: TOOL_LIST,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded("search_tools", async ({ query, serviceId, limit }) => {
@@ -204,7 +179,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
               "it may also wait this long for a free sandbox before it runs",
           ),
       },
-      outputSchema: ProcessResult.shape,
+      outputSchema: PROCESS_SUMMARY,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     guarded("run_code", async ({ code, timeoutMs }, extra) => {
@@ -224,7 +199,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
             }, PROGRESS_INTERVAL_MS);
       try {
         const report = await access.runCode({ code, timeoutMs }, extra.signal);
-        return processResult(report, report.exitState !== "success");
+        return processSummary(report, report.exitState !== "success");
       } finally {
         clearInterval(progress);
       }
@@ -240,10 +215,10 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         "stdout and stderr. Use it when a run_code call was interrupted before it answered, or to look at an " +
         "earlier run again. Not needed right after run_code, which already returns all of this.",
       inputSchema: { id: z.number().int().min(1).describe("Process id returned by run_code") },
-      outputSchema: ProcessResult.shape,
+      outputSchema: PROCESS_SUMMARY,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("get_process", async ({ id }) => processResult(await access.getProcess(id), false)),
+    guarded("get_process", async ({ id }) => processSummary(await access.getProcess(id), false)),
   );
 
   return server;
@@ -259,14 +234,15 @@ const structured = (value: Record<string, unknown>, isError = false): CallToolRe
 });
 
 /** The process as the model needs it: the API record without timestamps, plus the run's duration. */
-function processResult(report: ProcessReport, isError: boolean): CallToolResult {
-  const { id, state, exitState, error, startedAt, finishedAt, output, stdout, stderr } = report;
+function processSummary(report: ProcessReport, isError: boolean): CallToolResult {
+  const { id, state, exitState, error, startedAt, finishedAt } = report;
   const durationMs = startedAt && finishedAt ? Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)) : null;
-  const result: z.infer<typeof ProcessResult> = { id, state, exitState, error, durationMs, output, stdout, stderr };
-  return structured(result, isError);
+  const results = "output" in report ? { output: report.output, stdout: report.stdout, stderr: report.stderr } : {};
+  const summary: ProcessSummary = { id, state, exitState, error, durationMs, ...results };
+  return structured(summary, isError);
 }
 
-function toolSummary(tool: ToolRecord) {
+function toolSummary(tool: ToolRecord): ToolSummary {
   const description =
     tool.description.length > DESCRIPTION_CHARS
       ? `${tool.description.slice(0, DESCRIPTION_CHARS - 1)}…`
@@ -291,7 +267,7 @@ const HINTS: Record<string, string> = {
 };
 
 function toolError(tool: string, error: unknown, options: McpServerOptions): CallToolResult {
-  if (error instanceof CyrnelError || error instanceof ApiError) {
+  if (error instanceof ApiError) {
     const hint = HINTS[error.code];
     return {
       content: [{ type: "text", text: `${error.message} (code: ${error.code})${hint ? `\n${hint}` : ""}` }],

@@ -183,7 +183,7 @@ class ToolPage {
     const name = this.types.rootName(1);
     const said = description(this.input.outputSchema);
     if (name !== undefined) {
-      out.push(`\`invoke\` resolves with a \`${name}\` (declared under Types).`, "");
+      out.push(`\`invoke\` resolves with a value of type \`${name}\` (declared under Types).`, "");
       // What the answer itself says, unless it is the type's own description (shown with the type).
       const declared = this.types.get(name);
       if (said !== undefined && (declared === undefined || description(declared.schema) !== said))

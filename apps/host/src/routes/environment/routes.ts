@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { TypesQuery } from "../../contract/environment.js";
 import type { EnvironmentDocs } from "../../domain/environment-docs.js";
 import { defineRoute, type RouteDefinition, text } from "../../http/route.js";
 
@@ -27,14 +28,7 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
         "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an " +
         "index of the tools (as comments) saying how to narrow the request.",
       tags,
-      query: Type.Object({
-        serviceId: Type.Optional(
-          Type.Array(Type.String(), { description: "Only the callable tools of this service (repeatable)" }),
-        ),
-        tool: Type.Optional(
-          Type.Array(Type.String(), { description: "Only this tool, as `serviceId/toolId` (repeatable)" }),
-        ),
-      }),
+      query: TypesQuery,
       responses: {
         200: {
           description: "A .d.ts file (or an index)",
