@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type * as TS from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restart, startHost, type TestHost, tempDir } from "./support/host.js";
+import { restart, startHost, type TestHost } from "./support/host.js";
+import { typeErrors } from "./support/typecheck.js";
 
 /**
  * Types and docs sized for an LLM, with real API documents through the
@@ -38,29 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.stop();
 });
-
-// The workspace's TypeScript 5, as a client would run it.
-const ts = require("typescript") as typeof TS;
-
-/** Type-checks files on disk the way the declaration file says process code should be checked. */
-function typeErrors(files: Record<string, string>): string[] {
-  const dir = tempDir("cyrnel-agent-types-");
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const program = ts.createProgram(
-    Object.keys(files).map((name) => join(dir, name)),
-    {
-      strict: true,
-      noEmit: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ES2022,
-      lib: ["lib.es2022.d.ts"],
-      types: [],
-    },
-  );
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => `${d.file?.fileName.split("/").pop() ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
-}
 
 const program = (body: string) => `async function main() {\n${body}\n}\nvoid main;\n`;
 
