@@ -185,7 +185,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
 
   await modules.start();
 
-  const docs = new EnvironmentDocs(modules, store, config.invokeTimeoutMs);
+  const docs = new EnvironmentDocs(modules, store, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(

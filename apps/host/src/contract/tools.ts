@@ -24,6 +24,16 @@ export const ToolListItem = Type.Composite([
   Type.Object({ inputSchema: Type.Optional(JsonObject), outputSchema: Type.Optional(JsonObject) }),
 ]);
 
+/** `GET /tools/{serviceId}/{toolId}/docs`. */
+export const ToolDocsQuery = Type.Object({
+  expand: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "A type named on the page (or `Input`/`Output`, the whole parameter/result type) to show in full",
+    }),
+  ),
+});
+
 export type ToolRecord = Static<typeof ToolRecord>;
 export type ToolDetail = Static<typeof ToolDetail>;
 export type ToolListItem = Static<typeof ToolListItem>;

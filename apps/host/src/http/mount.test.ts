@@ -104,3 +104,30 @@ describe("declared error codes", () => {
     });
   });
 });
+
+describe("query strings", () => {
+  const echo = defineRoute({
+    method: "get",
+    path: "/echo",
+    operationId: "echo",
+    summary: "Answers the query it was given",
+    tags: ["test"],
+    query: Type.Object({ tag: Type.Optional(Type.Array(Type.String())), limit: Type.Optional(Type.Integer()) }),
+    responses: { 200: { description: "The query", schema: Type.Object({}, { additionalProperties: true }) } },
+    errors: [],
+    handler: ({ query }) => ({ status: 200, body: query }),
+  });
+  const app = new Hono();
+  mountRoutes(app, [echo], { bodyLimit: 64, definitionBodyLimit: 64, validateResponses: true });
+  const get = async (search: string) => (await app.request(`/echo${search}`)).json();
+
+  it.each([
+    ["", {}],
+    ["?tag=a", { tag: ["a"] }],
+    ["?tag=a&tag=b&tag=a", { tag: ["a", "b", "a"] }],
+    ["?limit=5&limit=7", { limit: 7 }],
+    ["?tag=x&other=1&other=2", { tag: ["x"], other: "2" }],
+  ])("%s: a parameter declared as an array keeps every value, any other its last", async (search, expected) => {
+    expect(await get(search)).toEqual(expected);
+  });
+});

@@ -48,7 +48,7 @@ export function mountRoutes(app: Hono, routes: RouteDefinition[], options: Mount
     const answer = async (c: Context): Promise<Response> => {
       const input = {
         params: params ? check(params, { ...c.req.param() }, "path parameter") : {},
-        query: query ? check(query, Object.fromEntries(new URL(c.req.url).searchParams), "query parameter") : {},
+        query: query ? check(query, queryObject(c.req.url, route.query!), "query parameter") : {},
         body: undefined as unknown,
         context: c,
         signal: c.req.raw.signal,
@@ -121,6 +121,21 @@ function toResponse(reply: Reply): Response {
   }
   headers.set("content-type", "application/json; charset=utf-8");
   return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
+}
+
+/**
+ * The query string as an object: a parameter the route declares as an array
+ * keeps every value (`?tool=a/b&tool=c/d`), any other its last one.
+ */
+function queryObject(url: string, schema: TSchema): Record<string, string | string[]> {
+  const search = new URL(url).searchParams;
+  const declared = (schema.properties ?? {}) as Record<string, TSchema>;
+  return Object.fromEntries(
+    [...new Set(search.keys())].map((name) => {
+      const values = search.getAll(name);
+      return [name, Object.hasOwn(declared, name) && declared[name]!.type === "array" ? values : values.at(-1)!];
+    }),
+  );
 }
 
 /** `/services/{id}` → `/services/:id` */

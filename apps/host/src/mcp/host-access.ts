@@ -21,14 +21,21 @@ export interface ToolFilter {
   limit: number;
 }
 
+/** Which tools `types` covers (all callable ones when both are empty): `GET /environment/types` `serviceId` and `tool`. */
+export interface TypesFilter {
+  serviceIds?: string[];
+  /** `serviceId/toolId` each. */
+  tools?: string[];
+}
+
 export interface HostAccess {
   listServices(): Promise<ServiceRecord[]>;
   /** Throws `not_found` when `serviceId` names no service. */
   listTools(filter: ToolFilter): Promise<ToolRecord[]>;
-  /** Markdown from the active environment. */
-  toolDocs(serviceId: string, toolId: string): Promise<string>;
-  /** The `.d.ts` of `GET /environment/types`. */
-  types(): Promise<string>;
+  /** Markdown from the active environment; `expand` shows one type of the page in full. */
+  toolDocs(serviceId: string, toolId: string, expand?: string): Promise<string>;
+  /** The `.d.ts` of `GET /environment/types` (or its index), for all callable tools or those filtered. */
+  types(filter?: TypesFilter): Promise<string>;
   /** Creates a process and waits until it is idle (or `signal` aborts, which stops the wait, not the process). */
   runCode(input: { code: string; timeoutMs?: number }, signal: AbortSignal): Promise<ProcessReport>;
   getProcess(id: number): Promise<ProcessReport>;
@@ -49,9 +56,17 @@ export function hostAccess(api: CyrnelApi): HostAccess {
       return page.items;
     },
 
-    toolDocs: (serviceId, toolId) => api.text("GET", `/tools/${segment(serviceId)}/${segment(toolId)}/docs`),
+    toolDocs: (serviceId, toolId, expand) =>
+      api.text("GET", `/tools/${segment(serviceId)}/${segment(toolId)}/docs`, { query: { expand } }),
 
-    types: () => api.text("GET", "/environment/types"),
+    types: ({ serviceIds = [], tools = [] } = {}) => {
+      // Repeated parameters: the client's query option holds one value per name.
+      const search = new URLSearchParams([
+        ...serviceIds.map((id): [string, string] => ["serviceId", id]),
+        ...tools.map((tool): [string, string] => ["tool", tool]),
+      ]).toString();
+      return api.text("GET", `/environment/types${search === "" ? "" : `?${search}`}`);
+    },
 
     runCode: ({ code, timeoutMs }, signal) => api.runProcess({ code, timeoutMs }, { signal }),
 

@@ -22,7 +22,7 @@ export const MCP_INSTRUCTIONS = `cyrnel calls external services (HTTP APIs and m
 Workflow:
 1. list_services: what is installed and enabled.
 2. search_tools: find the tools for the task (one tool per API operation).
-3. get_tool_docs for each tool you will call (parameters, result shape, a snippet), or get_types for typed declarations of all tools.
+3. get_tool_docs for each tool you will call (parameters, result shape, a snippet), or get_types with serviceIds or tools for typed declarations of several.
 4. run_code with one program: \`const r = await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ... });\` ... \`cyrnel.output({ answer });\`
 5. Read output, stdout, stderr and error. If it failed, fix the program and run it again.
 
@@ -108,16 +108,25 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
     {
       title: "Read a tool's documentation",
       description:
-        "Markdown reference for one tool: what it does, its parameters with types (nested objects expanded), the " +
-        "shape of its result and a copy-pasteable call snippet. Read it for every tool before writing code that " +
-        "calls it. For typed declarations of all tools at once, use get_types.",
+        "Markdown reference for one tool: what it does, its parameters (with constraints), the shape of its result, " +
+        "the named types it uses (each once; those farther away by name only) and a copy-pasteable call snippet. " +
+        "Read it for every tool before writing code that calls it. To see a type the page only names, call again " +
+        "with expand set to its name (Input/Output: the whole parameter/result type). Error codes are explained " +
+        "once, in the runtime reference.",
       inputSchema: {
         serviceId: z.string().describe("Service id, from list_services or search_tools"),
         toolId: z.string().describe("Tool id, from search_tools"),
+        expand: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("A type named on the page (e.g. Address, or Input/Output) to show in full"),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("get_tool_docs", async ({ serviceId, toolId }) => text(await access.toolDocs(serviceId, toolId))),
+    guarded("get_tool_docs", async ({ serviceId, toolId, expand }) =>
+      text(await access.toolDocs(serviceId, toolId, expand)),
+    ),
   );
 
   server.registerTool(
@@ -125,12 +134,20 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
     {
       title: "Get TypeScript declarations",
       description:
-        "TypeScript declarations (.d.ts) of the `cyrnel` object available to run_code, typed for every callable " +
-        "tool of every enabled service (parameters and results). Use it to write type-correct code against many " +
-        "tools. It grows with the number of installed services; for a few tools get_tool_docs is shorter.",
+        "TypeScript declarations (.d.ts) of the `cyrnel` object available to run_code, typed for the callable " +
+        "tools (parameters and results; shared types declared once per service). Pass serviceIds or tools to get " +
+        "only those; without them it covers every enabled service. An answer that would be too long is an index " +
+        "(signatures with types by name) saying how to narrow it. For a few tools get_tool_docs is shorter.",
+      inputSchema: {
+        serviceIds: z.array(z.string()).optional().describe("Only the callable tools of these services"),
+        tools: z
+          .array(z.string())
+          .optional()
+          .describe('Only these tools, each "<serviceId>/<toolId>" (e.g. "weather/getForecast")'),
+      },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("get_types", async () => text(await access.types())),
+    guarded("get_types", async ({ serviceIds, tools }) => text(await access.types({ serviceIds, tools }))),
   );
 
   server.registerTool(
