@@ -15,25 +15,19 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { ModuleDetail, ModuleUpdateResult } from "../../contract/modules.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
 import type { HostLogger } from "../../log.js";
 import { readModuleManifest } from "./custom-modules.js";
 import { MODULE_ID, type ValidManifest } from "./manifest.js";
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, folderDigest, unpackModuleArchive } from "./module-archives.js";
-import type { ModuleDetail, ModuleRegistry } from "./module-registry.js";
+import type { ModuleRegistry } from "./module-registry.js";
 
 /** A module archive downloaded for a registry version (already checked against the descriptor's SHA-256). */
 export interface ModuleRelease {
   version: string;
   body: Buffer;
-}
-
-export interface ModuleUpdateResult {
-  id: string;
-  updated: boolean;
-  fromVersion: string | null;
-  toVersion: string | null;
 }
 
 export interface ModuleInstallerOptions {

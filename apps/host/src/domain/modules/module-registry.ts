@@ -16,6 +16,7 @@ import type {
   ModuleType,
 } from "@cyrnel/sdk";
 import { eq } from "drizzle-orm";
+import type { ModuleDetail, ModuleRecord } from "../../contract/modules.js";
 import type { Db } from "../../db/client.js";
 import { modules } from "../../db/schema.js";
 import { CyrnelError, messageOf, notFound } from "../../errors.js";
@@ -46,27 +47,6 @@ export interface ModuleHooks {
   drainEnvironment(environmentId: string): Promise<void>;
   /** Cancel every execution of this environment (used when disabling or removing it). */
   cancelEnvironment(environmentId: string): Promise<void>;
-}
-
-export interface ModuleRecord {
-  id: string;
-  name: string;
-  description: string;
-  type: ModuleType | null;
-  version: string | null;
-  builtin: boolean;
-  enabled: boolean;
-  active: boolean;
-  missing: boolean;
-  /** Its code is not run until its files change (it stopped the host, or never finished loading). */
-  quarantined: boolean;
-  source: string | null;
-  error: string | null;
-}
-
-export interface ModuleDetail extends ModuleRecord {
-  configSchema: Record<string, unknown>;
-  secretsSchema: Record<string, unknown>;
 }
 
 interface Entry {

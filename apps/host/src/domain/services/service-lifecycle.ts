@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
+import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
 import { isUniqueViolation } from "../../db/client.js";
 import { CyrnelError, messageOf, notFound } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
@@ -18,7 +19,7 @@ import type { HostLogger } from "../../log.js";
 import type { ModuleRegistry } from "../modules/module-registry.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { checkDefinition } from "./definition-check.js";
-import { type ServiceDetail, serviceDetail } from "./records.js";
+import { serviceDetail } from "./records.js";
 import type { ServiceRow, ServiceStore } from "./service-store.js";
 
 export interface ServiceLifecycleOptions {
@@ -48,16 +49,6 @@ export interface InstallInput {
   version?: string | null;
 }
 
-export type EnableFailure = { code: string; error: string };
-
-export interface UpdateResult {
-  id: string;
-  updated: boolean;
-  enabled: boolean;
-  /** Set when the service was enabled and re-hydrating it after the update failed (it is now disabled). */
-  enableError?: EnableFailure;
-}
-
 export class ServiceLifecycle {
   private readonly mutex = new KeyedMutex();
   /**
@@ -71,7 +62,7 @@ export class ServiceLifecycle {
 
   // ---- install, update, delete ---------------------------------------------
 
-  async install(input: InstallInput): Promise<ServiceDetail & { enableError?: EnableFailure }> {
+  async install(input: InstallInput): Promise<InstalledService> {
     const { store } = this.options;
     if (!isValidIdentifier(input.id)) {
       throw new CyrnelError(

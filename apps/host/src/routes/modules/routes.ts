@@ -1,36 +1,12 @@
 import { Type } from "@sinclair/typebox";
+import { ConfigBody, EnabledBody, ListOf, PatchBody, SecretNames, VersionBody } from "../../contract/common.js";
+import { ModuleDetail, ModuleRecord, ModuleUpdateResult } from "../../contract/modules.js";
 import type { ModuleInstaller } from "../../domain/modules/module-installer.js";
 import type { ModuleRegistry } from "../../domain/modules/module-registry.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { ConfigBody, EnabledBody, JsonObject, ListOf, PatchBody, SecretNames } from "../../http/schemas.js";
 
 const tags = ["modules"];
 const IdParams = Type.Object({ id: Type.String() });
-
-export const ModuleRecord = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  type: Type.Union([Type.Literal("adapter"), Type.Literal("environment"), Type.Null()], {
-    description: "null only for a custom module whose module.json cannot be read",
-  }),
-  version: Type.Union([Type.String(), Type.Null()]),
-  builtin: Type.Boolean(),
-  enabled: Type.Boolean({ description: "The operator's choice (persisted)" }),
-  active: Type.Boolean({ description: "Set up and serving right now" }),
-  missing: Type.Boolean({ description: "Known to the database but its folder is gone" }),
-  quarantined: Type.Boolean({
-    description:
-      "Its code stopped the host or never finished loading, so it is not run again until its files change " +
-      "(`error` says which)",
-  }),
-  source: Type.Union([Type.String(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()], { description: "Why the module failed to load or start" }),
-});
-export const ModuleDetail = Type.Composite([
-  ModuleRecord,
-  Type.Object({ configSchema: JsonObject, secretsSchema: JsonObject }),
-]);
 
 export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
   return [
@@ -117,7 +93,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error"],
       handler: async ({ params, body }) => json(200, { set: await modules.patchSecrets(params.id, body) }),
     }),
     defineRoute({
@@ -147,22 +123,6 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
   ];
 }
 
-const ModuleUpdateResult = Type.Object({
-  id: Type.String(),
-  updated: Type.Boolean({ description: "false when the archive holds exactly the installed files" }),
-  fromVersion: Type.Union([Type.String(), Type.Null()]),
-  toVersion: Type.Union([Type.String(), Type.Null()], {
-    description: "The version now installed (the previous one when nothing changed)",
-  }),
-});
-const VersionBody = Type.Object(
-  {
-    version: Type.Optional(
-      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
-    ),
-  },
-  { additionalProperties: false },
-);
 const updateDescription =
   "The previous version is kept in `modules/.backup/<id>/<version>/`. Every service of an updated adapter is " +
   "regenerated from its stored definition (tool enabled flags kept); one the new code rejects becomes stale. " +

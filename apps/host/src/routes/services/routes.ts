@@ -1,4 +1,22 @@
 import { Type } from "@sinclair/typebox";
+import {
+  ConfigBody,
+  EnabledBody,
+  ListOf,
+  ListQuery,
+  PatchBody,
+  SecretNames,
+  VersionBody,
+} from "../../contract/common.js";
+import {
+  DefinitionSource,
+  InstalledService,
+  RegistryInstallBody,
+  RegistryUpdateResult,
+  ServiceDetail,
+  ServiceRecord,
+  UpdateResult,
+} from "../../contract/services.js";
 import type { RegistryServiceInstalls } from "../../domain/registries/service-installs.js";
 import { serviceRecord } from "../../domain/services/records.js";
 import type { ServiceLifecycle } from "../../domain/services/service-lifecycle.js";
@@ -6,20 +24,18 @@ import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
-import {
-  DefinitionSource,
-  InstalledService,
-  RegistryInstallBody,
-  RegistryUpdateBody,
-  RegistryUpdateResult,
-  ServiceDetail,
-  ServiceRecord,
-  UpdateResult,
-} from "./schemas.js";
 
 const IdParams = Type.Object({ id: Type.String() });
 const tags = ["services"];
+/** What turning a definition into tools can answer (installs and updates, direct or from a registry). */
+const DEFINITION_ERRORS: ErrorCode[] = [
+  "bad_request",
+  "validation_failed",
+  "not_found",
+  "conflict",
+  "adapter_error",
+  "invoke_timeout",
+];
 
 export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): RouteDefinition[] {
   return [
@@ -66,7 +82,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
         { additionalProperties: false },
       ),
       responses: { 201: { description: "Installed", schema: InstalledService } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ body }) => json(201, await services.install(body)),
     }),
     defineRoute({
@@ -91,7 +107,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: Type.Object(DefinitionSource, { additionalProperties: false }),
       responses: { 200: { description: "Update result", schema: UpdateResult } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ params, body }) => json(200, await services.update(params.id, body)),
     }),
     defineRoute({
@@ -142,7 +158,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
       handler: async ({ params, body }) => json(200, { config: await services.patchConfig(params.id, body) }),
     }),
     defineRoute({
@@ -165,21 +181,13 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
       handler: async ({ params, body }) => json(200, { set: await services.patchSecrets(params.id, body) }),
     }),
   ];
 }
 
-const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [
-  "bad_request",
-  "validation_failed",
-  "not_found",
-  "conflict",
-  "adapter_error",
-  "upstream_error",
-  "invoke_timeout",
-];
+const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [...DEFINITION_ERRORS, "upstream_error"];
 
 /** Installs and updates from registry descriptors (SPEC section 9). */
 export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
@@ -210,7 +218,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
         "cannot be reached or fails is a 502 `upstream_error` and the service is left as it was.",
       tags,
       params: IdParams,
-      body: RegistryUpdateBody,
+      body: VersionBody,
       responses: { 200: { description: "Update result", schema: RegistryUpdateResult } },
       errors: REGISTRY_INSTALL_ERRORS,
       handler: async ({ params, body }) => json(200, await installs.update(params.id, body)),
