@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CONFIG_SCHEMA, parseConfig } from "./config.js";
+import { CONFIG_SCHEMA, DEPRECATED_OPTIONS, parseConfig } from "./config.js";
 
 describe("parseConfig", () => {
   it("applies defaults", () => {
@@ -36,8 +36,18 @@ describe("parseConfig", () => {
     expect(() => parseConfig(raw)).toThrow(message);
   });
 
+  it("accepts and ignores the keys of earlier versions, so a stored config still activates", () => {
+    expect(parseConfig({ poolSize: 2, maxWorkerRssMb: 1024 })).toEqual(parseConfig({}));
+    const properties = CONFIG_SCHEMA.properties as Record<string, { deprecated?: boolean }>;
+    expect(Object.keys(DEPRECATED_OPTIONS).map((name) => properties[name]?.deprecated)).toEqual([true, true]);
+  });
+
   it("describes every key with a default in the schema", () => {
-    const properties = CONFIG_SCHEMA.properties as Record<string, { default?: unknown; description?: string }>;
+    const properties = Object.fromEntries(
+      Object.entries(CONFIG_SCHEMA.properties as Record<string, { default?: unknown; description?: string }>).filter(
+        ([name]) => !(name in DEPRECATED_OPTIONS),
+      ),
+    );
     expect(Object.keys(properties).sort()).toEqual(Object.keys(parseConfig({})).sort());
     for (const [name, property] of Object.entries(properties)) {
       expect(property.default, name).toEqual(parseConfig({})[name as keyof ReturnType<typeof parseConfig>]);

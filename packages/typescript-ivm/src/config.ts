@@ -95,10 +95,28 @@ const INTEGER_OPTIONS = {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * Keys of earlier versions, still accepted so that a stored config keeps
+ * activating after an upgrade, and ignored: the pool of `poolSize` isolates
+ * gave way to `maxExecutions` and `warmIsolates`, and `maxWorkerRssMb` to
+ * `memoryBudgetMb`.
+ */
+export const DEPRECATED_OPTIONS = {
+  poolSize:
+    "Deprecated and ignored: executions are admitted by maxExecutions and memoryBudgetMb; spares by warmIsolates.",
+  maxWorkerRssMb: "Deprecated and ignored: see memoryBudgetMb.",
+} as const;
+
 export const CONFIG_SCHEMA: JSONSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
+    ...Object.fromEntries(
+      Object.entries(DEPRECATED_OPTIONS).map(([name, description]) => [
+        name,
+        { type: "integer", deprecated: true, description },
+      ]),
+    ),
     ...Object.fromEntries(
       Object.entries(INTEGER_OPTIONS).map(([name, option]) => [name, { type: "integer", ...option }]),
     ),
