@@ -1,7 +1,9 @@
 // Execution at agent scale. (1) PROCESSES programs submitted at once, each
 // awaiting one 1 s tool call to a local API installed as an OpenAPI service:
 // wall time until every one has answered, p50/p99 completion, peak RSS of the
-// host and of the sandbox process. Baseline: the 1 s the call itself takes.
+// host and of the sandbox process, CPU time of each process. Baselines: the
+// 1 s the call itself takes, and isolated-vm alone running the same number of
+// fresh isolates at once in this process (lib/isolate-floor.mjs).
 // (2) The same burst with a memory bomb, a busy loop and a killed process
 // among the waiting ones: those three fail, every other one succeeds.
 // (3) SEQUENTIAL trivial processes one after another: RSS growth of host +
