@@ -54,9 +54,9 @@ export type FromWorker =
   /** Always after the run's `error` message, if any. */
   | { type: "done"; executionId: number; exit: ExecutionExitState }
   /**
-   * The worker's resident memory: sent while it has executions whenever it
-   * changed noticeably, and once when its last execution has ended. The
-   * host admits executions by it and recycles a worker idle above budget.
+   * The worker's resident memory: sent every 200 ms while it has
+   * executions, and once when its last execution has ended. The host admits
+   * executions by it and recycles a worker idle above budget.
    */
   | { type: "memory"; rssBytes: number }
   /**

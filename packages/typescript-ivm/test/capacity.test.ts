@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeHost } from "./support/fake-host.js";
+import { FakeHost, waitFor } from "./support/fake-host.js";
 
 /**
  * Admission counts executions that are live in the sandbox, not busy ones:
@@ -57,6 +57,22 @@ describe("waiting is not running", () => {
 });
 
 describe("memory budget of the sandbox process", () => {
+  it("keeps admitting while the sandbox is never idle and its memory is steady", async () => {
+    host = new FakeHost();
+    const gather = gatheringTool(Number.POSITIVE_INFINITY);
+    host.services.hold = { enabled: true, tools: { wait: gather.tool } };
+    // Room for ~100 estimated executions above an idle sandbox process: admission must follow what it reports.
+    await host.start({ memoryBudgetMb: 256 });
+    const waiter = host.run("await cyrnel.services.hold.tools.wait.invoke({}); cyrnel.output({ waited: true });");
+    await waitFor(() => gather.pending() === 1, 30_000);
+    for (let i = 0; i < 300; i++) {
+      const result = await host.run(`cyrnel.output({ i: ${i} });`);
+      expect([result.exit, result.output]).toEqual(["success", { i }]);
+    }
+    gather.release();
+    expect((await waiter).output).toEqual({ waited: true });
+  }, 120_000);
+
   it("fails the execution with the largest heap once the process keeps growing past its budget; the others go on", async () => {
     host = new FakeHost();
     const gather = gatheringTool(Number.POSITIVE_INFINITY);

@@ -1,10 +1,12 @@
 import { memoryBudgetExceeded } from "../messages.js";
 import type { WorkerScheduler } from "./scheduler.js";
 
-/** How often the worker's RSS is read while it has executions. */
+/**
+ * How often the worker's RSS is read, and reported, while it has
+ * executions. Every sample is reported: the host adds an estimate for each
+ * execution dispatched since the last report, which only a report resets.
+ */
 const SAMPLE_MS = 200;
-/** A change in RSS smaller than this is not worth a message to the host. */
-const REPORT_STEP_BYTES = 4 * 1024 * 1024;
 /** How long an isolate may take to answer for its heap size; a busy one answers only between tasks. */
 const HEAP_ANSWER_MS = 100;
 
@@ -27,7 +29,6 @@ const MB = 1024 * 1024;
 export class MemoryGuard {
   private timer: NodeJS.Timeout | undefined;
   private previousRss = 0;
-  private reportedRss = 0;
   private enforcing = false;
 
   constructor(
@@ -48,7 +49,7 @@ export class MemoryGuard {
     this.timer = undefined;
     // After the ended run's isolate is disposed (on the next turn), so its memory is not counted.
     setImmediate(() => {
-      if (this.scheduler.live === 0) this.send(process.memoryUsage.rss());
+      if (this.scheduler.live === 0) this.report(process.memoryUsage.rss());
     });
   }
 
@@ -58,7 +59,7 @@ export class MemoryGuard {
 
   private sample(): void {
     const rss = process.memoryUsage.rss();
-    if (Math.abs(rss - this.reportedRss) >= REPORT_STEP_BYTES) this.send(rss);
+    this.report(rss);
     const growing = rss > this.previousRss;
     this.previousRss = rss;
     if (rss > this.budgetBytes && growing && !this.enforcing) {
@@ -67,11 +68,6 @@ export class MemoryGuard {
         this.enforcing = false;
       });
     }
-  }
-
-  private send(rss: number): void {
-    this.reportedRss = rss;
-    this.report(rss);
   }
 
   private async failLargest(rss: number): Promise<void> {
