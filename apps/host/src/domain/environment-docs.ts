@@ -9,12 +9,12 @@
 import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { CyrnelError, noEnvironment, notFound } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
-import type { ModuleRegistry } from "./modules/module-registry.js";
+import type { ModuleEntries } from "./modules/module-entries.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
 
 export class EnvironmentDocs {
   constructor(
-    private readonly modules: ModuleRegistry,
+    private readonly modules: Pick<ModuleEntries, "activeEnvironment">,
     private readonly store: ServiceStore,
     private readonly hookTimeoutMs: number,
   ) {}

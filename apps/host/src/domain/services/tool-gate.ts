@@ -10,13 +10,13 @@ import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
-import type { ModuleRegistry } from "../modules/module-registry.js";
+import type { ModuleEntries } from "../modules/module-entries.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import type { ServiceStore } from "./service-store.js";
 
 export interface ToolGateOptions {
   store: ServiceStore;
-  modules: ModuleRegistry;
+  modules: Pick<ModuleEntries, "activeAdapter">;
   secrets: SecretStore;
   validator: SchemaValidator;
   logger: HostLogger;

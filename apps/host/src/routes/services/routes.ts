@@ -6,7 +6,8 @@ import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
+import { EnabledBody, ListOf, ListQuery } from "../../http/schemas.js";
+import { settingsRoutes } from "../settings/routes.js";
 import {
   DefinitionSource,
   InstalledService,
@@ -120,53 +121,19 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
         return noContent();
       },
     }),
-    defineRoute({
-      method: "get",
-      path: "/services/{id}/config",
-      operationId: "getServiceConfig",
-      summary: "Get a service's config with defaults applied",
+    ...settingsRoutes({
+      collection: "/services",
+      operationNoun: "Service",
       tags,
-      params: IdParams,
-      responses: { 200: { description: "The config", schema: ConfigBody } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { config: services.config(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/services/{id}/config",
-      operationId: "patchServiceConfig",
-      summary: "Patch a service's config (merge patch object or RFC 6902 array)",
-      description:
+      summaries: {
+        getConfig: "Get a service's config with defaults applied",
+        patchConfig: "Patch a service's config (merge patch object or RFC 6902 array)",
+        getSecrets: "Names of the secrets that are set (never their values)",
+        patchSecrets: "Patch a service's secrets (write-only; same patch forms as config, `test` refused)",
+      },
+      patchConfigDescription:
         "Validated against the config schema; nothing is stored on failure. An enabled service is re-hydrated.",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { config: await services.patchConfig(params.id, body) }),
-    }),
-    defineRoute({
-      method: "get",
-      path: "/services/{id}/secrets",
-      operationId: "getServiceSecrets",
-      summary: "Names of the secrets that are set (never their values)",
-      tags,
-      params: IdParams,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { set: services.secretNames(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/services/{id}/secrets",
-      operationId: "patchServiceSecrets",
-      summary: "Patch a service's secrets (write-only; same patch forms as config, `test` refused)",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { set: await services.patchSecrets(params.id, body) }),
+      settings: services.settings,
     }),
   ];
 }
