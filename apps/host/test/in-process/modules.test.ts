@@ -1,8 +1,9 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixturesDir, startHost, type TestHost, tempDir } from "./support/host.js";
-import { enableRecorder, hookCalls, hooksSince, installRecorded } from "./support/recorder.js";
+import { fixturesDir, tempDir } from "../support/host.js";
+import { type InProcessHost, startInProcess } from "../support/in-process.js";
+import { enableRecorder, hookCalls, hooksSince, installRecorded } from "../support/recorder.js";
 
 /** Writes a custom module folder into a data dir. */
 function writeModule(dataDir: string, id: string, manifest: Record<string, unknown> | string, main?: string) {
@@ -22,7 +23,7 @@ const manifest = (id: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-let host: TestHost;
+let host: InProcessHost;
 let hookLog: string;
 
 beforeAll(async () => {
@@ -53,7 +54,7 @@ beforeAll(async () => {
         async generateDefinition() {}, async hydrateService() {}, async dehydrateService() {}, async invoke() {} };
     }`,
   );
-  host = await startHost({ dataDir, modules: ["recorder", "echo-env"] });
+  host = await startInProcess({ dataDir, modules: ["recorder", "echo-env"] });
   hookLog = await enableRecorder(host);
 });
 
