@@ -6,6 +6,10 @@ export default defineConfig({
     // isolated-vm (loaded by the bundled environment) wants --no-node-snapshot on Node 20.
     pool: "forks",
     execArgv: ["--no-node-snapshot"],
+    // Custom modules the in-process tests load from their data dirs run natively, as under `cyrnel start`: Node's
+    // loader then applies module-generation-hooks.mjs, which Vite's module runner would bypass (and cache a
+    // reloaded module's older files).
+    server: { deps: { external: [/\/cyrnel-test-[^/]+\/modules\//] } },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

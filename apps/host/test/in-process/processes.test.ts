@@ -1,4 +1,7 @@
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixturesDir } from "../support/host.js";
 import { type InProcessHost, startInProcess } from "../support/in-process.js";
 import { enableRecorder, installRecorded } from "../support/recorder.js";
 
@@ -244,5 +247,69 @@ describe("without an environment", () => {
     await host.api("POST", "/modules/echo-env/enabled", { enabled: false });
     expect((await waitIdle(running.id)).exitState).toBe("canceled");
     await host.api("POST", "/modules/echo-env/enabled", { enabled: true });
+  });
+});
+
+describe("what environments going away means for their processes", () => {
+  const CANCELED = "canceled: the environment was disabled";
+  const state = async (id: number) => (await host.api("GET", `/processes/${id}`)).body;
+  const module = async (id: string) => (await host.api("GET", `/modules/${id}`)).body;
+  const environmentOf = (id: number) =>
+    (
+      host.host.db.$client
+        .prepare("select environment from executions where process_id = ? order by id desc")
+        .get(id) as { environment: string }
+    ).environment;
+  const startRunning = async () => {
+    const { id } = (await host.api("POST", "/processes", { code: "sleep:60000" })).body;
+    await expect.poll(async () => (await state(id)).state).toBe("running");
+    return id as number;
+  };
+
+  beforeAll(async () => {
+    // A second environment: the fixture under another id.
+    const folder = join(host.dataDir, "modules", "echo-env-b");
+    cpSync(join(fixturesDir, "modules", "echo-env"), folder, { recursive: true });
+    const file = join(folder, "module.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), id: "echo-env-b" }));
+    expect((await host.api("POST", "/modules/reload")).status).toBe(200);
+  });
+
+  it("a switch lets the previous environment finish its running processes, then stops it", async () => {
+    const running = await startRunning();
+    try {
+      expect((await host.api("POST", "/modules/echo-env-b/enabled", { enabled: true })).status).toBe(200);
+      expect(await module("echo-env")).toMatchObject({ enabled: false, active: true });
+      const next = (await host.api("POST", "/processes", { code: "on b", block: true })).body;
+      expect(next.exitState).toBe("success");
+      expect(environmentOf(next.id)).toBe("echo-env-b");
+      expect(await state(running)).toMatchObject({ state: "running" });
+      expect(environmentOf(running)).toBe("echo-env");
+    } finally {
+      await host.api("POST", `/processes/${running}/signals/kill`);
+    }
+    // Its last run ended (here: killed), so the previous environment is torn down.
+    await expect.poll(async () => (await module("echo-env")).active).toBe(false);
+    expect((await host.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
+    await expect.poll(async () => (await module("echo-env-b")).active).toBe(false);
+  });
+
+  it("a config change restarts the environment and cancels its processes first", async () => {
+    const running = await startRunning();
+    const patched = await host.api("PATCH", "/modules/echo-env/config", {});
+    expect(patched.status, patched.text).toBe(200);
+    expect(await state(running)).toMatchObject({ state: "idle", exitState: "canceled", error: CANCELED });
+    expect(await module("echo-env")).toMatchObject({ enabled: true, active: true });
+    expect((await host.api("POST", "/processes", { code: "after", block: true })).body.exitState).toBe("success");
+  });
+
+  it("deleting the active environment cancels its processes; then there is none", async () => {
+    expect((await host.api("POST", "/modules/echo-env-b/enabled", { enabled: true })).status).toBe(200);
+    const running = await startRunning();
+    expect(environmentOf(running)).toBe("echo-env-b");
+    expect((await host.api("DELETE", "/modules/echo-env-b")).status).toBe(204);
+    expect(await state(running)).toMatchObject({ state: "idle", exitState: "canceled", error: CANCELED });
+    expect((await host.api("POST", "/processes", { code: "x" })).body.code).toBe("no_environment");
+    expect((await host.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
   });
 });
