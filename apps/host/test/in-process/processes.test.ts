@@ -7,14 +7,14 @@ import { enableRecorder, installRecorded } from "../support/recorder.js";
 
 /**
  * Process semantics of the host (the process runner), driven through the `echo-env` fixture environment (no
- * sandbox involved). Following a process over a real connection and restarts are in test/processes.test.ts.
+ * sandbox involved). Restarts of the binary are in test/processes.test.ts.
  */
 let host: InProcessHost;
 
 beforeAll(async () => {
   host = await startInProcess({
     modules: ["recorder", "echo-env"],
-    env: { CYRNEL_PROCESS_CODE_LIMIT_BYTES: "2048" },
+    env: { CYRNEL_PROCESS_CODE_LIMIT_BYTES: "2048", CYRNEL_PROCESS_FOLLOWERS_LIMIT: "3" },
   });
   expect((await host.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
   await enableRecorder(host);
@@ -185,6 +185,46 @@ describe("signals", () => {
     expect((await host.api("GET", `/processes/${running.id}`)).status).toBe(404);
     const next = (await host.api("POST", "/processes", { code: "x", block: true })).body;
     expect(next.id).toBeGreaterThan(running.id);
+  });
+});
+
+describe("following a process (GET /processes/:id/events)", () => {
+  // Over a real connection: a follower goes away by closing it.
+  let url: string;
+  beforeAll(async () => {
+    url = await host.listen();
+  });
+
+  it("caps live followers per process (CYRNEL_PROCESS_FOLLOWERS_LIMIT) with a 429", async () => {
+    const running = (await host.api("POST", "/processes", { code: "sleep:60000" })).body;
+    const open = (id: number) => fetch(`${url}/processes/${id}/events`);
+    const followers = [await open(running.id), await open(running.id), await open(running.id)];
+    try {
+      expect(followers.map((response) => response.status)).toEqual([200, 200, 200]);
+      const refused = await open(running.id);
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual({
+        code: "too_many_followers",
+        error: `process ${running.id} already has 3 live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
+      });
+      // A follower that goes away frees its place.
+      await followers.pop()?.body?.cancel();
+      await expect
+        .poll(async () => {
+          const next = await open(running.id);
+          if (next.status === 200) followers.push(next);
+          return next.status;
+        })
+        .toBe(200);
+      // An idle process answers at once and holds no place.
+      const idle = (await host.api("POST", "/processes", { code: "done", block: true })).body;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => open(idle.id)));
+      expect(answers.map((response) => response.status)).toEqual(Array(5).fill(200));
+      await Promise.all(answers.map((response) => response.text()));
+    } finally {
+      await host.api("POST", `/processes/${running.id}/signals/kill`);
+      await Promise.all(followers.map((response) => response.text()));
+    }
   });
 });
 

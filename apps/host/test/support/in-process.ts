@@ -4,12 +4,15 @@
  * spawned process, no port, every JSON response checked against its declared
  * schema. Built-ins default to the openapi adapter alone, so no sandbox
  * process starts; the fixture environment (`echo-env`) runs processes where a
- * suite needs them. Suites that need a real process boundary (the CLI,
- * signals, restarts of the binary, module code that stops the host) use
+ * suite needs them. `listen()` serves it on a real connection where a case
+ * is about the connection. Suites that need a real process boundary (the
+ * CLI, signals, restarts of the binary, module code that stops the host) use
  * `startHost` from host.ts instead.
  */
+import type { AddressInfo } from "node:net";
 import * as openapi from "@cyrnel/openapi";
 import type { ModuleFactory } from "@cyrnel/sdk";
+import { serve } from "@hono/node-server";
 import { createHost, type Host } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
@@ -26,6 +29,7 @@ export interface InProcessOptions {
 
 export class InProcessHost implements ApiHost {
   private stopped = false;
+  private server: ReturnType<typeof serve> | undefined;
 
   constructor(
     readonly host: Host,
@@ -55,9 +59,22 @@ export class InProcessHost implements ApiHost {
     return readApiResponse(await this.request(method, path, body, headers));
   }
 
+  /** Serves the host on a free loopback port as `cyrnel start` does (server.ts); answers its base URL. */
+  async listen(): Promise<string> {
+    const server = serve({ fetch: this.host.app.fetch, hostname: "127.0.0.1", port: 0 });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.server?.close();
+    if (this.server && "closeAllConnections" in this.server) this.server.closeAllConnections();
     await this.host.stop();
   }
 }
