@@ -69,7 +69,6 @@ export interface Host {
   logger: HostLogger;
   db: Db;
   modules: ModuleRegistry;
-  moduleEntries: ModuleEntries;
   services: ServiceLifecycle;
   gate: ToolGate;
   processes: ProcessRunner;
@@ -272,7 +271,6 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     logger,
     db,
     modules: moduleRegistry,
-    moduleEntries,
     services,
     gate,
     processes: runner,

@@ -180,7 +180,7 @@ describe("install", () => {
   });
 });
 
-describe("lifecycle hooks in the order the seeds name them", () => {
+describe("adapter hooks in the order of the lifecycle", () => {
   it("enable → hydrate; config patch → hydrate; update → dehydrate then new tools; disable and delete → dehydrate", async () => {
     await installRecorded(host, "life", [{ id: "keep" }, { id: "drop" }, { id: "off" }]);
     let mark = hookCalls(hookLog).length;

@@ -1,5 +1,5 @@
 /**
- * Installs and updates custom modules from archives (SPEC section 8): from
+ * Installs and updates custom modules from archives: from
  * a registry descriptor (`install`, `updateFromRegistry`) or a direct
  * `.tgz` URL (`updateFromUrl`).
  *

@@ -1,11 +1,11 @@
 /**
- * The service lifecycle of SPEC section 5, in the order the seeds name the
- * adapter hooks: install (generateDefinition), enable (hydrateService),
- * config/secrets patch (hydrate again, restore on failure), update
- * (generateDefinition, dehydrateService, new tools, hydrate), disable and
- * delete (dehydrateService). Operations on one service are serialised.
- * Adapter module events (module-events.ts) hydrate, regenerate and delete
- * an adapter's services.
+ * The service lifecycle, and the adapter hooks each step calls: install
+ * (generateDefinition), enable (hydrateService), config/secrets patch
+ * (hydrate again, restore on failure), update (generateDefinition,
+ * dehydrateService, new tools, hydrate), disable and delete
+ * (dehydrateService). Operations on one service are serialised. Adapter
+ * module events (module-events.ts) hydrate, regenerate and delete an
+ * adapter's services.
  */
 import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
@@ -19,7 +19,7 @@ import type { HostLogger } from "../../log.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import type { SecretStore } from "../secrets/secret-store.js";
-import { Settings } from "../settings/settings.js";
+import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
 import { type ServiceDetail, serviceDetail } from "./records.js";
 import type { ServiceRow, ServiceStore } from "./service-store.js";
@@ -90,11 +90,9 @@ export class ServiceLifecycle {
         type: "service",
         locks: this.mutex,
         find: (id) => this.row(id),
-        schema: (row, kind) => (kind === "config" ? row.configSchema : row.secretsSchema),
-        patchSchema: (row, kind) => {
-          const schema = kind === "config" ? row.configSchema : row.secretsSchema;
-          return row.enabled ? schema : withoutRequired(schema);
-        },
+        schema: serviceSchema,
+        patchSchema: (row, kind) =>
+          row.enabled ? serviceSchema(row, kind) : withoutRequired(serviceSchema(row, kind)),
         invalid: (row, kind) => `invalid ${kind} for service "${row.id}"`,
         storedConfig: (row) => row.config,
         writeConfig: (id, config) => options.store.update(id, { config }),
@@ -397,6 +395,10 @@ export class ServiceLifecycle {
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+function serviceSchema(row: ServiceRow, kind: SettingsKind): Record<string, unknown> {
+  return kind === "config" ? row.configSchema : row.secretsSchema;
+}
 
 /** A disabled service may be configured one field at a time: top-level `required` is checked when it is enabled. */
 function withoutRequired(schema: Record<string, unknown>): Record<string, unknown> {

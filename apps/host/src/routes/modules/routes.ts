@@ -143,7 +143,7 @@ const updateDescription =
   "If the new version fails to load (or an active module fails to start), the previous version is restored and " +
   "keeps running, and the answer is a 400 naming the error.";
 
-/** Custom modules from archives: registry installs and updates, direct `.tgz` updates (SPEC sections 8 and 9). */
+/** Custom modules from archives: registry installs and updates, direct `.tgz` updates. */
 export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition[] {
   return [
     defineRoute({

@@ -148,7 +148,7 @@ const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [
   "invoke_timeout",
 ];
 
-/** Installs and updates from registry descriptors (SPEC section 9). */
+/** Installs and updates from registry descriptors. */
 export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
   return [
     defineRoute({
