@@ -50,7 +50,7 @@ export class ModuleRegistry {
         type: "module",
         locks: options.locks,
         find: (id) => options.entries.require(id),
-        schema: (entry, kind) => moduleSchema(entry, kind),
+        schema: moduleSchema,
         invalid: (_entry, kind) => `invalid module ${kind}`,
         storedConfig: (entry) => this.storedConfig(entry),
         writeConfig: (id, config) => options.store.setConfig(id, config),
