@@ -6,7 +6,10 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-const bin = join(dirname(createRequire(import.meta.url).resolve("@cyrnel/host/package.json")), "bin", "cyrnel.js");
+// HOST_BIN runs another build (e.g. another checkout's apps/host/bin/cyrnel.js) to compare before and after.
+const bin =
+  process.env.HOST_BIN ??
+  join(dirname(createRequire(import.meta.url).resolve("@cyrnel/host/package.json")), "bin", "cyrnel.js");
 
 export async function startHost(env = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "cyrnel-bench-"));

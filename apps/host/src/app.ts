@@ -211,7 +211,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   await moduleLoader.start();
   await moduleRegistry.start();
 
-  const docs = new EnvironmentDocs(moduleEntries, store, config.invokeTimeoutMs);
+  const docs = new EnvironmentDocs(moduleEntries, store, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(
@@ -232,11 +232,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   let stopping = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  // Public routes (GET /health) need no key and still answer while the host shuts down (see implicitErrors).
+  const publicRoutes = routes.filter((route) => route.public);
+  const publicPaths = new Set(publicRoutes.map((route) => route.path));
   const app = new Hono();
   app.onError(errorHandler(logger));
   app.notFound(notFoundHandler);
   app.use("*", async (c, next) => {
-    if (stopping && c.req.path !== "/health") throw new CyrnelError("shutting_down", "the host is shutting down");
+    if (stopping && !publicPaths.has(c.req.path)) throw new CyrnelError("shutting_down", "the host is shutting down");
     const started = performance.now();
     inFlight++;
     try {
@@ -251,19 +254,17 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ms: Math.round(performance.now() - started),
     });
   });
-  const publicPaths = new Set(
-    routes.filter((route) => route.public).map((route) => `${route.method.toUpperCase()} ${route.path}`),
-  );
+  const publicRequests = new Set(publicRoutes.map((route) => `${route.method.toUpperCase()} ${route.path}`));
   app.use(
     "*",
-    bearerAuth(config.apiKey, (method, path) => publicPaths.has(`${method} ${path}`)),
+    bearerAuth(config.apiKey, (method, path) => publicRequests.has(`${method} ${path}`)),
   );
   mountRoutes(app, routes, {
     bodyLimit: config.bodyLimitBytes,
     definitionBodyLimit: config.definitionLimitBytes,
     validateResponses: options.validateResponses ?? false,
   });
-  mountMcp(app, { store, docs, processes: runner, logger, bodyLimitBytes: config.bodyLimitBytes });
+  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes });
 
   return {
     app,

@@ -1,11 +1,8 @@
-import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import type * as TS from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restart, startHost, type TestHost, tempDir } from "./support/host.js";
+import { restart, startHost, type TestHost } from "./support/host.js";
 import { expectEndedAs, shopHostilePrograms } from "./support/hostile-programs.js";
 import { type ShopApi, startShopApi } from "./support/shop-api.js";
+import { ts, typeErrors } from "./support/typecheck.js";
 
 /**
  * Code mode for real, end to end: the built host over HTTP, the bundled
@@ -529,29 +526,6 @@ describe("hostile code over HTTP", () => {
 });
 
 describe("types and docs for clients", () => {
-  // The workspace's TypeScript 5, as a client would run it.
-  const ts = createRequire(import.meta.url)("typescript") as typeof TS;
-
-  /** Type-checks real files on disk the way the declaration file says process code should be checked. */
-  function typeErrors(files: Record<string, string>): string[] {
-    const dir = tempDir("cyrnel-types-");
-    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-    const program = ts.createProgram(
-      Object.keys(files).map((name) => join(dir, name)),
-      {
-        strict: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ES2022,
-        lib: ["lib.es2022.d.ts"],
-        types: [],
-      },
-    );
-    return ts
-      .getPreEmitDiagnostics(program)
-      .map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
-  }
-
   let types = "";
   beforeAll(async () => {
     const response = await host.api("GET", "/environment/types");
@@ -583,7 +557,8 @@ describe("types and docs for clients", () => {
     expect(response.headers.get("content-type")).toContain("text/markdown");
     expect(response.text).toContain("Fetch one item");
     expect(response.text).toContain("| `id` | `string` | yes |");
-    expect(response.text).toMatch(/type Output = \{\n\s+id: string;\n\s+name: string;/);
+    expect(response.text).toContain("`invoke` resolves with a value of type `Item` (declared under Types).");
+    expect(response.text).toMatch(/type Item = \{\n\s+id: string;\n\s+name: string;/);
     usage = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(response.text)?.[1] ?? "";
     expect(usage, response.text).toContain("const result = await cyrnel.services.shop.tools.getItem.invoke({");
 

@@ -1,11 +1,13 @@
-export type {
-  InvokeInput,
-  JSONSchema,
-  ServiceDefinition,
-  ServiceState,
-  ToolDefinition,
-  ToolDocsInput,
-  ToolState,
+export { AdapterError, type AdapterErrorDetails, adapterErrorDetails } from "./adapter-error.js";
+export {
+  type InvokeInput,
+  type JSONSchema,
+  SCHEMA_NAME_KEYWORD,
+  type ServiceDefinition,
+  type ServiceState,
+  type ToolDefinition,
+  type ToolDocsInput,
+  type ToolState,
 } from "./definitions.js";
 export {
   EXECUTION_EXIT_STATES,
@@ -31,5 +33,7 @@ export {
   type ModuleSetupContext,
   type ModuleType,
   type ToolCallError,
+  type ToolDocsOptions,
+  type TypesOptions,
 } from "./modules.js";
 export { MIN_SECRET_LENGTH, secretForms } from "./secret-forms.js";

@@ -5,6 +5,8 @@ import type {
   ExecutionExitState,
   ExecutionInput,
   ToolDocsInput,
+  ToolDocsOptions,
+  TypesOptions,
 } from "@cyrnel/sdk";
 import { parseConfig } from "./config.js";
 import { renderRuntimeDocs } from "./docs/runtime-docs.js";
@@ -66,11 +68,11 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
     return renderRuntimeDocs(this.limits);
   }
 
-  async generateToolDocs(input: ToolDocsInput): Promise<string> {
-    return renderToolDocs(input);
+  async generateToolDocs(input: ToolDocsInput, options?: ToolDocsOptions): Promise<string> {
+    return renderToolDocs(input, options);
   }
 
-  async generateTypes(tools: ToolDocsInput[]): Promise<string> {
-    return renderTypes(tools);
+  async generateTypes(tools: ToolDocsInput[], options?: TypesOptions): Promise<string> {
+    return renderTypes(tools, options);
   }
 }

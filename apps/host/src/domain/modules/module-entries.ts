@@ -6,30 +6,10 @@
  * records the API shows.
  */
 import type { AdapterModule, EnvironmentModule, ModuleType } from "@cyrnel/sdk";
+import type { ModuleDetail, ModuleRecord } from "../../contract/modules.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { ValidManifest } from "./manifest.js";
 import type { ModuleStore } from "./module-store.js";
-
-export interface ModuleRecord {
-  id: string;
-  name: string;
-  description: string;
-  type: ModuleType | null;
-  version: string | null;
-  builtin: boolean;
-  enabled: boolean;
-  active: boolean;
-  missing: boolean;
-  /** Its code is not run until its files change (it stopped the host, or never finished loading). */
-  quarantined: boolean;
-  source: string | null;
-  error: string | null;
-}
-
-export interface ModuleDetail extends ModuleRecord {
-  configSchema: Record<string, unknown>;
-  secretsSchema: Record<string, unknown>;
-}
 
 export interface ModuleEntry {
   id: string;

@@ -15,13 +15,14 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { ModuleDetail, ModuleUpdateResult } from "../../contract/modules.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
 import type { HostLogger } from "../../log.js";
 import { readModuleManifest } from "./custom-modules.js";
 import { MODULE_ID, type ValidManifest } from "./manifest.js";
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, folderDigest, unpackModuleArchive } from "./module-archives.js";
-import type { ModuleDetail, ModuleEntries } from "./module-entries.js";
+import type { ModuleEntries } from "./module-entries.js";
 import type { ModuleLoader } from "./module-loader.js";
 import type { ModuleStore } from "./module-store.js";
 
@@ -29,13 +30,6 @@ import type { ModuleStore } from "./module-store.js";
 export interface ModuleRelease {
   version: string;
   body: Buffer;
-}
-
-export interface ModuleUpdateResult {
-  id: string;
-  updated: boolean;
-  fromVersion: string | null;
-  toVersion: string | null;
 }
 
 export interface ModuleInstallerOptions {

@@ -11,6 +11,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
+import type { ModuleDetail, ModuleRecord } from "../../contract/modules.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
 import type { KeyedMutex } from "../../lib/keyed-mutex.js";
@@ -25,7 +26,7 @@ import {
   readModuleManifest,
 } from "./custom-modules.js";
 import { checkInstance, type ValidManifest, validateManifest } from "./manifest.js";
-import type { ModuleDetail, ModuleEntries, ModuleEntry, ModuleRecord } from "./module-entries.js";
+import type { ModuleEntries, ModuleEntry } from "./module-entries.js";
 import type { ModuleQuarantine } from "./module-quarantine.js";
 import type { ModuleRegistry } from "./module-registry.js";
 import type { ModuleStore } from "./module-store.js";

@@ -6,6 +6,7 @@
  * restart an active module; code comes from the module loader.
  */
 import type { AdapterModule, EnvironmentBindings, EnvironmentModule, ModuleSetupContext } from "@cyrnel/sdk";
+import type { ModuleDetail } from "../../contract/modules.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import type { KeyedMutex } from "../../lib/keyed-mutex.js";
@@ -14,7 +15,7 @@ import type { HostLogger } from "../../log.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { Settings, type SettingsKind } from "../settings/settings.js";
 import type { LoadedModuleCode } from "./custom-modules.js";
-import { EMPTY_SCHEMA, type ModuleDetail, type ModuleEntries, type ModuleEntry } from "./module-entries.js";
+import { EMPTY_SCHEMA, type ModuleEntries, type ModuleEntry } from "./module-entries.js";
 import type { ModuleEvents } from "./module-events.js";
 import type { ModuleQuarantine } from "./module-quarantine.js";
 import type { ModuleStore } from "./module-store.js";

@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
+import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
 import { isUniqueViolation } from "../../db/client.js";
 import { CyrnelError, messageOf, notFound } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
@@ -21,7 +22,7 @@ import type { ModuleEvents } from "../modules/module-events.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
-import { type ServiceDetail, serviceDetail } from "./records.js";
+import { serviceDetail } from "./records.js";
 import type { ServiceRow, ServiceStore } from "./service-store.js";
 
 export interface ServiceLifecycleOptions {
@@ -52,16 +53,6 @@ export interface InstallInput {
   /** Registry installs record where the definition came from. */
   source?: string | null;
   version?: string | null;
-}
-
-export type EnableFailure = { code: string; error: string };
-
-export interface UpdateResult {
-  id: string;
-  updated: boolean;
-  enabled: boolean;
-  /** Set when the service was enabled and re-hydrating it after the update failed (it is now disabled). */
-  enableError?: EnableFailure;
 }
 
 export class ServiceLifecycle {
@@ -108,7 +99,7 @@ export class ServiceLifecycle {
 
   // ---- install, update, delete ---------------------------------------------
 
-  async install(input: InstallInput): Promise<ServiceDetail & { enableError?: EnableFailure }> {
+  async install(input: InstallInput): Promise<InstalledService> {
     const { store } = this.options;
     if (!isValidIdentifier(input.id)) {
       throw new CyrnelError(

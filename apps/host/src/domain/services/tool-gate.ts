@@ -4,7 +4,7 @@
  * environment. Every check runs before the adapter is called, in the order
  * of the gating table, so a disabled tool can never cause an outbound request.
  */
-import { type InvokeInput, secretForms } from "@cyrnel/sdk";
+import { adapterErrorDetails, type InvokeInput, secretForms } from "@cyrnel/sdk";
 import { cutText } from "../../cut-text.js";
 import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
@@ -92,14 +92,8 @@ export class ToolGate {
    */
   private adapterError(serviceId: string, toolId: string, error: unknown): CyrnelError {
     const needles = secretForms(this.safeRead(serviceId));
-    const upstream = error as { status?: unknown; body?: unknown } | null;
-    const details =
-      upstream && typeof upstream === "object" && (typeof upstream.status === "number" || upstream.body !== undefined)
-        ? {
-            status: typeof upstream.status === "number" ? upstream.status : undefined,
-            body: boundedBody(upstream.body, needles),
-          }
-        : undefined;
+    const upstream = adapterErrorDetails(error);
+    const details = upstream && { status: upstream.status, body: boundedBody(upstream.body, needles) };
     const message = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS, needles);
     this.options.logger.warn("tool call failed", { service: serviceId, tool: toolId, error: message });
     return new CyrnelError("adapter_error", message, details);

@@ -1,39 +1,15 @@
 import { Type } from "@sinclair/typebox";
+import { EnabledBody, ListOf, VersionBody } from "../../contract/common.js";
+import { ModuleDetail, ModuleRecord, ModuleUpdateResult } from "../../contract/modules.js";
 import type { ModuleEntries } from "../../domain/modules/module-entries.js";
 import type { ModuleInstaller } from "../../domain/modules/module-installer.js";
 import type { ModuleLoader } from "../../domain/modules/module-loader.js";
 import type { ModuleRegistry } from "../../domain/modules/module-registry.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { EnabledBody, JsonObject, ListOf } from "../../http/schemas.js";
 import { settingsRoutes } from "../settings/routes.js";
 
 const tags = ["modules"];
 const IdParams = Type.Object({ id: Type.String() });
-
-export const ModuleRecord = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  type: Type.Union([Type.Literal("adapter"), Type.Literal("environment"), Type.Null()], {
-    description: "null only for a custom module whose module.json cannot be read",
-  }),
-  version: Type.Union([Type.String(), Type.Null()]),
-  builtin: Type.Boolean(),
-  enabled: Type.Boolean({ description: "The operator's choice (persisted)" }),
-  active: Type.Boolean({ description: "Set up and serving right now" }),
-  missing: Type.Boolean({ description: "Known to the database but its folder is gone" }),
-  quarantined: Type.Boolean({
-    description:
-      "Its code stopped the host or never finished loading, so it is not run again until its files change " +
-      "(`error` says which)",
-  }),
-  source: Type.Union([Type.String(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()], { description: "Why the module failed to load or start" }),
-});
-export const ModuleDetail = Type.Composite([
-  ModuleRecord,
-  Type.Object({ configSchema: JsonObject, secretsSchema: JsonObject }),
-]);
 
 /** Reading comes from the entries, enabling from the registry, rescans and deletion from the loader. */
 export function moduleRoutes(
@@ -92,6 +68,8 @@ export function moduleRoutes(
         getSecrets: "Names of the module secrets that are set",
         patchSecrets: "Patch a module's secrets (write-only)",
       },
+      // A failed restart is an adapter_error (module-registry.ts); setup timeouts are failures too.
+      applyErrors: ["adapter_error"],
       settings: registry.settings,
     }),
     defineRoute({
@@ -121,22 +99,6 @@ export function moduleRoutes(
   ];
 }
 
-const ModuleUpdateResult = Type.Object({
-  id: Type.String(),
-  updated: Type.Boolean({ description: "false when the archive holds exactly the installed files" }),
-  fromVersion: Type.Union([Type.String(), Type.Null()]),
-  toVersion: Type.Union([Type.String(), Type.Null()], {
-    description: "The version now installed (the previous one when nothing changed)",
-  }),
-});
-const VersionBody = Type.Object(
-  {
-    version: Type.Optional(
-      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
-    ),
-  },
-  { additionalProperties: false },
-);
 const updateDescription =
   "The previous version is kept in `modules/.backup/<id>/<version>/`. Every service of an updated adapter is " +
   "regenerated from its stored definition (tool enabled flags kept); one the new code rejects becomes stale. " +

@@ -1,4 +1,14 @@
 import { Type } from "@sinclair/typebox";
+import { EnabledBody, ListOf, ListQuery, VersionBody } from "../../contract/common.js";
+import {
+  DefinitionSource,
+  InstalledService,
+  RegistryInstallBody,
+  RegistryUpdateResult,
+  ServiceDetail,
+  ServiceRecord,
+  UpdateResult,
+} from "../../contract/services.js";
 import type { RegistryServiceInstalls } from "../../domain/registries/service-installs.js";
 import { serviceRecord } from "../../domain/services/records.js";
 import type { ServiceLifecycle } from "../../domain/services/service-lifecycle.js";
@@ -6,21 +16,19 @@ import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { EnabledBody, ListOf, ListQuery } from "../../http/schemas.js";
 import { settingsRoutes } from "../settings/routes.js";
-import {
-  DefinitionSource,
-  InstalledService,
-  RegistryInstallBody,
-  RegistryUpdateBody,
-  RegistryUpdateResult,
-  ServiceDetail,
-  ServiceRecord,
-  UpdateResult,
-} from "./schemas.js";
 
 const IdParams = Type.Object({ id: Type.String() });
 const tags = ["services"];
+/** What turning a definition into tools can answer (installs and updates, direct or from a registry). */
+const DEFINITION_ERRORS: ErrorCode[] = [
+  "bad_request",
+  "validation_failed",
+  "not_found",
+  "conflict",
+  "adapter_error",
+  "invoke_timeout",
+];
 
 export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): RouteDefinition[] {
   return [
@@ -67,7 +75,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
         { additionalProperties: false },
       ),
       responses: { 201: { description: "Installed", schema: InstalledService } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ body }) => json(201, await services.install(body)),
     }),
     defineRoute({
@@ -92,7 +100,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: Type.Object(DefinitionSource, { additionalProperties: false }),
       responses: { 200: { description: "Update result", schema: UpdateResult } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ params, body }) => json(200, await services.update(params.id, body)),
     }),
     defineRoute({
@@ -133,20 +141,14 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       },
       patchConfigDescription:
         "Validated against the config schema; nothing is stored on failure. An enabled service is re-hydrated.",
+      // Re-hydrating reads the service's secrets (409 when they cannot be decrypted) and calls the adapter.
+      applyErrors: ["conflict", "adapter_error", "invoke_timeout"],
       settings: services.settings,
     }),
   ];
 }
 
-const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [
-  "bad_request",
-  "validation_failed",
-  "not_found",
-  "conflict",
-  "adapter_error",
-  "upstream_error",
-  "invoke_timeout",
-];
+const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [...DEFINITION_ERRORS, "upstream_error"];
 
 /** Installs and updates from registry descriptors. */
 export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
@@ -177,7 +179,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
         "cannot be reached or fails is a 502 `upstream_error` and the service is left as it was.",
       tags,
       params: IdParams,
-      body: RegistryUpdateBody,
+      body: VersionBody,
       responses: { 200: { description: "Update result", schema: RegistryUpdateResult } },
       errors: REGISTRY_INSTALL_ERRORS,
       handler: async ({ params, body }) => json(200, await installs.update(params.id, body)),

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
+import { ConfigBody, PatchBody, SecretNames } from "../../contract/common.js";
 import type { Settings } from "../../domain/settings/settings.js";
+import { ERROR_STATUS, type ErrorCode } from "../../errors.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
-import { ConfigBody, PatchBody, SecretNames } from "../../http/schemas.js";
 
 const IdParams = Type.Object({ id: Type.String() });
 
@@ -14,12 +15,17 @@ export interface SettingsRoutesOptions {
   tags: string[];
   summaries: { getConfig: string; patchConfig: string; getSecrets: string; patchSecrets: string };
   patchConfigDescription?: string;
+  /** What putting changed values to use (restart, re-hydrate) can answer, besides the patch's own 400s and 404. */
+  applyErrors: ErrorCode[];
   settings: Pick<Settings<unknown>, "config" | "patchConfig" | "secretNames" | "patchSecrets">;
 }
 
 /** `GET/PATCH <collection>/{id}/config` and `/secrets` of one kind of owner (modules, services). */
 export function settingsRoutes(options: SettingsRoutesOptions): RouteDefinition[] {
   const { collection, operationNoun: noun, tags, summaries, settings } = options;
+  const patchErrors = inTableOrder(["bad_request", "validation_failed", "not_found", ...options.applyErrors]);
+  // Patching secrets reads the stored ones first: a value sealed under an unknown key is a 409.
+  const patchSecretsErrors = inTableOrder([...patchErrors, "conflict"]);
   return [
     defineRoute({
       method: "get",
@@ -42,7 +48,7 @@ export function settingsRoutes(options: SettingsRoutesOptions): RouteDefinition[
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: patchErrors,
       handler: async ({ params, body }) => json(200, { config: await settings.patchConfig(params.id, body) }),
     }),
     defineRoute({
@@ -65,8 +71,13 @@ export function settingsRoutes(options: SettingsRoutesOptions): RouteDefinition[
       params: IdParams,
       body: PatchBody,
       responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
+      errors: patchSecretsErrors,
       handler: async ({ params, body }) => json(200, { set: await settings.patchSecrets(params.id, body) }),
     }),
   ];
+}
+
+/** Each code once, in the order of the code table (errors.ts), as routes list them. */
+function inTableOrder(codes: ErrorCode[]): ErrorCode[] {
+  return (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => codes.includes(code));
 }
