@@ -19,6 +19,7 @@ import type {
 } from "@cyrnel/sdk";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
+import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
 import type { ProcessFilter, ProcessRow, ProcessStore } from "./process-store.js";
@@ -40,6 +41,11 @@ export interface ProcessRunnerOptions {
   limits: ProcessLimits;
   /** The environment new runs go to, or null. */
   environment(): { id: string; module: EnvironmentModule } | null;
+  /**
+   * Subscribed to at construction: an environment that is being switched away from is torn down once its runs have
+   * ended; one that stops (disabled, deleted, restarted with new settings) has its runs canceled first.
+   */
+  events: ModuleEvents;
   /** Tool calls from code go through the same gate as `POST /tools/.../invoke`. */
   invokeTool(input: InvokeInput): Promise<unknown>;
   /** Snapshot of effectively enabled services and tool ids for discovery inside the sandbox. */
@@ -93,7 +99,12 @@ export class ProcessRunner {
   private readonly live = new Map<number, LiveExecution>();
   private readonly byProcess = new Map<number, LiveExecution>();
 
-  constructor(private readonly options: ProcessRunnerOptions) {}
+  constructor(private readonly options: ProcessRunnerOptions) {
+    options.events.on("environmentDraining", ({ environmentId }) => this.drain(environmentId));
+    options.events.on("environmentStopping", ({ environmentId }) =>
+      this.cancel(environmentId, "canceled: the environment was disabled"),
+    );
+  }
 
   /** Bindings handed to environment modules at setup. */
   readonly bindings: EnvironmentBindings = {
@@ -247,7 +258,7 @@ export class ProcessRunner {
   // ---- environment events --------------------------------------------------------
 
   /** Waits for every run on this environment to end (an environment switch lets them finish). */
-  async drain(environmentId: string): Promise<void> {
+  private async drain(environmentId: string): Promise<void> {
     await Promise.all([...this.live.values()].filter((e) => e.environmentId === environmentId).map((e) => e.done));
   }
 

@@ -11,13 +11,13 @@ import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
-import type { ModuleRegistry } from "../modules/module-registry.js";
+import type { ModuleEntries } from "../modules/module-entries.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import type { ServiceRow, ServiceStore, ToolRow } from "./service-store.js";
 
 export interface ToolGateOptions {
   store: ServiceStore;
-  modules: ModuleRegistry;
+  modules: Pick<ModuleEntries, "activeAdapter">;
   secrets: SecretStore;
   validator: SchemaValidator;
   logger: HostLogger;
