@@ -1,4 +1,5 @@
 import type { JSONSchema, ToolDefinition } from "@cyrnel/sdk";
+import { annotationsOf } from "./annotations.js";
 import { WHOLE_BODY_PART } from "./body.js";
 import { type BodyBinding, DOMAIN_FORMAT, type ParameterBinding, type ToolDomain } from "./domain.js";
 import { fileInputSchema } from "./files.js";
@@ -83,6 +84,7 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
     inputSchema,
     outputSchema: outputSchema(operation, emitter),
     adapterDomain: adapterDomain as unknown as Record<string, unknown>,
+    annotations: annotationsOf(operation.method),
   };
 }
 
