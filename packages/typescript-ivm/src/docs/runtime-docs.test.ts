@@ -21,6 +21,10 @@ describe("renderRuntimeDocs", () => {
       "`status`, `code`",
       "SyntaxError: <message> (line L, column C)",
       "at code.ts:<line>:<column>",
+      "| 403 | `tool_denied` |",
+      "| 403 | `approval_denied` |",
+      "| 403 | `approval_expired` |",
+      "the clock stops while the process is suspended",
     ]) {
       expect(docs).toContain(text);
     }
