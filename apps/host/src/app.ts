@@ -12,6 +12,12 @@ import { secureDataDir } from "./data-dir.js";
 import { type Db, openDatabase } from "./db/client.js";
 import { SpaceReclaimer } from "./db/space.js";
 import { EnvironmentDocs } from "./domain/environment-docs.js";
+import { ApprovalStore } from "./domain/governance/approval-store.js";
+import { Approvals } from "./domain/governance/approvals.js";
+import { CallLog } from "./domain/governance/call-log.js";
+import { CallStore } from "./domain/governance/call-store.js";
+import { Policies } from "./domain/governance/policies.js";
+import { PolicyStore } from "./domain/governance/policy-store.js";
 import { hostHealth } from "./domain/host-health.js";
 import { ModuleEntries } from "./domain/modules/module-entries.js";
 import { ModuleEvents } from "./domain/modules/module-events.js";
@@ -28,6 +34,7 @@ import { RegistryStore } from "./domain/registries/registry-store.js";
 import { RegistryServiceInstalls } from "./domain/registries/service-installs.js";
 import { loadSecretsKey } from "./domain/secrets/key-file.js";
 import { SecretBox } from "./domain/secrets/secret-box.js";
+import { SecretMasks } from "./domain/secrets/secret-masks.js";
 import { SecretStore } from "./domain/secrets/secret-store.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import { ServiceStore } from "./domain/services/service-store.js";
@@ -43,8 +50,11 @@ import { SchemaValidator } from "./lib/json-schema.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
+import { approvalRoutes } from "./routes/approvals/routes.js";
+import { callRoutes } from "./routes/calls/routes.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
 import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
+import { policyRoutes } from "./routes/policies/routes.js";
 import { processRoutes } from "./routes/processes/routes.js";
 import { registryRoutes } from "./routes/registries/routes.js";
 import { serviceRegistryRoutes, serviceRoutes } from "./routes/services/routes.js";
@@ -98,6 +108,27 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const store = new ServiceStore(db);
   const moduleStore = new ModuleStore(db);
   const processStore = new ProcessStore(db);
+
+  // Governance: policies decide what a call gets, approvals hold the calls under `ask`, every call is recorded. What
+  // they publish goes to the process runner (built below; these callbacks only run once calls are made).
+  const policies = new Policies(new PolicyStore(db), store);
+  const approvals = new Approvals({
+    store: new ApprovalStore(db),
+    logger,
+    timeoutMs: config.approvalTimeoutMs,
+    onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
+    onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
+  });
+  const calls = new CallLog({
+    store: new CallStore(db),
+    logger,
+    onCall: (record) => {
+      if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
+    },
+  });
+  calls.keepFor(config.callsRetentionDays);
+  const expired = approvals.expireLeftovers();
+  if (expired > 0) logger.warn("approvals pending at the last shutdown expired", { count: expired });
   const interrupted = processStore.markInterrupted();
   if (interrupted > 0)
     logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
@@ -122,7 +153,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const gate = new ToolGate({
     store,
     modules: moduleEntries,
-    secrets,
+    masks: new SecretMasks(secrets),
+    policies,
+    approvals,
+    calls,
     validator,
     logger,
     invokeTimeoutMs: config.invokeTimeoutMs,
@@ -139,7 +173,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     },
     environment: () => moduleEntries.activeEnvironment(),
     events: moduleEvents,
-    invokeTool: (input) => gate.invoke(input),
+    invokeTool: (input, origin) => gate.invoke(input, origin),
+    pendingApprovals: (processId) => approvals.pendingOf(processId),
+    runEnding: (processId, reason) => approvals.expireProcess(processId, reason),
+    callCounts: (processId) => calls.countsOfLatestRun(processId),
     catalog: () => store.catalog(),
   });
   const modulesDir = join(config.dataDir, "modules");
@@ -211,7 +248,13 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   await moduleLoader.start();
   await moduleRegistry.start();
 
-  const docs = new EnvironmentDocs(moduleEntries, store, config.invokeTimeoutMs, config.agentTextLimitChars);
+  const docs = new EnvironmentDocs(
+    moduleEntries,
+    store,
+    policies,
+    config.invokeTimeoutMs,
+    config.agentTextLimitChars,
+  );
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(
@@ -221,11 +264,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ),
     ...serviceRoutes(services, store),
     ...serviceRegistryRoutes(registryInstalls),
-    ...toolRoutes(store, gate, docs),
+    ...toolRoutes(store, gate, docs, policies),
+    ...policyRoutes(policies),
     ...moduleRoutes(moduleEntries, moduleRegistry, moduleLoader),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
     ...processRoutes(runner),
+    ...approvalRoutes(approvals),
+    ...callRoutes(calls, runner),
     ...environmentRoutes(docs),
   ];
 
@@ -287,6 +333,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
         });
       }
       await moduleRegistry.stop();
+      calls.stop();
       space.stop();
       space.reclaim();
       db.$client.close();

@@ -147,13 +147,11 @@ export class CyrnelApi {
     }
   }
 
+  /** The results of an idle process: its events are its stored texts and then its end, with every result, at once. */
   private async withResults(record: ProcessRecord): Promise<ProcessResult> {
-    const [output, stdout, stderr] = await Promise.all([
-      this.json<Record<string, unknown>>("GET", `/processes/${record.id}/output`),
-      this.text("GET", `/processes/${record.id}/stdout`),
-      this.text("GET", `/processes/${record.id}/stderr`),
-    ]);
-    return { ...record, output, stdout, stderr };
+    const ended = await this.follow(record.id, () => {});
+    if (!ended) throw new ApiError(0, "unreachable", `the results of process ${record.id} could not be read`);
+    return ended;
   }
 
   private async send(method: string, path: string, options: RequestOptions): Promise<Response> {

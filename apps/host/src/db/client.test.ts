@@ -32,7 +32,18 @@ describe("migrations", () => {
     expect(db.$client.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.$client.pragma("foreign_keys", { simple: true })).toBe(1);
     db.$client.close();
-    expect(tables(file)).toEqual(["executions", "modules", "processes", "registries", "secrets", "services", "tools"]);
+    expect(tables(file)).toEqual([
+      "approvals",
+      "calls",
+      "executions",
+      "modules",
+      "processes",
+      "registries",
+      "secrets",
+      "service_policies",
+      "services",
+      "tools",
+    ]);
   });
 
   it("upgrade a database on the previous schema and keep its rows", () => {
@@ -46,13 +57,22 @@ describe("migrations", () => {
          values ('kept', 'Kept', 'd', 'openapi', 'h', '{}', '{}', '{}', '{}', '{"a":1}', 1, ?, ?)`,
       )
       .run(now, now);
+    old.$client
+      .prepare(
+        `insert into tools (service_id, id, position, name, description, input_schema, output_schema, adapter_domain)
+         values ('kept', 'getThing', 0, 'n', 'd', '{}', '{}', '{}')`,
+      )
+      .run();
     old.$client.close();
     const before = tables(file);
 
     const upgraded = openDatabase(file);
     const row = upgraded.$client.prepare("select id, config, enabled from services").get();
+    const tool = upgraded.$client.prepare("select id, annotations from tools").get();
     upgraded.$client.close();
     expect(row).toEqual({ id: "kept", config: '{"a":1}', enabled: 1 });
+    // Tools of services installed before annotations existed claim nothing until the service is updated.
+    expect(tool).toEqual({ id: "getThing", annotations: "{}" });
     expect(tables(file).length).toBeGreaterThan(before.length);
   });
 

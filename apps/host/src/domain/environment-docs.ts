@@ -16,6 +16,7 @@ import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { cutText } from "../cut-text.js";
 import { CyrnelError, noEnvironment, notFound } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
+import type { Policies } from "./governance/policies.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
 
@@ -45,6 +46,7 @@ export class EnvironmentDocs {
   constructor(
     private readonly modules: Pick<ModuleEntries, "activeEnvironment">,
     private readonly store: ServiceStore,
+    private readonly policies: Pick<Policies, "actionFor">,
     private readonly hookTimeoutMs: number,
     private readonly textLimitChars: number,
   ) {}
@@ -65,7 +67,7 @@ export class EnvironmentDocs {
     const options = { maxChars: this.textLimitChars, expandHint: EXPAND_HINT, ...(expand ? { expand } : {}) };
     try {
       return this.capped(
-        await this.bounded(id, "generateToolDocs", () => module.generateToolDocs(docsInput(row), options)),
+        await this.bounded(id, "generateToolDocs", () => module.generateToolDocs(this.docsInput(row), options)),
       );
     } catch (error) {
       // The SDK's word for "the page has no such type".
@@ -88,7 +90,7 @@ export class EnvironmentDocs {
       throw new CyrnelError("not_found", "the active environment does not provide type declarations");
     }
     const options = { maxChars: this.textLimitChars, narrowHint: NARROW_TYPES_HINT };
-    return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(tools.map(docsInput), options)));
+    return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(tools.map((tool) => this.docsInput(tool)), options)));
   }
 
   private selectTools({ serviceIds = [], tools = [] }: TypesFilter): ToolRow[] {
@@ -111,6 +113,19 @@ export class EnvironmentDocs {
       add(row);
     }
     return [...selected.values()];
+  }
+
+  /** What an environment documents about a tool: its schemas, annotations and the policy a call meets. */
+  private docsInput(tool: ToolRow): ToolDocsInput {
+    return {
+      serviceId: tool.serviceId,
+      toolId: tool.id,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+      policy: this.policies.actionFor(tool),
+    };
   }
 
   private environment(): { id: string; module: EnvironmentModule } {
@@ -155,11 +170,3 @@ function requireCallableService(store: ServiceStore, serviceId: string): void {
   }
   if (!service.enabled) throw new CyrnelError("service_disabled", `service "${serviceId}" is disabled`);
 }
-
-const docsInput = (tool: ToolRow): ToolDocsInput => ({
-  serviceId: tool.serviceId,
-  toolId: tool.id,
-  description: tool.description,
-  inputSchema: tool.inputSchema,
-  outputSchema: tool.outputSchema,
-});

@@ -10,6 +10,8 @@ const tool = (id: string, name: string, description = ""): ToolRecord => ({
   description,
   enabled: true,
   effectivelyEnabled: true,
+  annotations: {},
+  policy: "allow",
 });
 
 const TOOLS = [

@@ -1,8 +1,9 @@
 /** The public shapes of a process (`contract/processes.ts`): its record, and the record with its results (once idle). */
 import type { ProcessRecord, ProcessResult } from "../../contract/processes.js";
-import type { ProcessRow } from "./process-store.js";
+import type { CallCounts } from "../governance/call-store.js";
+import type { ProcessView } from "./process-runner.js";
 
-export function processRecord(row: ProcessRow): ProcessRecord {
+export function processRecord(row: ProcessView): ProcessRecord {
   return {
     id: row.id,
     ref: row.ref,
@@ -13,9 +14,11 @@ export function processRecord(row: ProcessRow): ProcessRecord {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    pendingApprovalIds: row.pendingApprovalIds,
   };
 }
 
-export function processResult(row: ProcessRow): ProcessResult {
-  return { ...processRecord(row), output: row.output ?? {}, stdout: row.stdout, stderr: row.stderr };
+/** `calls`: the tool calls of its latest run. */
+export function processResult(row: ProcessView, calls: CallCounts): ProcessResult {
+  return { ...processRecord(row), output: row.output ?? {}, stdout: row.stdout, stderr: row.stderr, calls };
 }

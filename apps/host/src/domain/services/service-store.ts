@@ -280,6 +280,7 @@ export class ServiceStore {
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema,
       adapterDomain: tool.adapterDomain,
+      annotations: tool.annotations ?? {},
       enabled: enabled.get(tool.id) ?? true,
     }));
     for (let start = 0; start < rows.length; start += 500)
@@ -304,6 +305,7 @@ export class ServiceStore {
         inputSchema: tools.inputSchema,
         outputSchema: tools.outputSchema,
         adapterDomain: tools.adapterDomain,
+        annotations: tools.annotations,
         enabled: tools.enabled,
         serviceEnabled: services.enabled,
         serviceStale: services.stale,

@@ -3,8 +3,7 @@ import type { Context } from "hono";
 import { ListOf, ListQuery } from "../../contract/common.js";
 import { ExitState, type ProcessEvent, ProcessRecord, ProcessReport, ProcessState } from "../../contract/processes.js";
 import { processRecord, processResult } from "../../domain/processes/process-record.js";
-import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../domain/processes/process-runner.js";
-import type { ProcessRow } from "../../domain/processes/process-store.js";
+import { MAX_TIMEOUT_MS, type ProcessRunner, type ProcessView } from "../../domain/processes/process-runner.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 
@@ -12,10 +11,9 @@ const tags = ["processes"];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
   /** With `block`, answer once the process is idle, with its results. */
-  const respond = async (row: ProcessRow, block: boolean | undefined, status: number, context: Context) =>
-    block
-      ? json(status, processResult(await runner.waitIdle(row.id, context.req.raw.signal)))
-      : json(status, processRecord(row));
+  const result = (row: ProcessView) => processResult(row, runner.callCounts(row.id));
+  const respond = async (row: ProcessView, block: boolean | undefined, status: number, context: Context) =>
+    block ? json(status, result(await runner.waitIdle(row.id, context.req.raw.signal))) : json(status, processRecord(row));
 
   return [
     defineRoute({
@@ -127,7 +125,10 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       summary: "Follow a process live: stdout and stderr as they are written, then its end",
       description:
         'Newline-delimited JSON, one event per line: `{"type":"stdout"|"stderr","text"}` for what was ' +
-        'written so far and then for each new chunk, and last `{"type":"end","process"}` with the idle ' +
+        'written so far and then for each new chunk; `{"type":"call", ...callRecord}` when a tool call ends; ' +
+        '`{"type":"approval", ...approval}` for each approval the process waits for when the reader comes, and ' +
+        "when one is created or decided (the process is suspended while one is pending); " +
+        'and last `{"type":"end","process"}` with the idle ' +
         "process and its results (as `POST /processes` with `block` answers). An idle process answers its stored " +
         "text and the end at once. Text past the stream cap is dropped after one marker line. A running process " +
         "takes a limited number of live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); past it, 429.",
@@ -150,9 +151,9 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
           followed.close();
           controller?.close();
         };
-        // First, so a refusal (too many followers) is an error response. Chunks only arrive on later turns of the
+        // First, so a refusal (too many followers) is an error response. Events only arrive on later turns of the
         // event loop, and `start` below runs synchronously in the constructor: `controller` is set before any.
-        const followed = runner.follow(params.id, (stream, chunk) => send({ type: stream, text: chunk }));
+        const followed = runner.follow(params.id, send);
         const body = new ReadableStream<Uint8Array>({
           start: (c) => {
             controller = c;
@@ -162,11 +163,12 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
             followed.close();
           },
         });
-        for (const stream of ["stdout", "stderr"] as StreamName[]) {
+        for (const stream of ["stdout", "stderr"] as const) {
           if (followed[stream] !== "") send({ type: stream, text: followed[stream] });
         }
+        for (const approval of followed.approvals) send({ type: "approval", ...approval });
         followed.done.then((row) => {
-          send({ type: "end", process: processResult(row) });
+          send({ type: "end", process: result(row) });
           end();
         });
         signal.addEventListener("abort", end, { once: true });
@@ -198,7 +200,9 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       path: "/processes/{id}/signals/kill",
       operationId: "killProcess",
       summary: "Cancel a queued or running process",
-      description: "queued → idle/canceled; running → terminating → idle/canceled; idle → 409.",
+      description:
+        "queued → idle/canceled; running or suspended → terminating → idle/canceled (the approvals a suspended " +
+        "process waits for expire); idle → 409.",
       tags,
       params: IdParams,
       responses: { 200: { description: "The process, idle", schema: ProcessRecord } },

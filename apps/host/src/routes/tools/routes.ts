@@ -2,8 +2,9 @@ import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
 import { ToolDetail, ToolDocsQuery, ToolListItem } from "../../contract/tools.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
+import type { Policies } from "../../domain/governance/policies.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
-import type { ServiceStore } from "../../domain/services/service-store.js";
+import type { ServiceStore, ToolRow } from "../../domain/services/service-store.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
 import { decodeCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
@@ -11,8 +12,15 @@ import { defineRoute, json, type RouteDefinition, text } from "../../http/route.
 const tags = ["tools"];
 const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String() });
 
-export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
+export function toolRoutes(
+  store: ServiceStore,
+  gate: ToolGate,
+  docs: EnvironmentDocs,
+  policies: Pick<Policies, "actionFor">,
+): RouteDefinition[] {
   const tool = (serviceId: string, toolId: string) => requireTool(store, serviceId, toolId);
+  const record = (row: ToolRow) => toolRecord(row, policies.actionFor(row));
+  const detail = (row: ToolRow) => toolDetail(row, policies.actionFor(row));
 
   return [
     defineRoute({
@@ -38,7 +46,7 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
         const rows = store.listTools({ ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) });
         return json(
           200,
-          toPage(rows, limit, include === "schemas" ? toolDetail : toolRecord, (row) => [row.serviceId, row.position]),
+          toPage(rows, limit, include === "schemas" ? detail : record, (row) => [row.serviceId, row.position]),
         );
       },
     }),
@@ -51,7 +59,7 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       params: ToolParams,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, toolDetail(tool(params.serviceId, params.toolId))),
+      handler: ({ params }) => json(200, detail(tool(params.serviceId, params.toolId))),
     }),
     defineRoute({
       method: "get",
@@ -84,7 +92,7 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       handler: ({ params, body }) => {
         tool(params.serviceId, params.toolId);
         store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
-        return json(200, toolDetail(tool(params.serviceId, params.toolId)));
+        return json(200, detail(tool(params.serviceId, params.toolId)));
       },
     }),
     defineRoute({
@@ -95,7 +103,10 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       description:
         "Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled " +
         "and not stale (409 service_disabled), tool enabled (409 tool_disabled), parameters match the input schema " +
-        "(400 validation_failed). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout.",
+        "(400 validation_failed), the service's policy allows the tool (403 tool_denied; a tool whose policy is " +
+        "ask needs an approval for every call, which only a call from process code can wait for: 403 " +
+        "approval_required). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout. " +
+        "Every call is recorded (GET /calls).",
       tags,
       params: ToolParams,
       body: Type.Object({ parameters: Type.Optional(JsonObject) }, { additionalProperties: false }),
@@ -106,6 +117,8 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
         "not_found",
         "service_disabled",
         "tool_disabled",
+        "tool_denied",
+        "approval_required",
         "adapter_error",
         "invoke_timeout",
       ],

@@ -1,0 +1,80 @@
+import { Type } from "@sinclair/typebox";
+import { ListOf, ListQuery } from "../../contract/common.js";
+import { Approval, ApprovalDecision, ApprovalState } from "../../contract/governance.js";
+import type { Approvals } from "../../domain/governance/approvals.js";
+import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
+import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
+
+const tags = ["approvals"];
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+/**
+ * `decidedBy` is the deciding key's id; every request is made with the bootstrap key (`CYRNEL_API_KEY`) or
+ * without auth, neither of which has an id, so it is null.
+ */
+const DECIDED_BY: string | null = null;
+
+export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
+  const decision = (verb: "approve" | "deny") =>
+    defineRoute({
+      method: "post",
+      path: `/approvals/{id}/${verb}`,
+      operationId: `${verb}Approval`,
+      summary: verb === "approve" ? "Approve a pending call" : "Deny a pending call",
+      description:
+        verb === "approve"
+          ? "The call goes on (once) and the process runs again when it waits for nothing else. A decided " +
+            "approval answers 409."
+          : "The call throws `403 approval_denied` in the process's code, with the reason in its message. A decided " +
+            "approval answers 409.",
+      tags,
+      params: IdParams,
+      body: ApprovalDecision,
+      responses: { 200: { description: "The decided approval", schema: Approval } },
+      errors: ["validation_failed", "not_found", "conflict"],
+      handler: ({ params, body }) =>
+        json(
+          200,
+          approvals[verb === "approve" ? "approve" : "deny"](params.id, DECIDED_BY, body.reason?.trim() || null),
+        ),
+    });
+
+  return [
+    defineRoute({
+      method: "get",
+      path: "/approvals",
+      operationId: "listApprovals",
+      summary: "List approvals, newest first",
+      description: "Calls of tools whose policy is `ask` wait for one of these to be approved or denied.",
+      tags,
+      query: Type.Object({
+        state: Type.Optional(ApprovalState),
+        processId: Type.Optional(Type.Integer({ minimum: 1 })),
+        ...ListQuery,
+      }),
+      responses: { 200: { description: "A page of approvals", schema: ListOf(Approval) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) => {
+        const limit = query.limit ?? 100;
+        const rows = approvals.list({ ...query, limit, before: decodeCursor(query.cursor, isNumber) });
+        return json(
+          200,
+          toPage(rows, limit, (row) => row, (row) => row.id),
+        );
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/approvals/{id}",
+      operationId: "getApproval",
+      summary: "Get an approval",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The approval", schema: Approval } },
+      errors: ["validation_failed", "not_found"],
+      handler: ({ params }) => json(200, approvals.get(params.id)),
+    }),
+    decision("approve"),
+    decision("deny"),
+  ];
+}
