@@ -199,7 +199,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...moduleRoutes(modules),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
-    ...processRoutes(runner),
+    ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars }),
     ...environmentRoutes(docs),
   ];
 
