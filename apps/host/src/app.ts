@@ -238,7 +238,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     definitionBodyLimit: config.definitionLimitBytes,
     validateResponses: options.validateResponses ?? false,
   });
-  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes });
+  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
 
   return {
     app,

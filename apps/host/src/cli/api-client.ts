@@ -100,10 +100,22 @@ export class CyrnelApi {
   ): Promise<ProcessReport> {
     const created = await this.json<ProcessRecord>("POST", "/processes", { body: input });
     options.onCreated?.(created);
-    const ended = await this.follow(created.id, options.onText ?? (() => {}), options.signal).catch(() => null);
-    if (ended) return ended;
-    const record = await this.waitIdle(created.id, options.signal);
-    return record.state === "idle" ? this.withResults(record) : record;
+    const ended = await this.waitForProcess(created.id, options);
+    return ended.state === "idle" && !("stdout" in ended) ? this.withResults(ended) : ended;
+  }
+
+  /**
+   * Waits until a process is idle, following its events (stdout and stderr
+   * go to `onText` as they are written) and polling if that stream breaks.
+   * Answers the idle process with its results when the events carried them,
+   * else its record; when `signal` aborts, the record as it is then.
+   */
+  async waitForProcess(
+    id: number,
+    options: { signal?: AbortSignal; onText?: (stream: "stdout" | "stderr", text: string) => void } = {},
+  ): Promise<ProcessReport> {
+    const ended = await this.follow(id, options.onText ?? (() => {}), options.signal).catch(() => null);
+    return ended ?? this.waitIdle(id, options.signal);
   }
 
   /** Reads a process's NDJSON events; the end event's process, or null if the stream stopped before it. */
@@ -129,12 +141,6 @@ export class CyrnelApi {
       }
     }
     return null;
-  }
-
-  /** A process, with its output, stdout and stderr when it is idle. */
-  async processReport(id: number): Promise<ProcessReport> {
-    const record = await this.json<ProcessRecord>("GET", `/processes/${id}`);
-    return record.state === "idle" ? this.withResults(record) : record;
   }
 
   private async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessRecord> {
