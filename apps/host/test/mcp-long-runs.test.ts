@@ -12,7 +12,9 @@ import { startHost, type TestHost } from "./support/host.js";
  * with a wait budget of one second (CYRNEL_MCP_WAIT_MS on the host,
  * `--wait-ms` for the stdio server). The programs wait at a gate (a tool
  * call the test lets through), so a run outlasts the budget for certain,
- * and ends when the test says so.
+ * and ends when the test says so. A process takes one live follower here
+ * (CYRNEL_PROCESS_FOLLOWERS_LIMIT), so whether the test can follow it shows
+ * whether a wait that answered still holds on to it.
  */
 const API_KEY = "mcp-long-key";
 const WAIT_MS = "1000";
@@ -24,7 +26,12 @@ let gate: GateApi;
 beforeAll(async () => {
   gate = await startGateApi();
   host = await startHost({
-    env: { CYRNEL_API_KEY: API_KEY, CYRNEL_MCP_WAIT_MS: WAIT_MS, CYRNEL_INVOKE_TIMEOUT_MS: "600000" },
+    env: {
+      CYRNEL_API_KEY: API_KEY,
+      CYRNEL_MCP_WAIT_MS: WAIT_MS,
+      CYRNEL_INVOKE_TIMEOUT_MS: "600000",
+      CYRNEL_PROCESS_FOLLOWERS_LIMIT: "1",
+    },
   });
   const installed = await host.api("POST", "/services", {
     id: "gate",
@@ -78,6 +85,28 @@ const textOf = (result: CallToolResult) =>
 /** A program that prints a line, then waits at gate `name`, and outputs what the gate answered. */
 const gated = (name: string) =>
   `console.log("at the gate"); cyrnel.output(await cyrnel.services.gate.tools.pass.invoke({ name: ${JSON.stringify(name)} }));`;
+
+/** Whether the process's one follower slot is free: opens its events stream and closes it again. */
+async function followerFree(id: number): Promise<boolean> {
+  const controller = new AbortController();
+  const response = await fetch(`${host.url}/processes/${id}/events`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+    signal: controller.signal,
+  });
+  controller.abort();
+  await response.body?.cancel().catch(() => undefined);
+  if (response.status !== 200 && response.status !== 429) throw new Error(`events answered ${response.status}`);
+  return response.status === 200;
+}
+
+/** Waits (generously) until the follower slot of the process is free again. */
+async function untilFollowerFree(id: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await followerFree(id))) {
+    if (Date.now() > deadline) throw new Error(`process ${id}: a wait that answered still follows it`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** get_process with wait until the process is idle; every answer before is a bounded wait saying it still runs. */
 async function waitUntilIdle(client: Client, id: number): Promise<any> {
@@ -137,9 +166,13 @@ describe.each(transports)("long runs over %s", (label, connect) => {
         `(up to 1 s per call), or get_process {"id":${first.id}} to look without waiting.`,
     );
 
+    // The wait that answered let go of the process (its one follower slot is free again).
+    await untilFollowerFree(first.id);
+
     // get_process waits within the same budget.
     const still = await call(client, "get_process", { id: first.id, wait: true });
     expect(still.structuredContent).toMatchObject({ id: first.id, state: expect.stringMatching(/^(queued|running)$/) });
+    await untilFollowerFree(first.id);
     const listed = await call(client, "list_processes", { state: (still.structuredContent as any).state });
     expect((listed.structuredContent as any).processes.map((process: any) => process.id)).toContain(first.id);
 

@@ -126,10 +126,29 @@ export class CyrnelApi {
   ): Promise<ProcessResult | null> {
     const response = await this.send("GET", `/processes/${id}/events`, { signal });
     if (!response.body) return null;
+    // Cancelled here, not only through the request's signal: a Request made for the in-process app (`/mcp`)
+    // passes an abort on through a weak reference, which is gone once the app no longer holds the Request.
+    const reader = response.body.getReader();
+    const cancel = () => void reader.cancel().catch(() => undefined);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      return await this.readEvents(reader, onText);
+    } finally {
+      signal?.removeEventListener("abort", cancel);
+      // Done reading (the end event came, or the wait stopped): let the stream and its follower slot go.
+      cancel();
+    }
+  }
+
+  private async readEvents(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    onText: (stream: "stdout" | "stderr", text: string) => void,
+  ): Promise<ProcessResult | null> {
     const decoder = new TextDecoder();
     let pending = "";
-    for await (const bytes of response.body) {
-      pending += decoder.decode(bytes, { stream: true });
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      pending += decoder.decode(chunk.value, { stream: true });
       for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);

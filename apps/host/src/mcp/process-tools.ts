@@ -23,6 +23,7 @@ import { ApiError } from "../cli/api-client.js";
 import type { BoundedResult, ProcessRecord } from "../contract/processes.js";
 import { cutText } from "../cut-text.js";
 import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
+import { deadlineSignal } from "../lib/deadline-signal.js";
 import type { HostAccess } from "./host-access.js";
 import { type ListedProcess, ProcessList, ProcessSummary, toZod } from "./tool-output.js";
 import { structured } from "./tool-results.js";
@@ -64,11 +65,11 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
 
   const waitFor = async (id: number, extra: Extra): Promise<ProcessRecord> => {
     const progress = startProgress(id, extra);
+    const deadline = deadlineSignal(extra.signal, waitMs);
     try {
-      return await access.waitForProcess(id, AbortSignal.any([extra.signal, AbortSignal.timeout(waitMs)]), (text) =>
-        progress?.stdout(text),
-      );
+      return await access.waitForProcess(id, deadline.signal, (text) => progress?.stdout(text));
     } finally {
+      deadline.clear();
       progress?.stop();
     }
   };
