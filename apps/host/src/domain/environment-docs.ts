@@ -16,7 +16,7 @@ import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { cutText } from "../cut-text.js";
 import { CyrnelError, noEnvironment, notFound } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
-import type { ModuleRegistry } from "./modules/module-registry.js";
+import type { ModuleEntries } from "./modules/module-entries.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
 
 /** Which tools `GET /environment/types` covers: all callable ones when both lists are empty. */
@@ -43,7 +43,7 @@ const CUT_MARKER_CHARS = 64;
 
 export class EnvironmentDocs {
   constructor(
-    private readonly modules: ModuleRegistry,
+    private readonly modules: Pick<ModuleEntries, "activeEnvironment">,
     private readonly store: ServiceStore,
     private readonly hookTimeoutMs: number,
     private readonly textLimitChars: number,

@@ -174,6 +174,7 @@ const HINTS: Record<string, string> = {
   service_disabled: "The service is disabled or stale; an operator must enable or update it.",
   tool_disabled: "The tool is disabled; an operator must enable it.",
   payload_too_large: "Make the code smaller.",
+  at_capacity: "The sandbox is busy and nothing was run: wait the seconds the message names, then call run_code again.",
   unreachable: "The cyrnel host is not running or not reachable at this address.",
   unauthorized: "The API key is missing or wrong (CYRNEL_API_KEY).",
 };

@@ -66,7 +66,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
           schema: ProcessReport,
         },
       },
-      errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment"],
+      errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment", "at_capacity"],
       handler: async ({ body, context }) => respond(runner.create(body), body.block, 201, context),
     }),
     defineRoute({
@@ -261,7 +261,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
         { additionalProperties: false },
       ),
       responses: { 200: { description: "The process", schema: ProcessReport } },
-      errors: ["validation_failed", "not_found", "conflict", "no_environment"],
+      errors: ["validation_failed", "not_found", "conflict", "no_environment", "at_capacity"],
       handler: async ({ params, body, context }) =>
         respond(runner.run(params.id, body.force ?? false), body.block, 200, context),
     }),
