@@ -4,6 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { untilFollowerFree } from "./support/followers.js";
 import { type GateApi, startGateApi } from "./support/gate-api.js";
 import { startHost, type TestHost } from "./support/host.js";
 
@@ -86,28 +87,6 @@ const textOf = (result: CallToolResult) =>
 const gated = (name: string) =>
   `console.log("at the gate"); cyrnel.output(await cyrnel.services.gate.tools.pass.invoke({ name: ${JSON.stringify(name)} }));`;
 
-/** Whether the process's one follower slot is free: opens its events stream and closes it again. */
-async function followerFree(id: number): Promise<boolean> {
-  const controller = new AbortController();
-  const response = await fetch(`${host.url}/processes/${id}/events`, {
-    headers: { authorization: `Bearer ${API_KEY}` },
-    signal: controller.signal,
-  });
-  controller.abort();
-  await response.body?.cancel().catch(() => undefined);
-  if (response.status !== 200 && response.status !== 429) throw new Error(`events answered ${response.status}`);
-  return response.status === 200;
-}
-
-/** Waits (generously) until the follower slot of the process is free again. */
-async function untilFollowerFree(id: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await followerFree(id))) {
-    if (Date.now() > deadline) throw new Error(`process ${id}: a wait that answered still follows it`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** get_process with wait until the process is idle; every answer before is a bounded wait saying it still runs. */
 async function waitUntilIdle(client: Client, id: number): Promise<any> {
   for (let attempt = 0; attempt < 120; attempt++) {
@@ -167,12 +146,12 @@ describe.each(transports)("long runs over %s", (label, connect) => {
     );
 
     // The wait that answered let go of the process (its one follower slot is free again).
-    await untilFollowerFree(first.id);
+    await untilFollowerFree(host, first.id);
 
     // get_process waits within the same budget.
     const still = await call(client, "get_process", { id: first.id, wait: true });
     expect(still.structuredContent).toMatchObject({ id: first.id, state: expect.stringMatching(/^(queued|running)$/) });
-    await untilFollowerFree(first.id);
+    await untilFollowerFree(host, first.id);
     const listed = await call(client, "list_processes", { state: (still.structuredContent as any).state });
     expect((listed.structuredContent as any).processes.map((process: any) => process.id)).toContain(first.id);
 
