@@ -225,7 +225,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...moduleRoutes(moduleEntries, moduleRegistry, moduleLoader),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
-    ...processRoutes(runner),
+    ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars }),
     ...environmentRoutes(docs),
   ];
 
@@ -264,7 +264,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     definitionBodyLimit: config.definitionLimitBytes,
     validateResponses: options.validateResponses ?? false,
   });
-  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes });
+  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
 
   return {
     app,
