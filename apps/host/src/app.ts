@@ -262,7 +262,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   mountRoutes(app, routes, {
     bodyLimit: config.bodyLimitBytes,
     definitionBodyLimit: config.definitionLimitBytes,
-    validateResponses: options.validateResponses ?? false,
+    validateResponses: options.validateResponses ?? config.validateResponses,
   });
   mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
 
