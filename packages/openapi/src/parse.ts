@@ -3,6 +3,7 @@ import type { OpenAPI } from "openapi-types";
 import { checkLimits } from "./limits.js";
 import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
+import { validateDocument } from "./validation.js";
 
 /** The OpenAPI family a document belongs to. */
 export type SpecVersion = "2.0" | "3.0" | "3.1";
@@ -46,14 +47,25 @@ export async function parseDocument(text: string): Promise<ParsedDocument> {
 
   // Before anything walks the document with its aliases and $refs expanded (checkReferences, validate).
   checkLimits(document);
-  checkReferences(document);
+  const references = checkReferences(document);
 
+  const version = versionOf(document);
+  // Swagger 2.0 keeps swagger-parser's validation: its checks beyond the schema (duplicate operation ids, path
+  // parameters that match the path, …) need the dereferenced document. So does a 3.x document with a `$ref` where
+  // the OpenAPI schema allows no Reference Object (see validation.ts).
+  const errors = version === "2.0" ? null : validateDocument(document, version, references);
+  if (errors === null) await validateDereferenced(document, options);
+  else if (errors.length > 0) throw new Error(describeSchemaErrors(errors as unknown as JsonRecord[]));
+  return { version, document };
+}
+
+/** swagger-parser's own validation, which dereferences the document (in place: hence the copy). */
+async function validateDereferenced(document: JsonRecord, options: SwaggerParser.Options): Promise<void> {
   try {
     await new SwaggerParser().validate(structuredClone(document) as unknown as OpenAPI.Document, options);
   } catch (error) {
     throw new Error(describeValidationError(error));
   }
-  return { version: versionOf(document), document };
 }
 
 function parserOptions(text: string, json: boolean): SwaggerParser.Options {
@@ -76,26 +88,43 @@ function versionOf(document: JsonRecord): SpecVersion {
 
 /**
  * Every `$ref` must be a local JSON pointer that resolves. Errors name the
- * reference and where it is, as a JSON pointer into the document.
+ * reference and where it is, as a JSON pointer into the document. Returns
+ * the Reference Objects (outside examples and extensions, where `$ref` is
+ * data).
  */
-export function checkReferences(document: JsonRecord): void {
-  const stack: { node: unknown; path: string[] }[] = [{ node: document, path: [] }];
-  while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
+export function checkReferences(document: JsonRecord): Set<JsonRecord> {
+  const references = new Set<JsonRecord>();
+  const checked = new Set<string>();
+  // One path, pushed and popped on the way (the document's depth is bounded by checkLimits, which runs first).
+  const path: string[] = [];
+  const walk = (node: object): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, index) => {
-        stack.push({ node: item, path: [...path, String(index)] });
-      });
-      continue;
+      for (let index = 0; index < node.length; index++) {
+        const item: unknown = node[index];
+        if (typeof item !== "object" || item === null) continue;
+        path.push(String(index));
+        walk(item);
+        path.pop();
+      }
+      return;
     }
-    if (!isRecord(node)) continue;
-    const ref = Object.hasOwn(node, "$ref") ? node.$ref : undefined;
-    if (typeof ref === "string") checkReference(document, ref, path);
-    for (const [key, value] of Object.entries(node)) {
-      if (DATA_KEYS.has(key) || key.startsWith("x-")) continue;
-      if (typeof value === "object" && value !== null) stack.push({ node: value, path: [...path, key] });
+    const record = node as JsonRecord;
+    const ref = Object.hasOwn(record, "$ref") ? record.$ref : undefined;
+    if (typeof ref === "string") {
+      references.add(record);
+      if (!checked.has(ref)) checkReference(document, ref, path);
+      checked.add(ref);
     }
-  }
+    for (const key in record) {
+      const value = record[key];
+      if (typeof value !== "object" || value === null || DATA_KEYS.has(key) || key.startsWith("x-")) continue;
+      path.push(key);
+      walk(value);
+      path.pop();
+    }
+  };
+  walk(document);
+  return references;
 }
 
 function checkReference(document: JsonRecord, ref: string, path: string[]): void {
@@ -147,12 +176,22 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 function describeValidationError(error: unknown): string {
   const raw = error instanceof Error ? error.message : String(error);
   const details = isRecord(error) && Array.isArray(error.details) ? error.details.filter(isRecord) : [];
+  if (details.length > 0) return describeSchemaErrors(details);
   const fromText = raw
     .replace(/^Swagger schema validation failed\.\s*/, "")
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "");
-  const lines = [...new Set(details.length > 0 ? details.map(describeDetail) : fromText)];
+  return describeLines(fromText);
+}
+
+/** ajv errors, one line each. */
+function describeSchemaErrors(details: JsonRecord[]): string {
+  return describeLines(details.map(describeDetail));
+}
+
+function describeLines(all: string[]): string {
+  const lines = [...new Set(all)];
   const shown = lines.slice(0, MAX_VALIDATION_LINES);
   if (lines.length > shown.length) shown.push(`… and ${lines.length - shown.length} more`);
   return `Invalid OpenAPI document: ${shown.join("; ")}`;
