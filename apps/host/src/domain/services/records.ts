@@ -1,5 +1,5 @@
 /** The API shapes of services and tools, built from store rows. */
-import type { ServiceRow, ToolRow } from "./service-store.js";
+import type { ServiceRow, ToolRow, ToolSummaryRow } from "./service-store.js";
 
 export function serviceRecord(row: ServiceRow) {
   return {
@@ -29,7 +29,7 @@ export function serviceDetail(row: ServiceRow, error: string | null = null) {
   };
 }
 
-export function toolRecord(row: ToolRow) {
+export function toolRecord(row: ToolSummaryRow) {
   return {
     serviceId: row.serviceId,
     id: row.id,

@@ -335,7 +335,7 @@ export class ServiceLifecycle {
       );
     }
     const tools: ServiceState["tools"] = {};
-    for (const tool of this.options.store.toolsOf(row.id)) tools[tool.id] = { adapterDomain: tool.adapterDomain };
+    for (const tool of this.options.store.toolDomains(row.id)) tools[tool.id] = { adapterDomain: tool.adapterDomain };
     return {
       id: row.id,
       adapterDomain: row.adapterDomain,

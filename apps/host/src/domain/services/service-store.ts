@@ -1,12 +1,15 @@
 /** All SQL about services and tools. Multi-row changes run in one transaction. */
 import type { ServiceCatalog, ServiceDefinition } from "@cyrnel/sdk";
 import { type AnyColumn, and, asc, eq, getTableColumns, gt, or, type SQL, sql } from "drizzle-orm";
+import type { Statement } from "better-sqlite3";
 import type { Db } from "../../db/client.js";
 import { services, tools } from "../../db/schema.js";
 
 /** A service without its definition text (which is large and never returned). */
 export type ServiceRow = Omit<typeof services.$inferSelect, "definition"> & { toolCount: number };
 export type ToolRow = typeof tools.$inferSelect & { serviceEnabled: boolean; serviceStale: boolean };
+/** A tool without its schemas and routing: what lists show (the JSON columns are most of a row's size). */
+export type ToolSummaryRow = Omit<ToolRow, "inputSchema" | "outputSchema" | "adapterDomain">;
 
 // Written out in full: drizzle renders column references unqualified inside a single-table select.
 const toolCount = sql<number>`(select count(*) from "tools" as "t" where "t"."service_id" = "services"."id")`.as(
@@ -43,6 +46,8 @@ export interface NewService {
 }
 
 export class ServiceStore {
+  private insertTool: Statement | undefined;
+
   constructor(readonly db: Db) {}
 
   get(id: string): ServiceRow | undefined {
@@ -111,7 +116,7 @@ export class ServiceStore {
           updatedAt: now,
         })
         .run();
-      this.insertTools(tx, service.id, service.definition, new Map());
+      this.insertTools(service.id, service.definition, new Map());
     });
   }
 
@@ -156,7 +161,7 @@ export class ServiceStore {
         .where(eq(services.id, id))
         .run();
       tx.delete(tools).where(eq(tools.serviceId, id)).run();
-      this.insertTools(tx, id, update.definition, previous);
+      this.insertTools(id, update.definition, previous);
     });
   }
 
@@ -181,26 +186,31 @@ export class ServiceStore {
       .get();
   }
 
-  toolsOf(serviceId: string): ToolRow[] {
-    return this.toolQuery().where(eq(tools.serviceId, serviceId)).orderBy(asc(tools.position)).all();
+  /** Each tool's routing data, for hydrating the service (its schemas are not needed there). */
+  toolDomains(serviceId: string): { id: string; adapterDomain: Record<string, unknown> }[] {
+    return this.db
+      .select({ id: tools.id, adapterDomain: tools.adapterDomain })
+      .from(tools)
+      .where(eq(tools.serviceId, serviceId))
+      .orderBy(asc(tools.position))
+      .all();
   }
 
-  listTools(filter: ToolFilter): ToolRow[] {
-    const conditions: (SQL | undefined)[] = [
-      filter.serviceId === undefined ? undefined : eq(tools.serviceId, filter.serviceId),
-      filter.query === undefined
-        ? undefined
-        : or(contains(tools.name, filter.query), contains(tools.description, filter.query)),
-      filter.enabled === undefined ? undefined : eq(tools.enabled, filter.enabled),
-      filter.after === undefined
-        ? undefined
-        : or(
-            gt(tools.serviceId, filter.after[0]),
-            and(eq(tools.serviceId, filter.after[0]), gt(tools.position, filter.after[1])),
-          ),
-    ];
+  /** A page of tools without their schemas (see {@link listToolsWithSchemas}). */
+  listTools(filter: ToolFilter): ToolSummaryRow[] {
+    return this.db
+      .select(this.toolSummaryColumns())
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(toolConditions(filter))
+      .orderBy(asc(tools.serviceId), asc(tools.position))
+      .limit(filter.limit + 1)
+      .all();
+  }
+
+  listToolsWithSchemas(filter: ToolFilter): ToolRow[] {
     return this.toolQuery()
-      .where(and(...conditions))
+      .where(toolConditions(filter))
       .orderBy(asc(tools.serviceId), asc(tools.position))
       .limit(filter.limit + 1)
       .all();
@@ -239,28 +249,29 @@ export class ServiceStore {
       .all();
   }
 
-  private insertTools(
-    tx: Pick<Db, "insert">,
-    serviceId: string,
-    definition: ServiceDefinition,
-    enabled: Map<string, boolean>,
-  ) {
-    // Chunked: SQLite limits the number of bound parameters per statement.
-    const rows = definition.tools.map((tool, position) => ({
-      serviceId,
-      id: tool.id,
-      position,
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
-      adapterDomain: tool.adapterDomain,
-      enabled: enabled.get(tool.id) ?? true,
-    }));
-    for (let start = 0; start < rows.length; start += 500)
-      tx.insert(tools)
-        .values(rows.slice(start, start + 500))
-        .run();
+  /**
+   * One prepared statement run once per tool, inside the caller's transaction (drizzle's multi-row insert built
+   * and bound a 500-row statement per chunk: a third of the host's share of a large install).
+   */
+  private insertTools(serviceId: string, definition: ServiceDefinition, enabled: Map<string, boolean>) {
+    this.insertTool ??= this.db.$client.prepare(
+      `insert into "tools" ("service_id", "id", "position", "name", "description", "input_schema", "output_schema",
+        "adapter_domain", "enabled") values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insert = this.insertTool;
+    definition.tools.forEach((tool, position) => {
+      insert.run(
+        serviceId,
+        tool.id,
+        position,
+        tool.name,
+        tool.description,
+        JSON.stringify(tool.inputSchema),
+        JSON.stringify(tool.outputSchema),
+        JSON.stringify(tool.adapterDomain),
+        (enabled.get(tool.id) ?? true) ? 1 : 0,
+      );
+    });
   }
 
   private serviceColumns() {
@@ -268,22 +279,44 @@ export class ServiceStore {
     return columns;
   }
 
+  private toolSummaryColumns() {
+    return {
+      serviceId: tools.serviceId,
+      id: tools.id,
+      position: tools.position,
+      name: tools.name,
+      description: tools.description,
+      enabled: tools.enabled,
+      serviceEnabled: services.enabled,
+      serviceStale: services.stale,
+    };
+  }
+
   private toolQuery() {
     return this.db
       .select({
-        serviceId: tools.serviceId,
-        id: tools.id,
-        position: tools.position,
-        name: tools.name,
-        description: tools.description,
+        ...this.toolSummaryColumns(),
         inputSchema: tools.inputSchema,
         outputSchema: tools.outputSchema,
         adapterDomain: tools.adapterDomain,
-        enabled: tools.enabled,
-        serviceEnabled: services.enabled,
-        serviceStale: services.stale,
       })
       .from(tools)
       .innerJoin(services, eq(services.id, tools.serviceId));
   }
+}
+
+function toolConditions(filter: ToolFilter): SQL | undefined {
+  return and(
+    filter.serviceId === undefined ? undefined : eq(tools.serviceId, filter.serviceId),
+    filter.query === undefined
+      ? undefined
+      : or(contains(tools.name, filter.query), contains(tools.description, filter.query)),
+    filter.enabled === undefined ? undefined : eq(tools.enabled, filter.enabled),
+    filter.after === undefined
+      ? undefined
+      : or(
+          gt(tools.serviceId, filter.after[0]),
+          and(eq(tools.serviceId, filter.after[0]), gt(tools.position, filter.after[1])),
+        ),
+  );
 }
