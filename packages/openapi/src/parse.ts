@@ -135,7 +135,7 @@ function checkReference(document: JsonRecord, ref: string, path: string[]): void
         "install a single self-contained document (bundle external references into it first)",
     );
   }
-  let tokens: string[];
+  let tokens: readonly string[];
   try {
     tokens = refTokens(ref);
   } catch (error) {

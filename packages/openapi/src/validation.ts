@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
-import AjvDraft04 from "ajv-draft-04";
 import type { ErrorObject, FuncKeywordDefinition, SchemaValidateFunction, ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
+import AjvDraft04 from "ajv-draft-04";
 
 import { isLocalRef, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
@@ -332,6 +332,7 @@ function compile31(): Validators {
   for (const [name, definition] of Object.entries(defs)) {
     const target = isRecord(definition.else) ? String(definition.else.$ref ?? "") : "";
     if (!name.endsWith("-or-reference") || !target.startsWith("#/$defs/")) continue;
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `if`/`then`/`else`, not a promise.
     definition.then = { $ref: "#/$defs/reference", [KEYWORD]: target.replace("#/$defs/", "") };
   }
   const ajv = new Ajv2020.default(options);

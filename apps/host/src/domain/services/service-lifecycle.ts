@@ -85,7 +85,10 @@ export class ServiceLifecycle {
     const adapter = this.options.modules.adapter(input.adapter);
     if (store.get(input.id)) throw new CyrnelError("conflict", `service "${input.id}" already exists`);
     const text = input.definition ?? (await this.fetchDefinition(input.url!));
-    const definition = await this.generate(input.adapter, adapter, text);
+    const generating = this.generate(input.adapter, adapter, text);
+    // Hashed while the adapter works (the openapi adapter in a worker thread): 13 MB take ~20 ms.
+    const hash = sha256(text);
+    const definition = await generating;
 
     await this.mutex.run(input.id, async () => {
       try {
@@ -94,7 +97,7 @@ export class ServiceLifecycle {
           adapter: input.adapter,
           definition,
           text,
-          hash: sha256(text),
+          hash,
           source: input.source ?? null,
           version: input.version ?? null,
         });

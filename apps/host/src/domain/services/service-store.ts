@@ -1,7 +1,7 @@
 /** All SQL about services and tools. Multi-row changes run in one transaction. */
 import type { ServiceCatalog, ServiceDefinition } from "@cyrnel/sdk";
-import { type AnyColumn, and, asc, eq, getTableColumns, gt, or, type SQL, sql } from "drizzle-orm";
 import type { Statement } from "better-sqlite3";
+import { type AnyColumn, and, asc, eq, getTableColumns, gt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { services, tools } from "../../db/schema.js";
 
