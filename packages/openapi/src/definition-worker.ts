@@ -11,10 +11,10 @@ import { prepareValidators } from "./validation.js";
 const port = parentPort;
 if (!port) throw new Error("definition-worker.js must run in a worker thread");
 
-port.on("message", async ({ id, bytes }: DefinitionRequest) => {
+port.on("message", async ({ id, bytes, maxValues }: DefinitionRequest) => {
   let reply: DefinitionReply;
   try {
-    reply = { id, ok: true, definition: await generateDefinition(new TextDecoder().decode(bytes)) };
+    reply = { id, ok: true, definition: await generateDefinition(new TextDecoder().decode(bytes), { maxValues }) };
   } catch (error) {
     reply = { id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }

@@ -5,6 +5,12 @@ import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
 import { validateDocument } from "./validation.js";
 
+/** Bounds on processing one document (defaults in `limits.ts`). */
+export interface DefinitionLimits {
+  /** Most values once YAML aliases and `$ref`s are expanded. */
+  maxValues?: number;
+}
+
 /** The OpenAPI family a document belongs to. */
 export type SpecVersion = "2.0" | "3.0" | "3.1";
 
@@ -28,7 +34,7 @@ const MAX_VALIDATION_LINES = 20;
  * disk or the network. External `$ref`s (other files, URLs) are rejected
  * because a single text has nothing to resolve them against.
  */
-export async function parseDocument(text: string): Promise<ParsedDocument> {
+export async function parseDocument(text: string, limits: DefinitionLimits = {}): Promise<ParsedDocument> {
   if (typeof text !== "string" || text.trim() === "")
     throw new Error("Invalid OpenAPI document: the definition is empty");
   const json = text
@@ -46,7 +52,7 @@ export async function parseDocument(text: string): Promise<ParsedDocument> {
   if (!isRecord(document)) throw new Error("Invalid OpenAPI document: the definition is not an object");
 
   // Before anything walks the document with its aliases and $refs expanded (checkReferences, validate).
-  checkLimits(document);
+  checkLimits(document, limits.maxValues);
   const references = checkReferences(document);
 
   const version = versionOf(document);

@@ -60,6 +60,23 @@ describe("definition limits", () => {
     expect(nested.name).toBe("Deep");
   });
 
+  it("takes its limits from the module config: raised, a larger document passes; lowered, the message names it", async () => {
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const configured = instantiate();
+    try {
+      // 2^21 expansions of one schema, ~25 million values in all: over the default, cheap to process all the same.
+      await configured.setup({ config: { maxDefinitionValues: 50_000_000 }, secrets: {}, logger });
+      await expect(configured.generateDefinition(refDoubling(22))).resolves.toMatchObject({ name: "Refs" });
+      await configured.setup({ config: { maxDefinitionValues: 1_000 }, secrets: {}, logger });
+      await expect(configured.generateDefinition(refDoubling(10))).rejects.toThrow(/more than 1,000 values/);
+      await configured.setup({ config: { definitionTimeoutMs: 100 }, secrets: {}, logger });
+      await expect(configured.generateDefinition(aliasBomb(19))).rejects.toThrow(/took longer than 100 ms/);
+    } finally {
+      await configured.teardown();
+    }
+    await expect(adapter.generateDefinition(refDoubling(22))).rejects.toThrow(/more than 5,000,000 values/);
+  });
+
   it("does not block the event loop while a costly document is processed", async () => {
     let ticks = 0;
     let spinning = true;
@@ -80,7 +97,7 @@ describe("definition limits", () => {
   });
 
   it("stops a definition that runs past its deadline, and replaces the stopped worker", async () => {
-    const hurried = new OpenApiAdapter(Date.now, { definitionTimeoutMs: 50 });
+    const hurried = new OpenApiAdapter(Date.now, { timeoutMs: 50 });
     try {
       // Seconds of work each: the second call needs a new worker, since the first one was terminated.
       for (let round = 0; round < 2; round++) {
@@ -94,7 +111,7 @@ describe("definition limits", () => {
   it("fails a definition whose worker runs out of memory, naming the limit", async () => {
     // Near its heap limit V8 collects again and again before it gives up: on a loaded machine that can outlast the
     // default deadline, which is not under test here.
-    const cramped = new OpenApiAdapter(Date.now, { definitionHeapMb: 8, definitionTimeoutMs: 55_000 });
+    const cramped = new OpenApiAdapter(Date.now, { heapMb: 8, timeoutMs: 55_000 });
     try {
       await expect(cramped.generateDefinition(aliasBomb(19))).rejects.toThrow(
         /needs more than 8 MB of memory to process \(the limit\)/,
