@@ -54,7 +54,11 @@ export async function toolsList() {
       ),
     ];
 
-    await host.api("POST", "/services", { id: "github", adapter: "openapi", definition: readFileSync(githubPath, "utf8") });
+    await host.api("POST", "/services", {
+      id: "github",
+      adapter: "openapi",
+      definition: readFileSync(githubPath, "utf8"),
+    });
     const github = await timeEach(GITHUB_ROUNDS, async () => {
       const page = await host.api("GET", "/tools?serviceId=github&limit=1000");
       if (page.items.length !== 1000) throw new Error(`expected 1,000 tools, got ${page.items.length}`);
@@ -62,7 +66,10 @@ export async function toolsList() {
     const withSchemas = await timeEach(Math.ceil(GITHUB_ROUNDS / 5), () =>
       host.api("GET", "/tools?serviceId=github&limit=100&include=schemas"),
     );
-    const githubHealth = { value: median(await timeEach(ROUNDS, () => host.api("GET", "/health"))), label: "GET /health" };
+    const githubHealth = {
+      value: median(await timeEach(ROUNDS, () => host.api("GET", "/health"))),
+      label: "GET /health",
+    };
     results.push(
       report(
         "GET /tools?serviceId=github&limit=1000, GitHub's API installed (median)",

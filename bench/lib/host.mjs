@@ -41,5 +41,5 @@ export async function startHost(env = {}) {
     await new Promise((resolve) => child.once("exit", resolve));
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { url, api, stop };
+  return { url, api, stop, pid: child.pid };
 }

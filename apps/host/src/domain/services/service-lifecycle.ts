@@ -19,7 +19,7 @@ import type { ModuleRegistry } from "../modules/module-registry.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { checkDefinition } from "./definition-check.js";
 import { type ServiceDetail, serviceDetail } from "./records.js";
-import type { ServiceRow, ServiceStore } from "./service-store.js";
+import { type ServiceRow, type ServiceStore, toolRows } from "./service-store.js";
 
 export interface ServiceLifecycleOptions {
   store: ServiceStore;
@@ -89,6 +89,7 @@ export class ServiceLifecycle {
     // Hashed while the adapter works (the openapi adapter in a worker thread): 13 MB take ~20 ms.
     const hash = sha256(text);
     const definition = await generating;
+    const tools = await toolRows(definition);
 
     await this.mutex.run(input.id, async () => {
       try {
@@ -96,6 +97,7 @@ export class ServiceLifecycle {
           id: input.id,
           adapter: input.adapter,
           definition,
+          tools,
           text,
           hash,
           source: input.source ?? null,
@@ -133,9 +135,11 @@ export class ServiceLifecycle {
       if (hash === row.hash) return { id, updated: false, enabled: row.enabled };
       const adapter = this.options.modules.adapter(row.adapter);
       const definition = await this.generate(row.adapter, adapter, text);
+      const tools = await toolRows(definition);
       await this.dehydrate(row.adapter, id);
       this.options.store.replaceDefinition(id, {
         definition,
+        tools,
         text,
         hash,
         source: input.source,
@@ -271,7 +275,8 @@ export class ServiceLifecycle {
         if (text === undefined) return;
         try {
           const definition = await this.generate(adapterId, adapter, text);
-          this.options.store.replaceDefinition(id, { definition, text, hash: sha256(text) });
+          const tools = await toolRows(definition);
+          this.options.store.replaceDefinition(id, { definition, tools, text, hash: sha256(text) });
         } catch (error) {
           const reason = `adapter "${adapterId}" no longer accepts its definition: ${messageOf(error)}`;
           this.options.store.update(id, { stale: true, staleReason: reason });
@@ -316,7 +321,7 @@ export class ServiceLifecycle {
       if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
       throw new CyrnelError("bad_request", `adapter "${adapterId}" rejected the definition: ${messageOf(error)}`);
     }
-    return checkDefinition(raw, adapterId, this.options.validator);
+    return await checkDefinition(raw, adapterId, this.options.validator);
   }
 
   /** The hydration snapshot: config and secrets validated against the schemas, defaults applied. */
