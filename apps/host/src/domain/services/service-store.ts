@@ -132,7 +132,7 @@ export class ServiceStore {
 
   insert(service: NewService): void {
     const now = new Date().toISOString();
-    this.db.transaction((tx) => {
+    this.largeWrite((tx) => {
       tx.insert(services)
         .values({
           id: service.id,
@@ -170,7 +170,7 @@ export class ServiceStore {
       version?: string | null;
     },
   ): void {
-    this.db.transaction((tx) => {
+    this.largeWrite((tx) => {
       const previous = new Map(
         tx
           .select({ id: tools.id, enabled: tools.enabled })
@@ -283,6 +283,25 @@ export class ServiceStore {
       .where(and(eq(tools.enabled, true), eq(services.enabled, true), eq(services.stale, false)))
       .orderBy(asc(tools.serviceId), asc(tools.position))
       .all();
+  }
+
+  /**
+   * A transaction that writes a whole definition (GitHub's: 22 MB). SQLite would checkpoint the WAL inside its
+   * commit — copy all of it into the database file once more, on the install's time; the checkpoint runs right
+   * after instead (still on this thread, once the caller has answered).
+   */
+  private largeWrite(write: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => void): void {
+    const client = this.db.$client;
+    const previous = client.pragma("wal_autocheckpoint", { simple: true }) as number;
+    client.pragma("wal_autocheckpoint = 0");
+    try {
+      this.db.transaction(write);
+    } finally {
+      client.pragma(`wal_autocheckpoint = ${previous}`);
+    }
+    setImmediate(() => {
+      if (client.open) client.pragma("wal_checkpoint(PASSIVE)");
+    });
   }
 
   /**
