@@ -212,6 +212,29 @@ describe("parseDocument", () => {
         /#\/components\/securitySchemes\/o\/flows\/implicit\/scopes\/properties must be string/,
       ],
       [
+        "a $ref where no reference may stand, in a document with a reference inside components/examples",
+        document(
+          "3.0.3",
+          {},
+          {
+            schemas,
+            examples: { E: { $ref: "#/components/examples/F" }, F: { value: 1 } },
+            securitySchemes: {
+              o: {
+                type: "oauth2",
+                flows: { implicit: { authorizationUrl: "https://x.test", scopes: { $ref: "#/components/schemas/A" } } },
+              },
+            },
+          },
+        ),
+        /#\/components\/securitySchemes\/o\/flows\/implicit\/scopes\/properties must be string/,
+      ],
+      [
+        "an example $ref that resolves to nothing",
+        document("3.0.3", {}, { examples: { E: { $ref: "#/components/examples/Nope" } } }),
+        /#\/components\/examples\/E \$ref "#\/components\/examples\/Nope" does not resolve to anything in the document/,
+      ],
+      [
         "3.1: a Schema Object that is a reference to a string",
         document("3.1.0", {
           "/a": { get: operation({ parameters: [{ name: "p", in: "query", schema: { $ref: "#/info/title" } }] }) },

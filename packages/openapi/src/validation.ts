@@ -126,8 +126,18 @@ export function validateDocument(
     if (!accountedFor(references, pending, schemaRoots)) return null;
     const checked = new Set<string>();
     const checkedSites = new Set<JsonRecord>();
+    const ends = new Map<string, ReturnType<typeof chainEnd>>();
     while (pending.length > 0) {
       const { ref, expected, at, site, siblings } = pending.pop()!;
+      // `checkReferences` reported every broken reference outside examples and extensions; these are the others
+      // the schema still reads as references (in `components/examples`, say), which dereferencing refused too.
+      let end = ends.get(ref);
+      if (end === undefined) {
+        end = chainEnd(document, ref);
+        ends.set(ref, end);
+        if ("missing" in end) errors.push(missingTarget(at, ref));
+      }
+      if (!("value" in end)) continue;
       if (siblings === undefined) {
         const key = `${expected} ${ref}`;
         if (checked.has(key) || isCanonical(ref, expected, version)) continue;
@@ -137,9 +147,8 @@ export function validateDocument(
         if (checkedSites.has(site)) continue;
         checkedSites.add(site);
       }
-      // A reference to a reference: the last one names the target (one that never ends was reported already).
-      const target = followChain(document, ref);
-      if (target === undefined) continue;
+      // A reference to a reference: the last one names the target.
+      const target = end.value;
       const validate = validators.definition(expected);
       if (!validate(siblings && isRecord(target) ? { ...target, ...siblings } : target)) {
         for (const error of validate.errors ?? []) errors.push({ ...error, instancePath: at + error.instancePath });
@@ -163,7 +172,6 @@ export function validateDocument(
 function accountedFor(references: ReadonlySet<JsonRecord>, met: Reference[], roots: JsonRecord[]): boolean {
   const seen = new Set<JsonRecord>();
   for (const reference of met) seen.add(reference.site);
-  if (seen.size === references.size) return true;
   const inside = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const item of node) inside(item);
@@ -179,19 +187,29 @@ function accountedFor(references: ReadonlySet<JsonRecord>, met: Reference[], roo
 
 /** The value a chain of `$ref`s starting with `ref` ends on; undefined when it breaks or loops. */
 function followChain(document: JsonRecord, ref: string): unknown {
+  const end = chainEnd(document, ref);
+  return "value" in end ? end.value : undefined;
+}
+
+/**
+ * Where a chain of `$ref`s ends: a value, a local pointer to nothing (`missing`, which dereferencing refused),
+ * or nothing to check (an external reference, left alone, or a loop, which dereferencing leaves in place).
+ */
+function chainEnd(document: JsonRecord, ref: string): { value: unknown } | { missing: string } | { skip: true } {
   const seen = new Set<string>();
   let target: unknown = { $ref: ref };
   while (isRecord(target) && typeof target.$ref === "string") {
     const next = target.$ref;
-    if (seen.has(next) || !isLocalRef(next)) return undefined;
+    if (seen.has(next) || !isLocalRef(next)) return { skip: true };
     seen.add(next);
     try {
       target = valueAt(document, refTokens(next));
     } catch {
-      return undefined;
+      return { missing: next };
     }
+    if (target === undefined) return { missing: next };
   }
-  return target;
+  return { value: target };
 }
 
 /** `#/components/parameters/P` for a Parameter: validated with the rest of the document already. */
@@ -231,6 +249,16 @@ const referenceKeyword = {
     return true;
   },
 } as const;
+
+function missingTarget(at: string, ref: string): ErrorObject {
+  return {
+    keyword: "$ref",
+    instancePath: at,
+    schemaPath: "",
+    params: { $ref: ref },
+    message: `$ref "${ref}" does not resolve to anything in the document`,
+  };
+}
 
 function referenceAt(site: JsonRecord, ref: string, expected: string, at: string): Reference {
   const { $ref: _ref, ...siblings } = site;
