@@ -17,6 +17,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { startHost } from "./lib/host.mjs";
+import { health, pollHealth, postJson } from "./lib/requests.mjs";
 import { median, report, timeEach } from "./lib/stats.mjs";
 
 // The corpus is a devDependency of the openapi adapter, reached through the host that depends on it.
@@ -39,7 +40,7 @@ export async function installGraph() {
     const idle = median(await timeEach(50, () => health(host.url)));
     const body = JSON.stringify({ id: "graph", adapter: "openapi", definition: text });
     started = performance.now();
-    const installing = post(host.url, "/services", body);
+    const installing = postJson(host.url, "/services", body);
     const longest = Math.max(...(await pollHealth(host.url, installing)));
     const service = await installing;
     const install = performance.now() - started;
@@ -60,37 +61,6 @@ export async function installGraph() {
   } finally {
     await host.stop();
   }
-}
-
-async function post(url, path, body) {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST ${path} → ${response.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text);
-}
-
-async function health(url) {
-  await (await fetch(`${url}/health`)).text();
-}
-
-/** Latencies of GET /health sent one after another until `until` settles. */
-async function pollHealth(url, until) {
-  let done = false;
-  const stop = () => {
-    done = true;
-  };
-  until.then(stop, stop);
-  const latencies = [];
-  while (!done) {
-    const begun = performance.now();
-    await health(url);
-    latencies.push(performance.now() - begun);
-  }
-  return latencies;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await installGraph();

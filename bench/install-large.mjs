@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { startHost } from "./lib/host.mjs";
+import { health, pollHealth, postJson } from "./lib/requests.mjs";
 import { median, report, timeEach } from "./lib/stats.mjs";
 
 const documentPath = createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json");
@@ -29,7 +30,7 @@ export async function installLarge() {
       // The request body is built before the clock starts: serialising it is the client's work, not the install.
       const body = JSON.stringify({ id: "github", adapter: "openapi", definition: text });
       started = performance.now();
-      service = await post(host.url, "/services", body);
+      service = await postJson(host.url, "/services", body);
       installs.push(performance.now() - started);
       await host.api("DELETE", "/services/github");
       const ms = (values) => values.map((value) => `${Math.round(value)}`).join(", ");
@@ -57,37 +58,6 @@ export async function installLarge() {
   } finally {
     await host.stop();
   }
-}
-
-async function post(url, path, body) {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body,
-  });
-  const text = await response.text();
-  if (response.status !== 201) throw new Error(`POST ${path} → ${response.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text);
-}
-
-async function health(url) {
-  await (await fetch(`${url}/health`)).text();
-}
-
-/** Latencies of GET /health sent one after another until `until` settles. */
-async function pollHealth(url, until) {
-  let done = false;
-  const stop = () => {
-    done = true;
-  };
-  until.then(stop, stop);
-  const latencies = [];
-  while (!done) {
-    const started = performance.now();
-    await health(url);
-    latencies.push(performance.now() - started);
-  }
-  return latencies;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await installLarge();
