@@ -39,6 +39,11 @@ export interface HostConfig {
   downloadTimeoutMs: number;
   /** `CYRNEL_DOWNLOAD_DENY_PRIVATE`: refuse downloads from loopback, private, link-local and other non-public addresses. */
   downloadDenyPrivate: boolean;
+  /**
+   * `CYRNEL_AGENT_TEXT_LIMIT_CHARS`: the most characters one types or docs answer may have (an LLM reads
+   * them); a longer one is replaced by an index or shown with less detail.
+   */
+  agentTextLimitChars: number;
 }
 
 export class ConfigError extends Error {
@@ -112,6 +117,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
     processFollowersLimit: integer("CYRNEL_PROCESS_FOLLOWERS_LIMIT", read("CYRNEL_PROCESS_FOLLOWERS_LIMIT"), 32, 1),
     downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
     downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
+    agentTextLimitChars: integer("CYRNEL_AGENT_TEXT_LIMIT_CHARS", read("CYRNEL_AGENT_TEXT_LIMIT_CHARS"), 60_000, 1_000),
   };
 }
 

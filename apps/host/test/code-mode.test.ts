@@ -1,11 +1,8 @@
-import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import type * as TS from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restart, startHost, type TestHost, tempDir } from "./support/host.js";
+import { restart, startHost, type TestHost } from "./support/host.js";
 import { expectEndedAs, shopHostilePrograms } from "./support/hostile-programs.js";
 import { type ShopApi, startShopApi } from "./support/shop-api.js";
+import { ts, typeErrors } from "./support/typecheck.js";
 
 /**
  * Code mode for real, end to end: the built host over HTTP, the bundled
@@ -330,8 +327,8 @@ describe("kill", () => {
     expect((await host.api("POST", `/processes/${id}/signals/kill`)).status).toBe(409);
   });
 
-  it("cancels a queued process while the only isolate is busy (poolSize 1)", async () => {
-    expect(await patchEnvironmentConfig({ poolSize: 1 })).toMatchObject({ poolSize: 1 });
+  it("cancels a queued process while the sandbox takes one execution at a time (maxExecutions 1)", async () => {
+    expect(await patchEnvironmentConfig({ maxExecutions: 1 })).toMatchObject({ maxExecutions: 1 });
     try {
       const runner = await startIn("running", "while (true) {}");
       const queued = await startIn("queued", "cyrnel.output({ ran: true });");
@@ -342,10 +339,10 @@ describe("kill", () => {
       // The runner was not disturbed by the queued kill.
       expect((await host.api("GET", `/processes/${runner}`)).body.state).toBe("running");
       expect((await host.api("POST", `/processes/${runner}/signals/kill`)).body.exitState).toBe("canceled");
-      // The single isolate was replaced and takes new work.
+      // The sandbox takes new work.
       expect((await run("cyrnel.output({ after: 1 });")).output).toEqual({ after: 1 });
     } finally {
-      expect(await patchEnvironmentConfig({ poolSize: null })).toMatchObject({ poolSize: 2 });
+      expect(await patchEnvironmentConfig({ maxExecutions: null })).toMatchObject({ maxExecutions: 500 });
     }
   });
 });
@@ -421,8 +418,7 @@ describe("memory bombs", () => {
 });
 
 describe("concurrency", () => {
-  it("runs 20 concurrent processes on a pool of 2, all succeeding", async () => {
-    expect((await host.api("GET", "/modules/typescript-ivm/config")).body.config).toMatchObject({ poolSize: 2 });
+  it("runs 20 concurrent processes, all succeeding", async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         run(`
@@ -484,7 +480,7 @@ describe("work that used to stall the host or wedge the sandbox", () => {
 for (let i = 0; i < 1e4; i++) fr.register({ big: new Array(100).fill(i) }, i);
 (globalThis as any).keep = fr;
 cyrnel.output({ a: 1 });`;
-    // Every warm isolate of the pool of 2, several times over; then code that makes V8 collect.
+    // Poisoned processes side by side, several times over; then code that makes V8 collect.
     for (let round = 0; round < 3; round++) {
       const poisoned = await Promise.all([run(poison, { timeoutMs: 5_000 }), run(poison, { timeoutMs: 5_000 })]);
       // How a poisoned process itself ends is not the point; that later ones run is.
@@ -529,29 +525,6 @@ describe("hostile code over HTTP", () => {
 });
 
 describe("types and docs for clients", () => {
-  // The workspace's TypeScript 5, as a client would run it.
-  const ts = createRequire(import.meta.url)("typescript") as typeof TS;
-
-  /** Type-checks real files on disk the way the declaration file says process code should be checked. */
-  function typeErrors(files: Record<string, string>): string[] {
-    const dir = tempDir("cyrnel-types-");
-    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-    const program = ts.createProgram(
-      Object.keys(files).map((name) => join(dir, name)),
-      {
-        strict: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ES2022,
-        lib: ["lib.es2022.d.ts"],
-        types: [],
-      },
-    );
-    return ts
-      .getPreEmitDiagnostics(program)
-      .map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
-  }
-
   let types = "";
   beforeAll(async () => {
     const response = await host.api("GET", "/environment/types");
@@ -583,7 +556,8 @@ describe("types and docs for clients", () => {
     expect(response.headers.get("content-type")).toContain("text/markdown");
     expect(response.text).toContain("Fetch one item");
     expect(response.text).toContain("| `id` | `string` | yes |");
-    expect(response.text).toMatch(/type Output = \{\n\s+id: string;\n\s+name: string;/);
+    expect(response.text).toContain("`invoke` resolves with a value of type `Item` (declared under Types).");
+    expect(response.text).toMatch(/type Item = \{\n\s+id: string;\n\s+name: string;/);
     usage = /## Usage\n\n```ts\n([\s\S]*?)```/.exec(response.text)?.[1] ?? "";
     expect(usage, response.text).toContain("const result = await cyrnel.services.shop.tools.getItem.invoke({");
 

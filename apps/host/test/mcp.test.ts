@@ -135,6 +135,36 @@ describe("/mcp on Streamable HTTP", () => {
     expect(textOf(types)).toContain("listCities");
   });
 
+  it("narrows get_types to services or tools, and expands one type in get_tool_docs", async () => {
+    const one = await call(client, "get_types", { tools: ["weather/getForecast"] });
+    expect(one.isError, textOf(one)).toBeFalsy();
+    expect(textOf(one)).toContain("readonly getForecast:");
+    expect(textOf(one)).not.toContain("readonly listCities:");
+    const service = await call(client, "get_types", { serviceIds: ["weather"] });
+    expect(textOf(service)).toContain("readonly listCities:");
+    const missing = await call(client, "get_types", { serviceIds: ["stocks"] });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain('service "stocks" not found (code: not_found)');
+
+    const expanded = await call(client, "get_tool_docs", {
+      serviceId: "weather",
+      toolId: "getForecast",
+      expand: "City",
+    });
+    expect(expanded.isError, textOf(expanded)).toBeFalsy();
+    expect(textOf(expanded)).toContain("# `weather.getForecast`: `City`");
+    expect(textOf(expanded)).toContain("type City = {");
+    const unknown = await call(client, "get_tool_docs", {
+      serviceId: "weather",
+      toolId: "getForecast",
+      expand: "Nope",
+    });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain(
+      'type "Nope" is not on the page of weather.getForecast; its types: Input, Output, City',
+    );
+  });
+
   it("runs one program that calls tools and answers output, stdout and the process id at once", async () => {
     const result = await call(client, "run_code", { code: FORECAST_PROGRAM });
     expect(result.isError, textOf(result)).toBeFalsy();
@@ -325,6 +355,11 @@ describe("cyrnel mcp on stdio", () => {
       const docs = await call(client, "get_tool_docs", { serviceId: "weather", toolId: "listCities" });
       expect(textOf(docs)).toContain("cyrnel.services.weather.tools.listCities.invoke(");
       expect(textOf(await call(client, "get_types"))).toContain("getForecast");
+      const narrowed = textOf(await call(client, "get_types", { tools: ["weather/listCities"], serviceIds: [] }));
+      expect(narrowed).toContain("readonly listCities:");
+      expect(narrowed).not.toContain("readonly getForecast:");
+      const city = await call(client, "get_tool_docs", { serviceId: "weather", toolId: "getForecast", expand: "City" });
+      expect(textOf(city)).toContain("type City = {");
 
       const run = await call(client, "run_code", { code: FORECAST_PROGRAM });
       expect(run.isError, textOf(run)).toBeFalsy();

@@ -149,6 +149,10 @@ describe("keys", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error).toContain("CYRNEL_SECRETS_PREVIOUS_KEYS");
     expect((await wrong.api("GET", "/services/rotated/secrets")).body).toEqual({ set: ["token"] });
+    // A patch starts from the stored values, which this key cannot open: refused, and nothing is replaced.
+    const patch = await wrong.api("PATCH", "/services/rotated/secrets", { token: "overwrite-attempt" });
+    expect(patch.status, patch.text).toBe(409);
+    expect(patch.body.error).toContain("cannot be decrypted");
   });
 
   it("a start with the wrong key keeps services enabled, says why they are down, and recovers with the right key", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
-import { enableRecorder, hookCalls, installRecorded } from "./support/recorder.js";
+import { enableRecorder, hookCalls, installRecorded, recorderDefinition } from "./support/recorder.js";
 
 let host: TestHost;
 let hookLog: string;
@@ -178,6 +178,24 @@ describe("invocation gating, in the order of the table", () => {
     expect(response.status).toBe(504);
     expect(response.body.code).toBe("invoke_timeout");
     expect((await invoke("weather", "slow", { ms: 10 })).status).toBe(200);
+  });
+
+  it("answers 504 when generateDefinition exceeds CYRNEL_INVOKE_TIMEOUT_MS, on install and on update", async () => {
+    const slow = recorderDefinition([{ id: "late" }], { delayMs: 5000 });
+    const install = await host.api("POST", "/services", { id: "sluggish", adapter: "recorder", definition: slow });
+    expect(install.status, install.text).toBe(504);
+    expect(install.body.code).toBe("invoke_timeout");
+    expect((await host.api("GET", "/services/sluggish")).status).toBe(404);
+
+    await installRecorded(host, "steady", [{ id: "early" }]);
+    try {
+      const update = await host.api("PATCH", "/services/steady", { definition: slow });
+      expect(update.status, update.text).toBe(504);
+      expect(update.body.code).toBe("invoke_timeout");
+      expect((await host.api("GET", "/tools/steady/early")).status).toBe(200);
+    } finally {
+      expect((await host.api("DELETE", "/services/steady")).status).toBe(204);
+    }
   });
 
   it("rejects malformed invoke bodies with 400", async () => {

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import { secretForms } from "@cyrnel/sdk";
+import { AdapterError, secretForms } from "@cyrnel/sdk";
 import type { BodyBytes } from "./body.js";
 import { isJsonType } from "./media-types.js";
 import { nodeRequest } from "./node-request.js";
@@ -58,15 +58,12 @@ export interface Reply {
   body: unknown;
 }
 
-/** A non-2xx answer from the upstream service. */
-export class UpstreamError extends Error {
-  readonly status: number;
-  readonly body: unknown;
+/** A non-2xx answer from the upstream service; the host passes its status and body on to the caller. */
+export class UpstreamError extends AdapterError {
+  declare readonly status: number;
   constructor(message: string, status: number, body: unknown) {
-    super(message);
+    super(message, { status, body });
     this.name = "UpstreamError";
-    this.status = status;
-    this.body = body;
   }
 }
 

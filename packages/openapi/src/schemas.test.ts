@@ -148,6 +148,7 @@ describe("readOnly and writeOnly", () => {
       type: "object",
       required: ["name", "password"],
       properties: { name: { type: "string" }, password: { type: "string", writeOnly: true } },
+      "x-cyrnel-name": "Pet",
     });
   });
 
@@ -160,6 +161,7 @@ describe("readOnly and writeOnly", () => {
         name: { type: "string" },
         owner: { $ref: "#/$defs/Owner" },
       },
+      "x-cyrnel-name": "Pet",
       $defs: { Owner: { type: "object", readOnly: true } },
     });
   });
@@ -185,6 +187,7 @@ describe("$ref handling", () => {
     expect(out).toEqual({
       type: "object",
       properties: { value: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+      "x-cyrnel-name": "Node",
       $defs: {
         Node: {
           type: "object",
@@ -249,13 +252,24 @@ describe("$ref handling", () => {
     expect(hostAjv().compile(out)({ n: null })).toBe(true);
   });
 
-  it("a root $ref with a description is inlined and keeps the description", () => {
+  it("a root $ref with a description is inlined, keeps the description and says whose it is", () => {
     expect(
       emit({ $ref: "#/components/schemas/B", description: "override" }, "request", "3.1", components),
     ).toMatchObject({
       type: "object",
       description: "override",
+      "x-cyrnel-name": "B",
     });
+  });
+
+  it("names an inlined alias chain after its last link, and a root that is not inlined not at all", () => {
+    expect(emit({ $ref: "#/components/schemas/Alias" }, "request", "3.0", components)).toMatchObject({
+      "x-cyrnel-name": "Node",
+    });
+    const kept = emit({ $ref: "#/components/schemas/B", minProperties: 1 }, "request", "3.0", components);
+    expect(kept).toMatchObject({ allOf: [{ $ref: "#/$defs/B" }], minProperties: 1 });
+    expect(kept).not.toHaveProperty("x-cyrnel-name");
+    expect(emit({ type: "string" }, "request", "3.0", components)).not.toHaveProperty("x-cyrnel-name");
   });
 
   it("a chain of aliases that never reaches a schema is rejected", () => {

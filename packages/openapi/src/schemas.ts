@@ -1,4 +1,4 @@
-import type { JSONSchema } from "@cyrnel/sdk";
+import { type JSONSchema, SCHEMA_NAME_KEYWORD } from "@cyrnel/sdk";
 import type { SpecVersion } from "./parse.js";
 import { followRefs, refTokens, valueAt } from "./pointer.js";
 import { define, entriesOf, isRecord, type JsonRecord, own, ownString, recordFrom } from "./records.js";
@@ -12,7 +12,9 @@ import { conformingValues, type RefResolver, tidyValues } from "./values.js";
  *   schema of each tool carries the `$defs` it needs (transitively). Shared
  *   and recursive component schemas therefore stay finite and are emitted
  *   once per root. At a root position (a parameter, the body, the output) a
- *   leading `$ref` is inlined one level so simple cases read naturally.
+ *   leading `$ref` is inlined one level so simple cases read naturally; the
+ *   inlined schema says whose it is with `"x-cyrnel-name": "<Name>"`
+ *   (`SCHEMA_NAME_KEYWORD`), the name its `$defs` entry would have.
  * - `<Name>` is the component name (`#/components/schemas/Pet`,
  *   `#/definitions/Pet` → `Pet`) with characters outside `[A-Za-z0-9_.-]`
  *   replaced by `_`; other pointers are named after their path. Clashes get
@@ -372,6 +374,7 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
     let current = node;
     let annotations: JsonRecord = {};
     const seen = new Set<string>();
+    let inlined: string | undefined;
     for (let ref = ownString(current, "$ref"); ref !== undefined; ref = ownString(current, "$ref")) {
       if (seen.has(ref)) throw new Error(`Invalid OpenAPI document: $ref "${ref}" is a circular alias`);
       const { $ref: _ignored, ...rest } = current as JsonRecord;
@@ -379,12 +382,14 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
       seen.add(ref);
       // Annotations next to a `$ref` describe this use of the target: they win over the target's own.
       annotations = { ...keywords(rest, direction, 0, refs), ...annotations };
-      nameFor(ref);
+      inlined = nameFor(ref);
       current = valueAt(document, refTokens(ref));
     }
     const translated = translate(current, direction, 0, refs);
     const schema = typeof translated === "boolean" ? (translated ? {} : { not: {} }) : { ...translated };
-    const out = { ...schema, ...annotations };
+    const out: JsonRecord = { ...schema, ...annotations };
+    // The inlined schema keeps its name, so docs and types can call it by the name its `$defs` entry has.
+    if (inlined !== undefined && ownString(current, "$ref") === undefined) out[SCHEMA_NAME_KEYWORD] = inlined;
     tidyValues(out, resolver(direction));
     return { schema: out, refs };
   }

@@ -2,8 +2,24 @@
  * A JSON Schema document (draft-07, 2019-09 or 2020-12, chosen by `$schema`;
  * draft-07 when absent). Adapters and environments treat schemas as opaque;
  * the host validates payloads against them with ajv.
+ *
+ * Named types: a shared or recursive schema is best put under `$defs/<Name>`
+ * and referenced with `{"$ref": "#/$defs/<Name>"}`; environments declare it
+ * once under that name (per service) and refer to it by name wherever it is
+ * used. Give the same definition the same name in every tool of a service.
+ * A schema inlined from a named definition (e.g. at a tool's root, where a
+ * bare `$ref` would read poorly) may carry {@link SCHEMA_NAME_KEYWORD}.
  */
 export type JSONSchema = Record<string, unknown>;
+
+/**
+ * Annotation naming the definition a schema was inlined from:
+ * `{"x-cyrnel-name": "Pet", "type": "object", …}` says "this is `Pet`", so
+ * documentation and types can show `Pet` instead of its body again. It is
+ * only a hint (validators ignore it, as JSON Schema does unknown keywords):
+ * environments still compare the bodies of everything they give one name.
+ */
+export const SCHEMA_NAME_KEYWORD = "x-cyrnel-name";
 
 /**
  * What an adapter returns from {@link AdapterModule.generateDefinition}: one

@@ -1,11 +1,13 @@
-export type {
-  InvokeInput,
-  JSONSchema,
-  ServiceDefinition,
-  ServiceState,
-  ToolDefinition,
-  ToolDocsInput,
-  ToolState,
+export { AdapterError, type AdapterErrorDetails, adapterErrorDetails } from "./adapter-error.js";
+export {
+  type InvokeInput,
+  type JSONSchema,
+  SCHEMA_NAME_KEYWORD,
+  type ServiceDefinition,
+  type ServiceState,
+  type ToolDefinition,
+  type ToolDocsInput,
+  type ToolState,
 } from "./definitions.js";
 export {
   EXECUTION_EXIT_STATES,
@@ -19,6 +21,7 @@ export {
 export { isValidIdentifier, RESERVED_IDENTIFIERS } from "./identifier.js";
 export {
   type AdapterModule,
+  type EnvironmentAdmission,
   type EnvironmentBindings,
   type EnvironmentHealth,
   type EnvironmentModule,
@@ -31,5 +34,7 @@ export {
   type ModuleSetupContext,
   type ModuleType,
   type ToolCallError,
+  type ToolDocsOptions,
+  type TypesOptions,
 } from "./modules.js";
 export { MIN_SECRET_LENGTH, secretForms } from "./secret-forms.js";

@@ -66,7 +66,11 @@ export interface AdapterModule extends Module {
    * exists, is enabled and owned by this adapter, that the tool exists and
    * is enabled, and that `parameters` match the tool's `inputSchema`.
    * Throw on any failure (an unknown service or tool included); the message
-   * reaches the caller, so never put credentials in it.
+   * reaches the caller, so never put credentials in it. When the end
+   * service answered with a failure, throw an {@link AdapterError} (or any
+   * error with a numeric `status` and/or a `body`): the host passes
+   * `{ status, body }` on to the caller as the error's `details`, masking
+   * the service's secrets and bounding its size.
    */
   invoke(input: InvokeInput): Promise<unknown>;
 }
@@ -110,6 +114,21 @@ export interface EnvironmentHealth {
 }
 
 /**
+ * Whether an environment takes one more execution now. A refusal says when
+ * to try again; the host answers the submission `429 at_capacity` with that
+ * as `Retry-After` and records nothing.
+ */
+export type EnvironmentAdmission =
+  | { admitted: true }
+  | {
+      admitted: false;
+      /** Whole seconds (at least 1) after which a new submission is likely to be admitted. */
+      retryAfterSeconds: number;
+      /** Which limit was reached, in words an agent or operator can act on; no secrets. */
+      reason: string;
+    };
+
+/**
  * Runs untrusted code. Exactly one environment is active at a time. The
  * environment reports `queued`/`running` through the bindings and resolves
  * `execute` with the exit state; the host owns ids, the timeout backstop,
@@ -123,13 +142,20 @@ export interface EnvironmentModule extends Module {
   kill(executionId: number): Promise<void>;
   /** Markdown reference of the runtime surface code sees (for humans and LLMs). */
   generateDocs(): Promise<string>;
-  /** Markdown reference page for one tool, with a usage snippet in this environment's language. */
-  generateToolDocs(input: ToolDocsInput): Promise<string>;
+  /**
+   * Markdown reference page for one tool, with a usage snippet in this
+   * environment's language. `options` (a cyrnel extension; an environment
+   * may ignore it, the host then cuts what is too long) asks for one named
+   * type in full and bounds the page's length.
+   */
+  generateToolDocs(input: ToolDocsInput, options?: ToolDocsOptions): Promise<string>;
   /**
    * Optional (a cyrnel extension): a declaration file typing the runtime
-   * surface for the given tools, served at `GET /environment/types`.
+   * surface for the given tools, served at `GET /environment/types`. With
+   * `options.maxChars`, a longer file is replaced by a compact index of the
+   * tools (see {@link TypesOptions}).
    */
-  generateTypes?(tools: ToolDocsInput[]): Promise<string>;
+  generateTypes?(tools: ToolDocsInput[], options?: TypesOptions): Promise<string>;
   /**
    * Optional (a cyrnel extension): the environment's own view of its health,
    * reported by `GET /health`. Called on every health request, possibly
@@ -138,6 +164,54 @@ export interface EnvironmentModule extends Module {
    * must not throw. Without it the host assumes `ok` while the module is active.
    */
   health?(): EnvironmentHealth;
+  /**
+   * Optional (a cyrnel extension): whether one more execution would be
+   * taken now (run or queued) or is past the environment's capacity. The
+   * host asks right before it records a run and, when admitted, calls
+   * `execute` in the same synchronous turn, so nothing can take the place
+   * in between: an environment that counts its executions synchronously in
+   * `execute` needs no reservation. Must be synchronous, cheap and must not
+   * throw. Without it every submission is admitted, and an environment past
+   * its capacity can only fail the execution.
+   */
+  admit?(): EnvironmentAdmission;
+}
+
+/**
+ * Options of {@link EnvironmentModule.generateTypes} (a cyrnel extension).
+ * Without them the environment returns the whole declaration file (the
+ * host's own uses, such as type-checking code, need all of it).
+ */
+export interface TypesOptions {
+  /**
+   * Most characters the answer may have. When the declarations are longer,
+   * return instead an index of the given tools that fits: the services, and
+   * each tool's signature with large named types shown by name only.
+   */
+  maxChars?: number;
+  /**
+   * One line the index must carry, saying how to ask for less (the host
+   * words it for the API that serves the answer, e.g. which filter to use).
+   */
+  narrowHint?: string;
+}
+
+/** Options of {@link EnvironmentModule.generateToolDocs} (a cyrnel extension). */
+export interface ToolDocsOptions {
+  /**
+   * A type named on the page (as the page spells it, e.g. `Address`) to
+   * show in full. When the page names no such type, reject with an error
+   * whose `code` is `"not_found"` and whose message names it (the host then
+   * answers 404 with that message).
+   */
+  expand?: string;
+  /**
+   * Most characters the page may have. A longer page shows less (fewer or
+   * shallower types) and says, with `expandHint`, how to see the rest.
+   */
+  maxChars?: number;
+  /** How a reader asks for one type in full, worded by the host for its API (e.g. "`?expand=<Type>`"). */
+  expandHint?: string;
 }
 
 /**

@@ -15,7 +15,7 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 
 const adapterSource = `
 import type { AdapterModule, InvokeInput, ModuleSetupContext, ServiceDefinition, ServiceState } from "@cyrnel/sdk";
-import { EXECUTION_EXIT_STATES, isValidIdentifier } from "@cyrnel/sdk";
+import { AdapterError, EXECUTION_EXIT_STATES, isValidIdentifier } from "@cyrnel/sdk";
 
 class PingAdapter implements AdapterModule {
   private state = new Map<string, ServiceState>();
@@ -38,6 +38,7 @@ class PingAdapter implements AdapterModule {
   async invoke(input: InvokeInput): Promise<unknown> {
     const svc = this.state.get(input.serviceId);
     if (!svc) throw new Error("unknown service " + input.serviceId);
+    if (input.toolId === "missing") throw new AdapterError("upstream answered 404", { status: 404, body: { error: "gone" } });
     return { ok: true, exits: EXECUTION_EXIT_STATES.length };
   }
 }
@@ -129,11 +130,11 @@ describe("@cyrnel/sdk as a published package", () => {
   });
 
   it("exposes the runtime helpers through the exports map", () => {
-    const script = `import("@cyrnel/sdk").then((m) => console.log(JSON.stringify([m.isValidIdentifier("ok"), m.isValidIdentifier("class"), m.EXECUTION_STATES])))`;
+    const script = `import("@cyrnel/sdk").then((m) => console.log(JSON.stringify([m.isValidIdentifier("ok"), m.isValidIdentifier("class"), m.EXECUTION_STATES, m.adapterErrorDetails(new m.AdapterError("x", { status: 404 }))])))`;
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
       cwd: project,
       encoding: "utf8",
     });
-    expect(JSON.parse(out)).toEqual([true, false, ["queued", "running"]]);
+    expect(JSON.parse(out)).toEqual([true, false, ["queued", "running"], { status: 404 }]);
   });
 });

@@ -1,10 +1,13 @@
 import type {
+  EnvironmentAdmission,
   EnvironmentHealth,
   EnvironmentModule,
   EnvironmentSetupContext,
   ExecutionExitState,
   ExecutionInput,
   ToolDocsInput,
+  ToolDocsOptions,
+  TypesOptions,
 } from "@cyrnel/sdk";
 import { parseConfig } from "./config.js";
 import { renderRuntimeDocs } from "./docs/runtime-docs.js";
@@ -54,6 +57,11 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
     return this.supervisor.execute(input);
   }
 
+  admit(): EnvironmentAdmission {
+    // Without a sandbox `execute` fails the run with the reason; a 429 would only hide it.
+    return this.supervisor?.admit() ?? { admitted: true };
+  }
+
   async kill(executionId: number): Promise<void> {
     this.supervisor?.kill(executionId);
   }
@@ -66,11 +74,11 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
     return renderRuntimeDocs(this.limits);
   }
 
-  async generateToolDocs(input: ToolDocsInput): Promise<string> {
-    return renderToolDocs(input);
+  async generateToolDocs(input: ToolDocsInput, options?: ToolDocsOptions): Promise<string> {
+    return renderToolDocs(input, options);
   }
 
-  async generateTypes(tools: ToolDocsInput[]): Promise<string> {
-    return renderTypes(tools);
+  async generateTypes(tools: ToolDocsInput[], options?: TypesOptions): Promise<string> {
+    return renderTypes(tools, options);
   }
 }

@@ -1,11 +1,14 @@
 /**
- * HTTP client for a running host, used by the CLI commands and by
- * `cyrnel mcp` (stdio). Error bodies (`{error, code, details?}`) become an
- * ApiError carrying the same fields; a host that cannot be reached becomes
- * code `unreachable` (status 0).
+ * HTTP client for a host, used by the CLI commands and by the MCP tools
+ * (`cyrnel mcp` over the network, `/mcp` inside the host through an
+ * injected `fetch` that calls the app without a socket). Responses are typed
+ * with the API's own shapes (`contract/`). Error bodies (`{error, code,
+ * details?}`) become an ApiError carrying the same fields; a host that
+ * cannot be reached becomes code `unreachable` (status 0).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Page, ProcessRecord, ProcessReport } from "./api-types.js";
+import type { Page } from "../contract/common.js";
+import type { ProcessEvent, ProcessRecord, ProcessReport, ProcessResult } from "../contract/processes.js";
 
 export class ApiError extends Error {
   constructor(
@@ -34,14 +37,22 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 /** Longest pause between two polls of a running process. */
 const MAX_POLL_MS = 1_000;
 
+export interface ApiOptions {
+  /** What sends the requests; the global `fetch` by default. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
 export class CyrnelApi {
   readonly url: string;
+  private readonly fetch: (request: Request) => Promise<Response>;
 
   constructor(
     url: string,
     private readonly apiKey: string | null,
+    options: ApiOptions = {},
   ) {
     this.url = url.replace(/\/+$/, "");
+    this.fetch = options.fetch ?? ((request) => fetch(request));
   }
 
   async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -72,11 +83,12 @@ export class CyrnelApi {
    * Creates a process and waits until it is idle, then reads its results.
    * It does not use `block: true`, so a long run is not cut by the HTTP
    * client's response timeout and the caller learns the process id at once
-   * (`onCreated`, e.g. to kill it on Ctrl-C). With `onText` it follows
-   * `GET /processes/:id/events` and hands over stdout and stderr as they are
-   * written; without it, or if that stream breaks, it polls. An aborted
-   * `signal` stops the waiting (not the process) and answers the record as
-   * it is.
+   * (`onCreated`, e.g. to kill it on Ctrl-C). It follows
+   * `GET /processes/:id/events`, which ends the moment the process does, and
+   * hands stdout and stderr to `onText` as they are written; if that stream
+   * breaks (or the process has as many followers as it takes) it polls. An
+   * aborted `signal` stops the waiting (not the process) and answers the
+   * record as it is.
    */
   async runProcess(
     input: { code: string; ref?: string; timeoutMs?: number | null },
@@ -88,10 +100,8 @@ export class CyrnelApi {
   ): Promise<ProcessReport> {
     const created = await this.json<ProcessRecord>("POST", "/processes", { body: input });
     options.onCreated?.(created);
-    if (options.onText) {
-      const ended = await this.follow(created.id, options.onText, options.signal).catch(() => null);
-      if (ended) return ended;
-    }
+    const ended = await this.follow(created.id, options.onText ?? (() => {}), options.signal).catch(() => null);
+    if (ended) return ended;
     const record = await this.waitIdle(created.id, options.signal);
     return record.state === "idle" ? this.withResults(record) : record;
   }
@@ -101,7 +111,7 @@ export class CyrnelApi {
     id: number,
     onText: (stream: "stdout" | "stderr", text: string) => void,
     signal?: AbortSignal,
-  ): Promise<ProcessReport | null> {
+  ): Promise<ProcessResult | null> {
     const response = await this.send("GET", `/processes/${id}/events`, { signal });
     if (!response.body) return null;
     const decoder = new TextDecoder();
@@ -112,11 +122,10 @@ export class CyrnelApi {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
         if (line === "") continue;
-        const event = JSON.parse(line) as { type: string; text?: string; process?: ProcessReport };
-        if (event.type === "end" && event.process) return event.process;
-        if ((event.type === "stdout" || event.type === "stderr") && typeof event.text === "string") {
-          onText(event.type, event.text);
-        }
+        // Checked, not trusted: a newer host may send kinds of events this client does not know.
+        const event = JSON.parse(line) as ProcessEvent;
+        if (event.type === "end") return event.process;
+        if (event.type === "stdout" || event.type === "stderr") onText(event.type, event.text);
       }
     }
     return null;
@@ -138,7 +147,7 @@ export class CyrnelApi {
     }
   }
 
-  private async withResults(record: ProcessRecord): Promise<ProcessReport> {
+  private async withResults(record: ProcessRecord): Promise<ProcessResult> {
     const [output, stdout, stderr] = await Promise.all([
       this.json<Record<string, unknown>>("GET", `/processes/${record.id}/output`),
       this.text("GET", `/processes/${record.id}/stdout`),
@@ -162,12 +171,14 @@ export class CyrnelApi {
     if (options.body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await fetch(url, {
-        method,
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: options.signal,
-      });
+      response = await this.fetch(
+        new Request(url, {
+          method,
+          headers,
+          body: options.body === undefined ? undefined : JSON.stringify(options.body),
+          signal: options.signal,
+        }),
+      );
     } catch (error) {
       if (options.signal?.aborted) throw error;
       throw new ApiError(0, "unreachable", `cannot reach the cyrnel host at ${this.url}: ${causeOf(error)}`);

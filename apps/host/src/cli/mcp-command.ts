@@ -5,7 +5,7 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { messageOf } from "../errors.js";
-import { httpAccess } from "../mcp/http-access.js";
+import { hostAccess } from "../mcp/host-access.js";
 import { createMcpServer } from "../mcp/mcp-server.js";
 import { ApiError, CyrnelApi } from "./api-client.js";
 import { parseCommand, positionals } from "./args.js";
@@ -36,7 +36,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     (error) => note(`cyrnel mcp: warning: ${error instanceof ApiError ? error.message : messageOf(error)}`),
   );
 
-  const server = createMcpServer(httpAccess(api), {
+  const server = createMcpServer(hostAccess(api), {
     onUnexpectedError: (tool, error) => note(`cyrnel mcp: ${tool} failed: ${messageOf(error)}`),
   });
   const transport = new StdioServerTransport();

@@ -6,8 +6,8 @@
  * host.
  */
 import { readFileSync } from "node:fs";
+import type { ExitState, ProcessRecord, ProcessReport } from "../contract/processes.js";
 import { CyrnelApi } from "./api-client.js";
-import type { ExitState, ProcessRecord, ProcessReport } from "./api-types.js";
 import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";
@@ -90,15 +90,16 @@ export async function runCommand(args: string[]): Promise<number> {
   if (values.json) {
     printJson(report);
   } else {
+    const results = "output" in report ? report : undefined;
     // Whatever the live stream did not deliver (it broke and the client fell back to polling).
     for (const stream of ["stdout", "stderr"] as const) {
-      const final = report[stream] ?? "";
+      const final = results?.[stream] ?? "";
       if (final.startsWith(streamed[stream]) && final.length > streamed[stream].length) {
         write(stream, final.slice(streamed[stream].length));
       }
       if (streamed[stream] !== "" && !streamed[stream].endsWith("\n")) process[stream].write("\n");
     }
-    if (report.output && Object.keys(report.output).length > 0) printJson(report.output);
+    if (results && Object.keys(results.output).length > 0) printJson(results.output);
     if (report.exitState !== "success") {
       note(`cyrnel: process ${report.id} ${report.exitState}${report.error ? `: ${report.error}` : ""}`);
     }

@@ -1,7 +1,8 @@
 /** `cyrnel services ...`: install, list, enable, disable, remove, configure services and set their secrets. */
 import { readFileSync } from "node:fs";
+import type { SecretNames } from "../contract/common.js";
+import type { InstalledService, ServiceDetail, ServiceRecord } from "../contract/services.js";
 import { CyrnelApi } from "./api-client.js";
-import type { ServiceDetail, ServiceRecord } from "./api-types.js";
 import { COMMON_HELP, COMMON_OPTIONS, parse, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";
@@ -104,7 +105,7 @@ async function install(args: string[]): Promise<number> {
       : { definition: values.file === "-" ? await readAll(process.stdin) : readDefinition(values.file!) };
   const client = api({ url: values["host-url"], "api-key": values["api-key"] });
   const service = await withProgress(`installing ${values.id}`, !values.json, () =>
-    client.json<ServiceDetail>("POST", "/services", {
+    client.json<InstalledService>("POST", "/services", {
       body: { id: values.id, adapter: values.adapter, ...source, ...(values.enable && { enabled: true }) },
     }),
   );
@@ -218,7 +219,7 @@ async function secrets(args: string[]): Promise<number> {
   if (values.help) return help();
   if (action === "list") {
     const [id] = positionals(given, ["service"], "cyrnel services secrets list <service>");
-    const result = await api(values).json<{ set: string[] }>("GET", `/services/${segment(id!)}/secrets`);
+    const result = await api(values).json<SecretNames>("GET", `/services/${segment(id!)}/secrets`);
     if (values.json) printJson(result);
     else printLine(result.set.length === 0 ? "no secrets set" : result.set.join("\n"));
     return EXIT.ok;
@@ -227,7 +228,7 @@ async function secrets(args: string[]): Promise<number> {
   const [id, name] = positionals(given, ["service", "name"], "cyrnel services secrets set <service> <name>");
   const client = api(values);
   const value = await readSecret(`Value of ${name} for ${id} (not echoed): `);
-  const result = await client.json<{ set: string[] }>("PATCH", `/services/${segment(id!)}/secrets`, {
+  const result = await client.json<SecretNames>("PATCH", `/services/${segment(id!)}/secrets`, {
     body: { [name!]: value },
   });
   if (values.json) printJson(result);

@@ -1,43 +1,116 @@
 /**
  * What the active environment renders for clients: its runtime reference,
- * one tool's page, and a `.d.ts` of every callable tool. One place for the
+ * one tool's page, and a `.d.ts` of the callable tools. One place for the
  * HTTP routes (`/environment/*`, `/tools/.../docs`) and the MCP tools. Each
  * call into the environment is bounded like every other module hook (a
  * `504 invoke_timeout` naming it), so code that never settles cannot hold
  * requests open forever.
+ *
+ * Every answer is meant for an LLM, so none is longer than
+ * `CYRNEL_AGENT_TEXT_LIMIT_CHARS`: the environment is asked to fit it (an
+ * index instead of types that are too long, less detail on a tool page) and
+ * told how the reader can ask for less; whatever it returns is cut at the
+ * limit as a last resort (a custom environment may ignore the request).
  */
 import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
+import { cutText } from "../cut-text.js";
 import { CyrnelError, noEnvironment, notFound } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
-import type { ModuleRegistry } from "./modules/module-registry.js";
+import type { ModuleEntries } from "./modules/module-entries.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
+
+/** Which tools `GET /environment/types` covers: all callable ones when both lists are empty. */
+export interface TypesFilter {
+  /** Every callable tool of these services. */
+  serviceIds?: readonly string[];
+  /** These tools, as `serviceId/toolId`. */
+  tools?: readonly string[];
+}
+
+/**
+ * How a reader asks for less, in words that fit both ways in (HTTP and
+ * MCP), since an answer may travel through either.
+ */
+export const NARROW_TYPES_HINT =
+  "Ask for fewer: by service (HTTP `?serviceId=<id>`, MCP get_types `serviceIds`) or by tool " +
+  "(HTTP `?tool=<serviceId>/<toolId>`, MCP get_types `tools`), each repeatable; search_tools or " +
+  "`GET /tools?serviceId=<id>` finds tool ids.";
+export const EXPAND_HINT =
+  "ask for the tool's docs again with `expand` set to the type's name (HTTP `?expand=<Type>`, MCP get_tool_docs `expand`)";
+
+/** Room left for the marker `cutText` appends (`… [cut: N more characters]`). */
+const CUT_MARKER_CHARS = 64;
 
 export class EnvironmentDocs {
   constructor(
-    private readonly modules: ModuleRegistry,
+    private readonly modules: Pick<ModuleEntries, "activeEnvironment">,
     private readonly store: ServiceStore,
     private readonly hookTimeoutMs: number,
+    private readonly textLimitChars: number,
   ) {}
 
-  runtime(): Promise<string> {
+  async runtime(): Promise<string> {
     const { id, module } = this.environment();
-    return this.bounded(id, "generateDocs", () => module.generateDocs());
+    return this.capped(await this.bounded(id, "generateDocs", () => module.generateDocs()));
   }
 
-  /** A missing service or tool is a 404 before a missing environment is a 503. */
-  tool(serviceId: string, toolId: string): Promise<string> {
+  /**
+   * A missing service or tool is a 404 before a missing environment is a 503.
+   * `expand` names a type of the page to show in full; a name the page does
+   * not have is a 404 with the environment's message.
+   */
+  async tool(serviceId: string, toolId: string, expand?: string): Promise<string> {
     const row = requireTool(this.store, serviceId, toolId);
     const { id, module } = this.environment();
-    return this.bounded(id, "generateToolDocs", () => module.generateToolDocs(docsInput(row)));
+    const options = { maxChars: this.textLimitChars, expandHint: EXPAND_HINT, ...(expand ? { expand } : {}) };
+    try {
+      return this.capped(
+        await this.bounded(id, "generateToolDocs", () => module.generateToolDocs(docsInput(row), options)),
+      );
+    } catch (error) {
+      // The SDK's word for "the page has no such type".
+      if (expand && (error as { code?: unknown } | null)?.code === "not_found")
+        throw new CyrnelError("not_found", (error as Error).message);
+      throw error;
+    }
   }
 
-  types(): Promise<string> {
+  /**
+   * The `.d.ts` of the callable tools, or of those the filter names (all
+   * checked first: an unknown one is a 404, a malformed tool entry a 400,
+   * one that cannot be called a 409, as a call would be).
+   */
+  async types(filter: TypesFilter = {}): Promise<string> {
+    const tools = this.selectTools(filter);
     const { id, module } = this.environment();
     const generateTypes = module.generateTypes?.bind(module);
     if (!generateTypes) {
       throw new CyrnelError("not_found", "the active environment does not provide type declarations");
     }
-    return this.bounded(id, "generateTypes", () => generateTypes(this.store.effectiveTools().map(docsInput)));
+    const options = { maxChars: this.textLimitChars, narrowHint: NARROW_TYPES_HINT };
+    return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(tools.map(docsInput), options)));
+  }
+
+  private selectTools({ serviceIds = [], tools = [] }: TypesFilter): ToolRow[] {
+    if (serviceIds.length === 0 && tools.length === 0) return this.store.effectiveTools();
+    const selected = new Map<string, ToolRow>();
+    const add = (row: ToolRow) => selected.set(`${row.serviceId}/${row.id}`, row);
+    for (const serviceId of serviceIds) {
+      requireCallableService(this.store, serviceId);
+      for (const row of this.store.toolsOf(serviceId)) if (row.enabled) add(row);
+    }
+    for (const entry of tools) {
+      const slash = entry.indexOf("/");
+      if (slash <= 0 || slash === entry.length - 1 || entry.indexOf("/", slash + 1) >= 0) {
+        throw new CyrnelError("bad_request", `tool filter "${entry}" must be <serviceId>/<toolId>`);
+      }
+      const row = requireTool(this.store, entry.slice(0, slash), entry.slice(slash + 1));
+      requireCallableService(this.store, row.serviceId);
+      if (!row.enabled)
+        throw new CyrnelError("tool_disabled", `tool "${row.id}" on service "${row.serviceId}" is disabled`);
+      add(row);
+    }
+    return [...selected.values()];
   }
 
   private environment(): { id: string; module: EnvironmentModule } {
@@ -54,6 +127,12 @@ export class EnvironmentDocs {
       throw error;
     }
   }
+
+  /** The last resort: an environment that ignored the limit is cut at it. */
+  private capped(text: string): string {
+    if (text.length <= this.textLimitChars) return text;
+    return cutText(text, this.textLimitChars - CUT_MARKER_CHARS);
+  }
 }
 
 /** The tool, or a 404 naming what is missing: the service, or the tool on it. */
@@ -62,6 +141,19 @@ export function requireTool(store: ServiceStore, serviceId: string, toolId: stri
   if (!row)
     throw notFound(store.get(serviceId) ? `tool "${toolId}" on service "${serviceId}"` : `service "${serviceId}"`);
   return row;
+}
+
+/** The service, or 404 when it does not exist and 409 when it is disabled or stale (no tool of it can be called). */
+function requireCallableService(store: ServiceStore, serviceId: string): void {
+  const service = store.get(serviceId);
+  if (!service) throw notFound(`service "${serviceId}"`);
+  if (service.stale) {
+    throw new CyrnelError(
+      "service_disabled",
+      `service "${serviceId}" is stale (${service.staleReason}); update it first`,
+    );
+  }
+  if (!service.enabled) throw new CyrnelError("service_disabled", `service "${serviceId}" is disabled`);
 }
 
 const docsInput = (tool: ToolRow): ToolDocsInput => ({

@@ -1,16 +1,16 @@
 /**
  * Mounts route definitions on Hono: validates params, query and body with
  * ajv against the route's schemas, calls the handler, and (in tests)
- * checks every response against its declared schema.
+ * checks every response against its declared status, schema and error codes.
  */
 import type { TSchema } from "@sinclair/typebox";
 import AjvModule, { type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { CyrnelError } from "../errors.js";
 import { relevantErrors, summariseIssues, type ValidationIssue } from "../lib/json-schema.js";
 import { readJsonBody } from "./request-body.js";
-import type { Reply, RouteDefinition } from "./route.js";
+import { answerableErrors, type Reply, type RouteDefinition } from "./route.js";
 
 type AjvInstance = InstanceType<typeof AjvModule.default>;
 const addFormats = addFormatsPlugin as unknown as (ajv: AjvInstance) => AjvInstance;
@@ -18,7 +18,10 @@ const addFormats = addFormatsPlugin as unknown as (ajv: AjvInstance) => AjvInsta
 export interface MountOptions {
   bodyLimit: number;
   definitionBodyLimit: number;
-  /** Fail loudly when a handler answers with a body its schema does not describe (on in tests). */
+  /**
+   * Fail loudly (500, logged) when a route answers with a status or body its definition does not describe, or
+   * with an error code it does not declare (on in tests).
+   */
   validateResponses: boolean;
 }
 
@@ -42,10 +45,10 @@ export function mountRoutes(app: Hono, routes: RouteDefinition[], options: Mount
       }
     }
 
-    app.on(route.method.toUpperCase(), toHonoPath(route.path), async (c) => {
+    const answer = async (c: Context): Promise<Response> => {
       const input = {
         params: params ? check(params, { ...c.req.param() }, "path parameter") : {},
-        query: query ? check(query, Object.fromEntries(new URL(c.req.url).searchParams), "query parameter") : {},
+        query: query ? check(query, queryObject(c.req.url, route.query!), "query parameter") : {},
         body: undefined as unknown,
         context: c,
         signal: c.req.raw.signal,
@@ -58,6 +61,21 @@ export function mountRoutes(app: Hono, routes: RouteDefinition[], options: Mount
       if (reply instanceof Response) return reply;
       if (options.validateResponses) checkResponse(route, reply, responseChecks);
       return toResponse(reply);
+    };
+
+    const errors = answerableErrors(route);
+    app.on(route.method.toUpperCase(), toHonoPath(route.path), async (c) => {
+      if (!options.validateResponses) return answer(c);
+      try {
+        return await answer(c);
+      } catch (error) {
+        if (error instanceof CyrnelError && !errors.has(error.code)) {
+          throw new Error(
+            `${route.operationId} answered ${error.code}, which its definition does not declare: ${error.message}`,
+          );
+        }
+        throw error;
+      }
     });
   }
 }
@@ -103,6 +121,21 @@ function toResponse(reply: Reply): Response {
   }
   headers.set("content-type", "application/json; charset=utf-8");
   return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
+}
+
+/**
+ * The query string as an object: a parameter the route declares as an array
+ * keeps every value (`?tool=a/b&tool=c/d`), any other its last one.
+ */
+function queryObject(url: string, schema: TSchema): Record<string, string | string[]> {
+  const search = new URL(url).searchParams;
+  const declared = (schema.properties ?? {}) as Record<string, TSchema>;
+  return Object.fromEntries(
+    [...new Set(search.keys())].map((name) => {
+      const values = search.getAll(name);
+      return [name, Object.hasOwn(declared, name) && declared[name]!.type === "array" ? values : values.at(-1)!];
+    }),
+  );
 }
 
 /** `/services/{id}` → `/services/:id` */

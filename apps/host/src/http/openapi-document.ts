@@ -1,8 +1,8 @@
 /** Builds the host's own OpenAPI 3.1 description from the same route definitions that validate requests. */
 import type { TSchema } from "@sinclair/typebox";
-import { ERROR_STATUS, type ErrorCode } from "../errors.js";
-import type { RouteDefinition } from "./route.js";
-import { ErrorBody } from "./schemas.js";
+import { ErrorBody } from "../contract/common.js";
+import { ERROR_STATUS } from "../errors.js";
+import { answerableErrors, type RouteDefinition } from "./route.js";
 
 const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
 
@@ -22,11 +22,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
         }),
       };
     }
-    for (const code of new Set<ErrorCode>([
-      ...(route.errors ?? []),
-      ...(route.public ? [] : ["unauthorized" as const]),
-      "internal",
-    ])) {
+    for (const code of answerableErrors(route)) {
       const status = String(ERROR_STATUS[code]);
       const existing = responses[status] as { description: string } | undefined;
       responses[status] = {

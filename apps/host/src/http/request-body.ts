@@ -10,7 +10,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<{ p
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   const type = request.headers.get("content-type");
-  const text = await readText(request, limit);
+  const text = declared === null ? await readText(request, limit) : await readDeclared(request);
   if (text.trim() === "") return { present: false, value: undefined };
   if (type !== null && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
     throw new CyrnelError("bad_request", `request body must be application/json, got "${type}"`);
@@ -26,6 +26,18 @@ export async function readJsonBody(request: Request, limit: number): Promise<{ p
   }
 }
 
+/**
+ * A body whose Content-Length is declared (and already checked against the
+ * limit) is read in one piece: Node's HTTP parser never delivers more than
+ * the declared length, and @hono/node-server reads `arrayBuffer()` straight
+ * from the socket, where the stream below costs a web-stream round per
+ * chunk (half a millisecond of a trivial process's round trip).
+ */
+async function readDeclared(request: Request): Promise<string> {
+  return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
+}
+
+/** A body of unknown length (chunked) is streamed, and cut off at the limit. */
 async function readText(request: Request, limit: number): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
@@ -41,10 +53,14 @@ async function readText(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  const bytes = Buffer.concat(chunks);
-  // Checked first, then decoded without checking again: twice as fast as a fatal TextDecoder on a large body.
-  if (!isUtf8(bytes)) throw new CyrnelError("bad_request", "request body is not valid UTF-8");
-  return bytes.toString("utf8");
+  return decodeUtf8(Buffer.concat(chunks));
+}
+
+/** Checked first, then decoded without checking again: twice as fast as a fatal TextDecoder on a large body. */
+function decodeUtf8(bytes: Uint8Array): string {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isUtf8(buffer)) throw new CyrnelError("bad_request", "request body is not valid UTF-8");
+  return buffer.toString("utf8");
 }
 
 const tooLarge = (limit: number) =>

@@ -57,9 +57,36 @@ export interface RouteDefinition<
   /** No bearer auth (only `GET /health`). */
   public?: boolean;
   responses: Record<number, RouteResponse>;
-  /** Error codes this route can answer with (documented in the OpenAPI description). */
+  /**
+   * Error codes this route's parameters, query and handler can answer with,
+   * besides the implicit ones every route of its kind shares (`implicitErrors`).
+   * They are listed in `/openapi.json`, and with `validateResponses` any other
+   * code fails the request.
+   */
   errors?: ErrorCode[];
   handler(input: HandlerInput<P, Q, B>): Promise<Reply | Response> | Reply | Response;
+}
+
+/**
+ * Codes a route answers without declaring them, because they come from what
+ * routes share rather than from the route itself: `internal` (a bug, on any
+ * route), `unauthorized` and `shutting_down` (the bearer key and the refusal
+ * during shutdown, on every route but the public ones), and for a route that
+ * takes a JSON body, what reading it can answer: `payload_too_large`,
+ * `bad_request` (missing, not JSON, malformed, nested too deep, not UTF-8)
+ * and `validation_failed` (against the body schema).
+ */
+export function implicitErrors(route: Pick<RouteDefinition, "public" | "body">): ErrorCode[] {
+  return [
+    "internal",
+    ...(route.public ? [] : (["unauthorized", "shutting_down"] as const)),
+    ...(route.body ? (["bad_request", "payload_too_large", "validation_failed"] as const) : []),
+  ];
+}
+
+/** Every code a route may answer: what it declares and its implicit ones. */
+export function answerableErrors(route: RouteDefinition): Set<ErrorCode> {
+  return new Set([...(route.errors ?? []), ...implicitErrors(route)]);
 }
 
 /** Identity function that lets TypeScript infer the handler's input types from the schemas. */

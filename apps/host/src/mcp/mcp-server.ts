@@ -1,18 +1,20 @@
 /**
- * The MCP tools of cyrnel, defined once over a HostAccess: `/mcp` inside the
- * host backs them with in-process calls, `cyrnel mcp` (stdio) with HTTP
- * calls to a running host. Descriptions are written for the model that
- * reads them: when to use each tool, and when not to.
+ * The MCP tools of cyrnel, defined once over a HostAccess (the host's HTTP
+ * API, reached in-process by `/mcp` and over the network by `cyrnel mcp`).
+ * Descriptions are written for the model that reads them: when to use each
+ * tool, and when not to. Input schemas are the tools' own arguments; the
+ * structured output is picked from the API's shapes (tool-output.ts).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../cli/api-client.js";
-import type { ProcessReport, ToolRecord } from "../cli/api-types.js";
+import type { ProcessReport } from "../contract/processes.js";
+import type { ToolRecord } from "../contract/tools.js";
 import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
-import { CyrnelError } from "../errors.js";
 import { HOST_VERSION } from "../version.js";
 import type { HostAccess } from "./host-access.js";
+import { ProcessSummary, ServiceList, ToolList, type ToolSummary, toZod } from "./tool-output.js";
 import { searchTools } from "./tool-search.js";
 
 export const MCP_INSTRUCTIONS = `cyrnel calls external services (HTTP APIs and more) through typed tools, from TypeScript you write and it runs in a sandbox ("code mode"). One program can make many tool calls, loop, branch and combine results, so prefer ONE run_code call that does the whole task over many small steps.
@@ -20,7 +22,7 @@ export const MCP_INSTRUCTIONS = `cyrnel calls external services (HTTP APIs and m
 Workflow:
 1. list_services: what is installed and enabled.
 2. search_tools: find the tools for the task (one tool per API operation).
-3. get_tool_docs for each tool you will call (parameters, result shape, a snippet), or get_types for typed declarations of all tools.
+3. get_tool_docs for each tool you will call (parameters, result shape, a snippet), or get_types with serviceIds or tools for typed declarations of several.
 4. run_code with one program: \`const r = await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ... });\` ... \`cyrnel.output({ answer });\`
 5. Read output, stdout, stderr and error. If it failed, fix the program and run it again.
 
@@ -31,36 +33,9 @@ const DESCRIPTION_CHARS = 300;
 /** How often run_code reports progress while a process runs, when the client asked for progress. */
 const PROGRESS_INTERVAL_MS = 2_000;
 
-const ServiceSummary = z.object({
-  id: z.string().describe("The id used in code: cyrnel.services.<id>"),
-  name: z.string(),
-  description: z.string(),
-  enabled: z.boolean().describe("Only enabled services that are not stale can be called"),
-  stale: z.boolean().describe("The definition no longer loads; an operator must update it"),
-  toolCount: z.number().int(),
-});
-
-const ToolSummary = z.object({
-  serviceId: z.string(),
-  id: z.string().describe("The id used in code: cyrnel.services.<serviceId>.tools.<id>"),
-  name: z.string(),
-  description: z.string(),
-  effectivelyEnabled: z.boolean().describe("false: the tool or its service is disabled, calls fail"),
-});
-
-const ProcessResult = z.object({
-  id: z.number().int().describe("Process id, for get_process"),
-  state: z.enum(["queued", "running", "idle", "terminating"]),
-  exitState: z.enum(["success", "failed", "timeout", "canceled"]).nullable().describe("null until a run ends"),
-  error: z.string().nullable().describe("Why the run did not succeed (compiler message, uncaught error, timeout)"),
-  durationMs: z.number().int().nullable().describe("How long the run took; null if it has not run to the end"),
-  output: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe("Everything passed to cyrnel.output(...), shallow-merged (present once idle)"),
-  stdout: z.string().optional().describe("console.log/info/debug (present once idle)"),
-  stderr: z.string().optional().describe("console.warn/error (present once idle)"),
-});
+const SERVICE_LIST = toZod(ServiceList);
+const TOOL_LIST = toZod(ToolList);
+const PROCESS_SUMMARY = toZod(ProcessSummary);
 
 export interface McpServerOptions {
   /** Called with errors that carry no API code (bugs); the tool answers a bare "internal error". */
@@ -88,7 +63,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         "description, whether it is enabled and how many tools it has. Call this first to learn what cyrnel can " +
         "reach. Only enabled services that are not stale can be called from code; report a disabled one to the " +
         "user instead of trying it. To find tools, use search_tools next.",
-      outputSchema: { services: z.array(ServiceSummary) },
+      outputSchema: SERVICE_LIST,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded("list_services", async () => {
@@ -119,7 +94,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         serviceId: z.string().optional().describe("Only tools of this service"),
         limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default 20)"),
       },
-      outputSchema: { tools: z.array(ToolSummary) },
+      outputSchema: TOOL_LIST,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded("search_tools", async ({ query, serviceId, limit }) => {
@@ -133,16 +108,25 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
     {
       title: "Read a tool's documentation",
       description:
-        "Markdown reference for one tool: what it does, its parameters with types (nested objects expanded), the " +
-        "shape of its result and a copy-pasteable call snippet. Read it for every tool before writing code that " +
-        "calls it. For typed declarations of all tools at once, use get_types.",
+        "Markdown reference for one tool: what it does, its parameters (with constraints), the shape of its result, " +
+        "the named types it uses (each once; those farther away by name only) and a copy-pasteable call snippet. " +
+        "Read it for every tool before writing code that calls it. To see a type the page only names, call again " +
+        "with expand set to its name (Input/Output: the whole parameter/result type). Error codes are explained " +
+        "once, in the runtime reference.",
       inputSchema: {
         serviceId: z.string().describe("Service id, from list_services or search_tools"),
         toolId: z.string().describe("Tool id, from search_tools"),
+        expand: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("A type named on the page (e.g. Address, or Input/Output) to show in full"),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("get_tool_docs", async ({ serviceId, toolId }) => text(await access.toolDocs(serviceId, toolId))),
+    guarded("get_tool_docs", async ({ serviceId, toolId, expand }) =>
+      text(await access.toolDocs(serviceId, toolId, expand)),
+    ),
   );
 
   server.registerTool(
@@ -150,12 +134,20 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
     {
       title: "Get TypeScript declarations",
       description:
-        "TypeScript declarations (.d.ts) of the `cyrnel` object available to run_code, typed for every callable " +
-        "tool of every enabled service (parameters and results). Use it to write type-correct code against many " +
-        "tools. It grows with the number of installed services; for a few tools get_tool_docs is shorter.",
+        "TypeScript declarations (.d.ts) of the `cyrnel` object available to run_code, typed for the callable " +
+        "tools (parameters and results; shared types declared once per service). Pass serviceIds or tools to get " +
+        "only those; without them it covers every enabled service. An answer that would be too long is an index " +
+        "(signatures with types by name) saying how to narrow it. For a few tools get_tool_docs is shorter.",
+      inputSchema: {
+        serviceIds: z.array(z.string()).optional().describe("Only the callable tools of these services"),
+        tools: z
+          .array(z.string())
+          .optional()
+          .describe('Only these tools, each "<serviceId>/<toolId>" (e.g. "weather/getForecast")'),
+      },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("get_types", async () => text(await access.types())),
+    guarded("get_types", async ({ serviceIds, tools }) => text(await access.types({ serviceIds, tools }))),
   );
 
   server.registerTool(
@@ -187,7 +179,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
               "it may also wait this long for a free sandbox before it runs",
           ),
       },
-      outputSchema: ProcessResult.shape,
+      outputSchema: PROCESS_SUMMARY,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
     guarded("run_code", async ({ code, timeoutMs }, extra) => {
@@ -207,7 +199,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
             }, PROGRESS_INTERVAL_MS);
       try {
         const report = await access.runCode({ code, timeoutMs }, extra.signal);
-        return processResult(report, report.exitState !== "success");
+        return processSummary(report, report.exitState !== "success");
       } finally {
         clearInterval(progress);
       }
@@ -223,10 +215,10 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         "stdout and stderr. Use it when a run_code call was interrupted before it answered, or to look at an " +
         "earlier run again. Not needed right after run_code, which already returns all of this.",
       inputSchema: { id: z.number().int().min(1).describe("Process id returned by run_code") },
-      outputSchema: ProcessResult.shape,
+      outputSchema: PROCESS_SUMMARY,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("get_process", async ({ id }) => processResult(await access.getProcess(id), false)),
+    guarded("get_process", async ({ id }) => processSummary(await access.getProcess(id), false)),
   );
 
   return server;
@@ -242,14 +234,15 @@ const structured = (value: Record<string, unknown>, isError = false): CallToolRe
 });
 
 /** The process as the model needs it: the API record without timestamps, plus the run's duration. */
-function processResult(report: ProcessReport, isError: boolean): CallToolResult {
-  const { id, state, exitState, error, startedAt, finishedAt, output, stdout, stderr } = report;
+function processSummary(report: ProcessReport, isError: boolean): CallToolResult {
+  const { id, state, exitState, error, startedAt, finishedAt } = report;
   const durationMs = startedAt && finishedAt ? Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)) : null;
-  const result: z.infer<typeof ProcessResult> = { id, state, exitState, error, durationMs, output, stdout, stderr };
-  return structured(result, isError);
+  const results = "output" in report ? { output: report.output, stdout: report.stdout, stderr: report.stderr } : {};
+  const summary: ProcessSummary = { id, state, exitState, error, durationMs, ...results };
+  return structured(summary, isError);
 }
 
-function toolSummary(tool: ToolRecord) {
+function toolSummary(tool: ToolRecord): ToolSummary {
   const description =
     tool.description.length > DESCRIPTION_CHARS
       ? `${tool.description.slice(0, DESCRIPTION_CHARS - 1)}…`
@@ -269,12 +262,13 @@ const HINTS: Record<string, string> = {
   service_disabled: "The service is disabled or stale; an operator must enable or update it.",
   tool_disabled: "The tool is disabled; an operator must enable it.",
   payload_too_large: "Make the code smaller.",
+  at_capacity: "The sandbox is busy and nothing was run: wait the seconds the message names, then call run_code again.",
   unreachable: "The cyrnel host is not running or not reachable at this address.",
   unauthorized: "The API key is missing or wrong (CYRNEL_API_KEY).",
 };
 
 function toolError(tool: string, error: unknown, options: McpServerOptions): CallToolResult {
-  if (error instanceof CyrnelError || error instanceof ApiError) {
+  if (error instanceof ApiError) {
     const hint = HINTS[error.code];
     return {
       content: [{ type: "text", text: `${error.message} (code: ${error.code})${hint ? `\n${hint}` : ""}` }],

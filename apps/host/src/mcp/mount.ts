@@ -11,16 +11,20 @@
  *
  * Mounted on the app, so the host's middleware (bearer auth, shutdown
  * refusal) applies; it is not a defineRoute route, so it is not in
- * /openapi.json (the README documents it).
+ * /openapi.json (the README documents it). The tools reach the host through
+ * its own HTTP API, handed to `app.fetch` without a socket: every request
+ * carries the caller's Authorization header and passes the same routes,
+ * validation and auth as one from outside.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Hono } from "hono";
+import { CyrnelApi } from "../cli/api-client.js";
 import { messageOf } from "../errors.js";
 import type { HostLogger } from "../log.js";
-import { type InProcessDeps, inProcessAccess } from "./in-process-access.js";
+import { hostAccess } from "./host-access.js";
 import { createMcpServer } from "./mcp-server.js";
 
-export interface McpDeps extends InProcessDeps {
+export interface McpDeps {
   logger: HostLogger;
   /** Largest JSON-RPC request body (the host's CYRNEL_BODY_LIMIT_BYTES). */
   bodyLimitBytes: number;
@@ -29,7 +33,6 @@ export interface McpDeps extends InProcessDeps {
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export function mountMcp(app: Hono, deps: McpDeps): void {
-  const access = inProcessAccess(deps);
   const logger = deps.logger.child({ component: "mcp" });
 
   app.all("/mcp", async (c) => {
@@ -44,7 +47,14 @@ export function mountMcp(app: Hono, deps: McpDeps): void {
         allow: "POST",
       });
     }
-    const server = createMcpServer(access, {
+    const authorization = c.req.header("authorization");
+    const api = new CyrnelApi(new URL(c.req.url).origin, null, {
+      fetch: async (request) => {
+        if (authorization !== undefined) request.headers.set("authorization", authorization);
+        return app.fetch(request);
+      },
+    });
+    const server = createMcpServer(hostAccess(api), {
       onUnexpectedError: (tool, error) =>
         logger.error("MCP tool failed", {
           tool,

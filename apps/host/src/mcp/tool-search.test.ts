@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolRecord } from "../cli/api-types.js";
+import type { ToolRecord } from "../contract/tools.js";
 import type { ToolFilter } from "./host-access.js";
 import { rankTools, searchTools } from "./tool-search.js";
 

@@ -6,7 +6,7 @@
  * phrase counts extra; among equals, a tool whose id holds more of the words
  * comes first, so "forecast" finds `getForecast` before `listCities`).
  */
-import type { ToolRecord } from "../cli/api-types.js";
+import type { ToolRecord } from "../contract/tools.js";
 import type { HostAccess } from "./host-access.js";
 
 const MAX_WORDS = 8;

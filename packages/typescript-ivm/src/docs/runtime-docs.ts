@@ -1,5 +1,21 @@
 import type { EnvironmentConfig } from "../config.js";
-import { TOOL_ERROR_TABLE } from "./tool-docs.js";
+
+/** How a tool call from code fails: the host's gate, as `status` and `code` of the rejection. */
+const TOOL_ERRORS: [number, string, string][] = [
+  [404, "not_found", "the service or the tool does not exist"],
+  [409, "service_disabled", "the service is disabled or stale"],
+  [409, "tool_disabled", "the tool is disabled"],
+  [400, "validation_failed", "the parameters do not match the input schema (`details` lists the problems)"],
+  [502, "adapter_error", "the service call failed (the message comes from the adapter)"],
+  [504, "invoke_timeout", "the service call took too long"],
+];
+
+/** {@link TOOL_ERRORS} as a Markdown table: here only (tool pages point to this reference). */
+const TOOL_ERROR_TABLE = [
+  "| status | code | when |",
+  "| --- | --- | --- |",
+  ...TOOL_ERRORS.map(([status, code, when]) => `| ${status} | \`${code}\` | ${when} |`),
+].join("\n");
 
 /** Markdown reference of everything process code can use (served at `GET /environment/docs`). */
 export function renderRuntimeDocs(config: EnvironmentConfig): string {
@@ -88,6 +104,8 @@ At most ${config.maxPendingToolCalls} calls may be in flight at once (more throw
 - **Timers**: at most ${config.maxTimers} pending. Timers end with the process: the process is over when the
   code's promise settles, and a timer still pending then never fires — \`await\` what you start:
   \`await new Promise((resolve) => setTimeout(resolve, 500));\`
-- **Concurrency**: ${config.poolSize} processes run at a time; up to ${config.queueSize} more wait their turn.
+- **Concurrency**: up to ${config.maxExecutions} processes at a time (a process awaiting a tool call or a timer
+  takes memory, not a CPU); up to ${config.queueSize} more wait their turn, and past that a new process is refused
+  with \`429 at_capacity\` and a \`Retry-After\` header, without running.
 `;
 }

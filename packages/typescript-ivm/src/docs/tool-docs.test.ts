@@ -1,3 +1,4 @@
+import type { ToolDocsInput } from "@cyrnel/sdk";
 import { describe, expect, it } from "vitest";
 import { typeErrors } from "../../test/support/typecheck.js";
 import { NO_PARAMS, PETSTORE_ADD_PET, WEATHER_FORECAST } from "./fixtures.test-data.js";
@@ -62,40 +63,65 @@ describe("renderToolDocs", () => {
     );
   });
 
-  it("lists parameters with nested objects expanded, types, required flags, enums and defaults", () => {
+  it("lists parameters with types, required flags, enums and constraints; named types by name", () => {
     expect(page).toContain("| `body` | `Pet` | yes | The pet to add. |");
-    expect(page).toContain("| `body.name` | `string` | yes |  |");
-    expect(page).toContain("| `body.id` | `integer` | no | Format: `int64`. |");
-    expect(page).toContain("| `body.tags[].name` | `string` | no |  |");
-    expect(page).toContain(
-      '| `body.status` | `"available" \\| "pending" \\| "sold" \\| null` | no | One of: `"available"`, `"pending"`, `"sold"`, `null`. |',
-    );
+    expect(page).not.toContain("`body.name`");
     expect(page).toContain("| `dryRun` | `boolean` | no | Validate only. Default: `false`. |");
     expect(page).toContain('| `mode` | `"fast" \\| "safe"` | no | Write \\| mode. One of: `"fast"`, `"safe"`. |');
   });
 
-  it("shows the return shape from the output schema", () => {
+  it("shows the return shape and declares each named type once (different ones of one name apart)", () => {
+    expect(page).toContain(["```ts", "type Output = Pet2 | null;", "```"].join("\n"));
     expect(page).toContain(
       [
+        "## Types",
+        "",
         "```ts",
-        "type Output = Pet | null;",
         "type Pet = {",
+        "  /** @format int64 */",
+        "  id?: number;",
+        "  name: string;",
+        "  photoUrls: string[];",
+        "  tags?: Tag[];",
+        '  status?: "available" | "pending" | "sold" | null;',
+        "  parent?: Pet;",
+        "  attributes?: {",
+        "    [key: string]: string;",
+        "  };",
+        "};",
+        "type Pet2 = {",
         "  id: number;",
         "  name: string;",
         "  meta?: {",
+        "    /** @format date-time */",
         "    created?: string;",
         "  } & {",
         "    version?: number | string;",
         "  };",
         "};",
+        "type Tag = {",
+        "  id?: number;",
+        "  name?: string;",
+        "};",
         "```",
       ].join("\n"),
     );
+    expect(page.match(/^type Pet = /gm)).toHaveLength(1);
   });
 
-  it("documents the error shape", () => {
-    expect(page).toContain("| 409 | `tool_disabled` | the tool is disabled |");
+  it("points to the runtime reference for errors instead of repeating the table", () => {
+    expect(page).not.toContain("| 409 |");
     expect(page).toContain("`status` and `code`");
+    expect(page).toContain("`tool_disabled`");
+    expect(page).toContain("runtime reference");
+  });
+
+  it("turns an HTML description into Markdown", () => {
+    const html = renderToolDocs({
+      ...NO_PARAMS,
+      description: '<p>Creates a <a href="/docs/pi">PaymentIntent</a>.</p><p>Use <code>confirm=true</code>.</p>',
+    });
+    expect(html).toContain("Creates a [PaymentIntent](/docs/pi).\n\nUse `confirm=true`.");
   });
 
   it("handles tools without parameters or description", () => {
@@ -112,5 +138,97 @@ describe("renderToolDocs", () => {
     expect(
       typeErrors({ "cyrnel.d.ts": renderTypes(tools), "main.ts": `async function main() {\n${body}\n}\nvoid main;\n` }),
     ).toEqual([]);
+  });
+});
+
+/** A result with a chain of named types A → B → C → D, and a wide parameter list. */
+const CHAIN: ToolDocsInput = {
+  serviceId: "svc",
+  toolId: "chain",
+  description: "Chained types.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      deep: {
+        type: "object",
+        properties: {
+          one: { type: "object", properties: { two: { type: "object", properties: { three: { type: "string" } } } } },
+        },
+      },
+    },
+  },
+  outputSchema: {
+    $ref: "#/$defs/A",
+    $defs: {
+      A: {
+        type: "object",
+        properties: { b: { $ref: "#/$defs/B" }, note: { type: "string", description: "x".repeat(400) } },
+      },
+      B: { type: "object", properties: { c: { $ref: "#/$defs/C" } } },
+      C: { type: "object", properties: { d: { $ref: "#/$defs/D" } } },
+      D: { type: "object", properties: { value: { type: "integer", minimum: 0 } } },
+    },
+  },
+};
+
+describe("renderToolDocs: bounded depth and expand", () => {
+  it("declares the named types near the result and names the farther ones", () => {
+    const chain = renderToolDocs(CHAIN);
+    expect(chain).toContain("type Output = A;");
+    expect(chain).toMatch(/^type A = /m);
+    expect(chain).toMatch(/^type B = /m);
+    expect(chain).toMatch(/^type C = /m);
+    expect(chain).not.toMatch(/^type D = /m);
+    expect(chain).toContain(
+      "More types it uses (not declared here): `D`. To see one, ask for this page again with `expand` set to its name.",
+    );
+    expect(chain).toContain("| `deep.one.two.three` | `string` | no |  |");
+  });
+
+  it("shows less, step by step, to fit maxChars, and says how to see the rest", () => {
+    const full = renderToolDocs(CHAIN);
+    const hint = "ask again with `?expand=<Type>`";
+    const short = renderToolDocs(CHAIN, { maxChars: full.length - 200, expandHint: hint });
+    expect(short.length).toBeLessThanOrEqual(full.length - 200);
+    expect(short).toContain(`To see one, ${hint}.`);
+    const shortest = renderToolDocs(CHAIN, { maxChars: 900, expandHint: hint });
+    expect(shortest.length).toBeLessThanOrEqual(900);
+    expect(shortest).not.toMatch(/^type A = /m);
+    expect(shortest).toContain("Types it uses (not declared here): `A`, `B`, `C`, `D`.");
+    expect(shortest).toContain("the whole parameter type is `Input`");
+    const cut = renderToolDocs(CHAIN, { maxChars: 300 });
+    expect(cut.length).toBeLessThanOrEqual(300);
+    expect(cut).toContain("[cut: the rest does not fit in 300 characters]");
+  });
+
+  it("expands one named type, Input or Output in full", () => {
+    const d = renderToolDocs(CHAIN, { expand: "C" });
+    expect(d).toContain("# `svc.chain`: `C`");
+    expect(d).toContain(
+      [
+        "```ts",
+        "type C = {",
+        "  d?: D;",
+        "};",
+        "type D = {",
+        "  /** @minimum 0 */",
+        "  value?: number;",
+        "};",
+        "```",
+      ].join("\n"),
+    );
+    expect(renderToolDocs(CHAIN, { expand: "Input" })).toContain(
+      "type Input = {\n  deep?: {\n    one?: {\n      two?: {",
+    );
+    expect(renderToolDocs(CHAIN, { expand: "Output" })).toContain("type Output = A;\ntype A = {\n  b?: B;");
+  });
+
+  it("rejects an expand that names no type of the page, with code not_found and the names it has", () => {
+    expect(() => renderToolDocs(CHAIN, { expand: "Nope" })).toThrow(
+      expect.objectContaining({
+        code: "not_found",
+        message: 'type "Nope" is not on the page of svc.chain; its types: Input, Output, A, B, C, D',
+      }),
+    );
   });
 });

@@ -116,3 +116,102 @@ describe("renderTypes", () => {
     ).toEqual([]);
   });
 });
+
+/** Two tools of one service carrying the same definitions in their own `$defs`, as adapters emit them. */
+const SHARED = (toolId: string, extra: Record<string, unknown> = {}) => ({
+  serviceId: "shop",
+  toolId,
+  description: `<p>Tool <b>${toolId}</b>.</p>`,
+  inputSchema: {
+    type: "object",
+    properties: { to: { $ref: "#/$defs/Address" }, ...extra },
+    required: ["to"],
+    $defs: { Address: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  },
+  outputSchema: {
+    "x-cyrnel-name": "Order",
+    type: "object",
+    properties: { id: { type: "string" }, shipTo: { $ref: "#/$defs/Address" } },
+    required: ["id"],
+    $defs: { Address: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  },
+});
+
+describe("renderTypes: named types once per service", () => {
+  const tools = [SHARED("ship"), SHARED("quote", { express: { type: "boolean" } })];
+  const shared = renderTypes(tools);
+
+  it("declares each named type of a service once and refers to it by name", () => {
+    expect(shared.match(/type Address = /g)).toHaveLength(1);
+    expect(shared.match(/type Order = /g)).toHaveLength(1);
+    expect(shared).toContain("type Output = Order;");
+    expect(shared).toContain("/** Tool **ship**. */");
+    expect(
+      typeErrors({
+        "cyrnel.d.ts": shared,
+        "main.ts": `async function main() {
+          const order = await cyrnel.services.shop.tools.ship.invoke({ to: { city: "Oslo" } });
+          const again: CyrnelTools.shop.Order = await cyrnel.services.shop.tools.quote.invoke({ to: order.shipTo ?? { city: "x" }, express: true });
+          const city: string | undefined = again.shipTo?.city;
+          void city;
+        }\nvoid main;\n`,
+      }),
+    ).toEqual([]);
+  });
+
+  it("is the same text for the same tools in any order", () => {
+    expect(renderTypes([...tools].reverse())).toBe(shared);
+  });
+});
+
+describe("renderTypes: the index instead of declarations that are too long", () => {
+  const tools = [
+    SHARED("ship"),
+    SHARED("quote"),
+    WEATHER_FORECAST,
+    PETSTORE_ADD_PET,
+    ...Array.from({ length: 30 }, (_, i) => ({ ...NO_PARAMS, toolId: `now${i}` })),
+  ];
+  const full = renderTypes(tools);
+  const hint = "Narrow it: ?serviceId=<id> or ?tool=<serviceId>/<toolId>.";
+
+  it("returns the declarations when they fit", () => {
+    expect(renderTypes(tools, { maxChars: full.length, narrowHint: hint })).toBe(full);
+  });
+
+  it("returns an index with signatures, the hint and why, as comments only", () => {
+    const index = renderTypes(tools, { maxChars: full.length - 1, narrowHint: hint });
+    expect(index.length).toBeLessThan(full.length);
+    expect(index).toContain(
+      `// An index, not the declarations: the types of these 34 tools are ${full.length.toLocaleString("en-US")} characters, more than the ${(full.length - 1).toLocaleString("en-US")} one answer may have.`,
+    );
+    expect(index).toContain(`// ${hint}`);
+    expect(index).toContain(
+      "// shop (2 tools)\n//   quote(params: { to: Address; }) → Order\n//   ship(params: { to: Address; }) → Order",
+    );
+    expect(index).toContain(
+      '//   addPet(params: { body: Pet; dryRun?: boolean; mode?: "fast" | "safe"; }) → Pet2 | null',
+    );
+    expect(index.split("\n").every((line) => line === "" || line.startsWith("//"))).toBe(true);
+    expect(typeErrors({ "cyrnel.d.ts": index })).toEqual([]);
+  });
+
+  it("shows less, step by step, when even the index is too long, and never more than maxChars", () => {
+    const forms = [
+      "//   addPet(params: { body: Pet; dryRun?: boolean;",
+      "//   addPet(params: { body, dryRun?, mode? }) → Pet2 | null",
+      "// petstore (1 tool): addPet",
+      "// The services (not even their tool ids fit):",
+    ];
+    const seen: number[] = [];
+    for (let maxChars = full.length - 1; maxChars >= 300; maxChars -= 25) {
+      const index = renderTypes(tools, { maxChars, narrowHint: hint });
+      expect(index.length).toBeLessThanOrEqual(maxChars);
+      expect(index).toContain(`// ${hint}`);
+      const form = forms.findIndex((text) => index.includes(text));
+      expect(form).toBeGreaterThanOrEqual(seen.at(-1) ?? 0);
+      seen.push(form);
+    }
+    expect(new Set(seen)).toEqual(new Set([0, 1, 2, 3]));
+  });
+});

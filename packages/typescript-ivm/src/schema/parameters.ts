@@ -1,3 +1,4 @@
+import { htmlToMarkdown } from "./html-markdown.js";
 import {
   description,
   isSchemaObject,
@@ -12,33 +13,62 @@ import {
   typesOf,
 } from "./schema.js";
 
+const MAX_LABEL_DEPTH = 8;
+
 /** One row of a tool's parameter list. Nested properties have dotted paths (`body.owner.name`, `tags[].id`). */
 export interface ParameterRow {
   path: string;
   type: string;
   required: boolean;
+  /** In Markdown (HTML descriptions are converted). */
   description?: string;
   enum?: unknown[];
-  default?: unknown;
-  /** The `format` of a string (`date-time`, `uri`, …). */
-  format?: string;
+  /** The schema the row describes (`$ref`s followed), for its constraints. */
+  schema: Schema;
 }
 
-const MAX_DEPTH = 8;
+/** How far {@link parameterRows} goes. */
+export interface RowOptions {
+  /** Nesting levels listed below the top-level parameters (0: only those). */
+  maxDepth: number;
+  /**
+   * The name of a named type (the target of a `$ref`, or a schema that
+   * names itself): such a row shows the name and is not expanded, since the
+   * page declares the type once. Without it, `$ref`s are expanded and
+   * labelled with their last pointer token.
+   */
+  typeName?: (schema: Schema) => string | undefined;
+}
 
 /**
  * Flattens an object schema into rows, expanding nested objects (also
- * inside arrays, `allOf` parts and local `$ref`s; a recursive `$ref` is
- * listed once and not expanded again).
+ * inside arrays and `allOf` parts; a recursive `$ref` is listed once and
+ * not expanded again) down to `maxDepth`. `truncated` says whether rows
+ * were left out below that depth.
  */
-export function parameterRows(schema: Schema, root: Schema = schema): ParameterRow[] {
-  const rows: ParameterRow[] = [];
-  expand(schema, root, "", rows, [], 0);
-  return rows;
+export function parameterRows(
+  schema: Schema,
+  options: RowOptions = { maxDepth: 8 },
+  root: Schema = schema,
+): { rows: ParameterRow[]; truncated: boolean } {
+  const state = { rows: [] as ParameterRow[], truncated: false, options };
+  expand(schema, root, "", state, [], 0);
+  return { rows: state.rows, truncated: state.truncated };
 }
 
-function expand(schema: Schema, root: Schema, prefix: string, rows: ParameterRow[], refs: string[], depth: number) {
-  if (depth > MAX_DEPTH) return;
+interface RowState {
+  rows: ParameterRow[];
+  truncated: boolean;
+  options: RowOptions;
+}
+
+function expand(schema: Schema, root: Schema, prefix: string, state: RowState, refs: string[], depth: number) {
+  if (depth > state.options.maxDepth) {
+    state.truncated = true;
+    return;
+  }
+  const { rows } = state;
+  const named = state.options.typeName;
   const { schema: target, refs: seen } = follow(schema, root, refs);
   if (!isSchemaObject(target)) return;
   const required = requiredOf(target);
@@ -49,23 +79,32 @@ function expand(schema: Schema, root: Schema, prefix: string, rows: ParameterRow
   for (const [name, property] of collectProperties(target, root, seen)) {
     const path = prefix === "" ? name : `${prefix}.${name}`;
     const resolved = follow(property, root, seen);
-    const row: ParameterRow = { path, type: typeLabel(property, root), required: required.has(name) };
+    const row: ParameterRow = {
+      path,
+      type: typeLabel(property, root, named),
+      required: required.has(name),
+      schema: useSite(property, resolved.schema),
+    };
     const text = description(property) ?? description(resolved.schema);
-    if (text !== undefined) row.description = text;
-    if (isSchemaObject(resolved.schema)) {
-      if (Array.isArray(resolved.schema.enum)) row.enum = resolved.schema.enum;
-      if ("default" in resolved.schema) row.default = resolved.schema.default;
-      if (typeof resolved.schema.format === "string") row.format = resolved.schema.format;
-    }
+    if (text !== undefined) row.description = htmlToMarkdown(text);
+    if (isSchemaObject(resolved.schema) && Array.isArray(resolved.schema.enum)) row.enum = resolved.schema.enum;
     rows.push(row);
     const recursive = isSchemaObject(property) && typeof property.$ref === "string" && seen.includes(property.$ref);
-    if (recursive || !isSchemaObject(resolved.schema)) continue;
+    if (recursive || !isSchemaObject(resolved.schema) || named?.(property) !== undefined) continue;
     if (looksLikeObject(resolved.schema) || members(resolved.schema, "allOf").length > 0)
-      expand(resolved.schema, root, path, rows, resolved.refs, depth + 1);
-    else if (looksLikeArray(resolved.schema) && resolved.schema.items !== undefined) {
-      expand(resolved.schema.items as Schema, root, `${path}[]`, rows, resolved.refs, depth + 1);
+      expand(resolved.schema, root, path, state, resolved.refs, depth + 1);
+    else if (looksLikeArray(resolved.schema) && isSchemaObject(resolved.schema.items)) {
+      const items = resolved.schema.items;
+      if (named?.(items) === undefined) expand(items, root, `${path}[]`, state, resolved.refs, depth + 1);
     }
   }
+}
+
+/** A referenced schema as this use sees it: what the use itself says (a `default`, …) wins. */
+function useSite(property: Schema, target: Schema): Schema {
+  if (!isSchemaObject(property) || !isSchemaObject(target) || property === target) return target;
+  const { $ref: _ref, ...own } = property;
+  return { ...target, ...own };
 }
 
 /** Properties of the schema and of its `allOf` parts, in order (later definitions of a name win). */
@@ -94,10 +133,12 @@ function follow(schema: Schema, root: Schema, refs: string[]): { schema: Schema;
 }
 
 /** A short type for tables: `string`, `integer`, `"a" | "b"`, `object`, `Pet[]`, `string | null`. */
-function typeLabel(schema: Schema, root: Schema, depth = 0): string {
+function typeLabel(schema: Schema, root: Schema, named: RowOptions["typeName"], depth = 0): string {
   if (schema === true) return "any";
   if (schema === false) return "never";
-  if (depth > MAX_DEPTH) return "any";
+  if (depth > MAX_LABEL_DEPTH) return "any";
+  const name = named?.(schema);
+  if (name !== undefined) return name;
   if (typeof schema.$ref === "string") {
     const name = schema.$ref === "#" ? "object" : (schema.$ref.split("/").pop() ?? "object");
     return resolveRef(root, schema.$ref) === undefined ? "any" : name;
@@ -108,20 +149,20 @@ function typeLabel(schema: Schema, root: Schema, depth = 0): string {
   let label: string;
   const types = typesOf(schema);
   if (types.length > 0) {
-    label = types.map((type) => (type === "array" ? arrayLabel(schema, root, depth) : type)).join(" | ");
+    label = types.map((type) => (type === "array" ? arrayLabel(schema, root, named, depth) : type)).join(" | ");
   } else if (options.length > 0) {
-    label = [...new Set(options.map((option) => typeLabel(option, root, depth + 1)))].join(" | ");
+    label = [...new Set(options.map((option) => typeLabel(option, root, named, depth + 1)))].join(" | ");
   } else if (looksLikeObject(schema)) label = "object";
-  else if (looksLikeArray(schema)) label = arrayLabel(schema, root, depth);
+  else if (looksLikeArray(schema)) label = arrayLabel(schema, root, named, depth);
   else if (members(schema, "allOf").length > 0) label = "object";
   else label = "any";
   if (schema.nullable === true) label += " | null";
   return label;
 }
 
-function arrayLabel(schema: SchemaObject, root: Schema, depth: number): string {
+function arrayLabel(schema: SchemaObject, root: Schema, named: RowOptions["typeName"], depth: number): string {
   const items = schema.items;
   if (items === undefined || Array.isArray(items)) return "array";
-  const element = typeLabel(items as Schema, root, depth + 1);
+  const element = typeLabel(items as Schema, root, named, depth + 1);
   return element.includes(" ") ? `(${element})[]` : `${element}[]`;
 }

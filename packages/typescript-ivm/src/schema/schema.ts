@@ -14,12 +14,12 @@ export function isSchemaObject(value: unknown): value is SchemaObject {
 
 /** Follows a local `$ref` inside `root`; undefined when it is remote or dangling. */
 export function resolveRef(root: Schema, ref: string): Schema | undefined {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return undefined;
+  const tokens = refTokens(ref);
+  if (tokens === undefined) return undefined;
   let node: unknown = root;
-  for (const raw of ref.slice(2).split("/")) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+  for (const key of tokens) {
     if (!isSchemaObject(node) && !Array.isArray(node)) return undefined;
+    if (!Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return typeof node === "boolean" || isSchemaObject(node) ? node : undefined;
@@ -82,4 +82,68 @@ export function propertyKey(name: string): string {
 /** `.name` or `["name"]`, for building member-access paths in snippets. */
 export function memberAccess(name: string): string {
   return IDENTIFIER.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+}
+
+/** Keywords whose value is one subschema. */
+const SINGLE_SCHEMA_KEYWORDS = [
+  "additionalProperties",
+  "additionalItems",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+];
+/** Keywords whose value maps names to subschemas (`$defs`/`definitions` are visited only through `$ref`s). */
+const MAP_SCHEMA_KEYWORDS = ["properties", "patternProperties", "dependentSchemas", "dependencies"];
+/** Keywords whose value is a list of subschemas. */
+const LIST_SCHEMA_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/**
+ * Calls `visit` with each direct subschema of `schema` and the path from
+ * `schema` to it (`["properties", "name"]`), in the order the keywords appear
+ * in `schema`. Definitions (`$defs`, `definitions`) are not subschemas here:
+ * they matter only where a `$ref` reaches them.
+ */
+export function forEachSubschema(schema: SchemaObject, visit: (child: Schema, path: string[]) => void): void {
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === "items") {
+      if (Array.isArray(value)) visitList(value, keyword, visit);
+      else visitSchema(value, [keyword], visit);
+    } else if (SINGLE_SCHEMA_KEYWORDS.includes(keyword)) visitSchema(value, [keyword], visit);
+    else if (MAP_SCHEMA_KEYWORDS.includes(keyword) && isSchemaObject(value)) {
+      for (const [name, child] of Object.entries(value)) visitSchema(child, [keyword, name], visit);
+    } else if (LIST_SCHEMA_KEYWORDS.includes(keyword) && Array.isArray(value)) {
+      visitList(value, keyword, visit);
+    }
+  }
+}
+
+function visitList(list: unknown[], keyword: string, visit: (child: Schema, path: string[]) => void): void {
+  for (let i = 0; i < list.length; i++) visitSchema(list[i], [keyword, String(i)], visit);
+}
+
+function visitSchema(value: unknown, path: string[], visit: (child: Schema, path: string[]) => void): void {
+  if (typeof value === "boolean" || isSchemaObject(value)) visit(value, path);
+}
+
+/** The JSON pointer tokens of a local `$ref` (`#/$defs/a~1b` → `["$defs", "a/b"]`); undefined for other references. */
+export function refTokens(ref: string): string[] | undefined {
+  if (ref === "#") return [];
+  if (!ref.startsWith("#/")) return undefined;
+  return ref
+    .slice(2)
+    .split("/")
+    .map((raw) => {
+      let token = raw;
+      try {
+        token = decodeURIComponent(raw);
+      } catch {
+        // A lone `%` is taken literally, as the pointer's own text.
+      }
+      return token.replace(/~1/g, "/").replace(/~0/g, "~");
+    });
 }

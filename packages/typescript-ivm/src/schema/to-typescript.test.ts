@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { NamedTypes } from "./named-types.js";
 import type { Schema } from "./schema.js";
-import { TypeEmitter } from "./to-typescript.js";
+import { declareAll, TypeEmitter } from "./to-typescript.js";
 
 function render(schema: Schema): string {
-  const emitter = new TypeEmitter();
-  emitter.declare("T", schema);
-  return emitter.render();
+  return declareAll([["T", schema]]);
 }
 
 describe("TypeEmitter", () => {
@@ -102,16 +101,21 @@ describe("TypeEmitter", () => {
   });
 
   it("resolves a ref to the root and never shadows global type names", () => {
-    const emitter = new TypeEmitter();
-    emitter.declare("Input", {
-      type: "object",
-      properties: { self: { $ref: "#" }, list: { $ref: "#/$defs/Array" }, rec: { $ref: "#/$defs/record" } },
-      $defs: {
-        Array: { type: "array", items: { type: "string" } },
-        record: { type: "object", additionalProperties: false },
-      },
-    });
-    expect(emitter.render()).toBe(
+    expect(
+      declareAll([
+        [
+          "Input",
+          {
+            type: "object",
+            properties: { self: { $ref: "#" }, list: { $ref: "#/$defs/Array" }, rec: { $ref: "#/$defs/record" } },
+            $defs: {
+              Array: { type: "array", items: { type: "string" } },
+              record: { type: "object", additionalProperties: false },
+            },
+          },
+        ],
+      ]),
+    ).toBe(
       [
         "type Input = {",
         "  self?: Input;",
@@ -124,11 +128,111 @@ describe("TypeEmitter", () => {
     );
   });
 
-  it("keeps $defs of different roots apart", () => {
-    const emitter = new TypeEmitter();
-    emitter.declare("Input", { $ref: "#/$defs/Pet", $defs: { Pet: { type: "string" } } });
-    emitter.declare("Output", { $ref: "#/$defs/Pet", $defs: { Pet: { type: "number" } } });
-    expect(emitter.render()).toBe("type Input = Pet;\ntype Pet = string;\ntype Output = Pet2;\ntype Pet2 = number;");
+  it("gives different definitions of one name distinct names, and one definition one name", () => {
+    expect(
+      declareAll([
+        ["Input", { $ref: "#/$defs/Pet", $defs: { Pet: { type: "string" } } }],
+        ["Output", { $ref: "#/$defs/Pet", $defs: { Pet: { type: "number" } } }],
+      ]),
+    ).toBe("type Input = Pet;\ntype Output = Pet2;\ntype Pet = string;\ntype Pet2 = number;");
+    expect(
+      declareAll([
+        ["Input", { $ref: "#/$defs/Pet", $defs: { Pet: { type: "string", description: "as input" } } }],
+        ["Output", { type: "array", items: { $ref: "#/$defs/Pet" }, $defs: { Pet: { type: "string" } } }],
+      ]),
+    ).toBe("type Input = Pet;\ntype Output = Pet[];\n/** as input */\ntype Pet = string;");
+  });
+
+  it("calls a schema that names itself (x-cyrnel-name) by that name", () => {
+    expect(
+      declareAll([
+        [
+          "Input",
+          {
+            type: "object",
+            properties: {
+              body: { "x-cyrnel-name": "Pet", type: "object", properties: { tag: { $ref: "#/$defs/Tag" } } },
+            },
+            required: ["body"],
+            $defs: { Tag: { type: "string" } },
+          },
+        ],
+        [
+          "Output",
+          {
+            "x-cyrnel-name": "Pet",
+            type: "object",
+            properties: { tag: { $ref: "#/$defs/Tag" } },
+            $defs: { Tag: { type: "string" } },
+          },
+        ],
+      ]),
+    ).toBe(
+      [
+        "type Input = {",
+        "  body: Pet;",
+        "};",
+        "type Output = Pet;",
+        "type Pet = {",
+        "  tag?: Tag;",
+        "};",
+        "type Tag = string;",
+      ].join("\n"),
+    );
+  });
+
+  it("shows constraints as JSDoc tags and HTML descriptions as Markdown", () => {
+    expect(
+      render({
+        type: "object",
+        properties: {
+          n: { type: "integer", minimum: 1, maximum: 14, default: 3, description: "<p>Days <b>ahead</b>.</p>" },
+          s: { type: "string", pattern: "^[a-z]+$", maxLength: 5, format: "email" },
+          l: { type: "array", items: { type: "string" }, minItems: 1, uniqueItems: true },
+        },
+      }),
+    ).toBe(
+      [
+        "type T = {",
+        "  /** Days **ahead**. @minimum 1 @maximum 14 @default 3 */",
+        "  n?: number;",
+        "  /** @format email @maxLength 5 @pattern ^[a-z]+$ */",
+        "  s?: string;",
+        "  /** @minItems 1 @uniqueItems */",
+        "  l?: string[];",
+        "};",
+      ].join("\n"),
+    );
+  });
+
+  it("writes a multi-line description as a block comment", () => {
+    expect(render({ type: "string", description: "<p>One.</p><p>Two.</p>" })).toBe(
+      "/**\n * One.\n *\n * Two.\n */\ntype T = string;",
+    );
+  });
+
+  it("shortens types for an index when asked to", () => {
+    const types = new NamedTypes([
+      {
+        schema: {
+          type: "object",
+          properties: {
+            a: { type: "object", properties: { b: { type: "object", properties: { c: { type: "string" } } } } },
+            e: { enum: ["v1", "v2", "v3", "v4"] },
+            f: { type: "string" },
+          },
+        },
+        alias: "Input",
+      },
+    ]);
+    const emitter = new TypeEmitter(types, {
+      comments: false,
+      oneLine: true,
+      maxLevel: 1,
+      maxProperties: 2,
+      maxUnion: 2,
+    });
+    expect(emitter.root(0)).toBe('{ a?: { b?: {…}; }; e?: "v1" | "v2" | …; … }');
   });
 });
 

@@ -1,3 +1,6 @@
+import { constraintTags } from "./constraints.js";
+import { htmlToMarkdown } from "./html-markdown.js";
+import { type NamedType, NamedTypes } from "./named-types.js";
 import {
   description,
   isSchemaObject,
@@ -7,7 +10,6 @@ import {
   propertiesOf,
   propertyKey,
   requiredOf,
-  resolveRef,
   type Schema,
   type SchemaObject,
   typesOf,
@@ -16,37 +18,25 @@ import {
 const INDENT = "  ";
 const MAX_DEPTH = 40;
 const SIMPLE_TYPE = /^[A-Za-z_$][A-Za-z0-9_$.]*$/;
-/** Global names the generated types use (or a reader expects); `$defs` aliases never shadow them. */
-const GLOBAL_TYPES = [
-  "Array",
-  "Record",
-  "Promise",
-  "Object",
-  "String",
-  "Number",
-  "Boolean",
-  "Symbol",
-  "Function",
-  "Date",
-  "Error",
-  "Map",
-  "Set",
-  "Partial",
-  "Readonly",
-  "Pick",
-  "Omit",
-];
 
-interface Root {
-  name: string;
-  schema: Schema;
+/** How much of a type to show. The defaults give complete, valid TypeScript; the limits are for indexes. */
+export interface TypeStyle {
+  /** Doc comments (descriptions, constraints) on properties. Default: true. */
+  comments?: boolean;
+  /** Object literals nested deeper than this become `{…}`. */
+  maxLevel?: number;
+  /** Objects show at most this many properties, then `…`. */
+  maxProperties?: number;
+  /** Literal unions show at most this many members, then `…`. */
+  maxUnion?: number;
+  /** Object literals on one line. */
+  oneLine?: boolean;
 }
 
 /**
- * Turns JSON Schemas into TypeScript type aliases. Each schema passed to
- * {@link declare} becomes `type <name> = …`; every local `$ref` it uses
- * becomes a further alias (registered before its body is converted, so
- * recursive schemas end up as recursive aliases instead of looping).
+ * Turns JSON Schemas into TypeScript types, with the named types of a
+ * {@link NamedTypes} referred to by name (declare them with
+ * {@link declaration}).
  *
  * Mapping: objects → object literal types (`required` decides `?`);
  * `additionalProperties: false` closes an object, a schema or `true` adds an
@@ -58,35 +48,40 @@ interface Root {
  * anything else → `unknown`.
  */
 export class TypeEmitter {
-  private readonly aliases = new Map<string, string>();
-  private readonly refNames = new Map<string, string>();
-  private readonly taken = new Set<string>(GLOBAL_TYPES);
+  constructor(
+    private readonly types: NamedTypes,
+    private readonly style: TypeStyle = {},
+  ) {}
 
-  /** Declares `type <name> = <schema>`; `name` must be unique within the emitter. */
-  declare(name: string, schema: Schema): void {
-    this.taken.add(name);
-    this.aliases.set(name, "unknown");
-    this.aliases.set(name, this.convert(schema, { name, schema }, 0, 0));
+  /** The type of root `index`: its name when it is a named type, else its body. */
+  root(index: number): string {
+    return this.types.rootName(index) ?? this.body(this.types.rootSchema(index), index);
   }
 
-  /** `type X = …;` lines in declaration order, each line prefixed with `indent`. */
-  render(indent = ""): string {
-    const lines: string[] = [];
-    for (const [name, body] of this.aliases) {
-      const text = `type ${name} = ${body};`;
-      lines.push(...text.split("\n").map((line) => indent + line));
-    }
-    return lines.join("\n");
+  /** `type Name = …;` with the type's doc comment, lines prefixed with `indent`. */
+  declaration(type: NamedType, indent = ""): string {
+    const doc = this.style.comments === false ? undefined : docComment(type.schema);
+    const text = `${doc === undefined ? "" : `${doc}\n`}type ${type.name} = ${this.body(type.schema, type.root)};`;
+    return indentLines(text, indent);
   }
 
-  private convert(schema: Schema, root: Root, depth: number, level: number): string {
+  /** The type of `schema` itself (not its name, even when it is a named type); its `$ref`s are relative to root `root`. */
+  body(schema: Schema, root: number): string {
+    return this.convert(schema, root, 0, 0, true);
+  }
+
+  private convert(schema: Schema, root: number, depth: number, level: number, itself = false): string {
     if (schema === true) return "unknown";
     if (schema === false) return "never";
+    if (!itself) {
+      const name = this.types.annotatedName(schema);
+      if (name !== undefined) return name;
+    }
     if (depth > MAX_DEPTH) return "unknown";
     const parts: string[] = [];
     const base = this.baseType(schema, root, depth, level);
     if (base !== undefined) parts.push(base);
-    if (typeof schema.$ref === "string") parts.push(this.refType(schema.$ref, root, depth));
+    if (typeof schema.$ref === "string") parts.push(this.types.refType(root, schema.$ref) ?? "unknown");
     for (const member of members(schema, "allOf")) parts.push(this.convert(member, root, depth + 1, level));
     for (const keyword of ["anyOf", "oneOf"] as const) {
       const options = members(schema, keyword);
@@ -97,9 +92,9 @@ export class TypeEmitter {
     return result;
   }
 
-  private baseType(schema: SchemaObject, root: Root, depth: number, level: number): string | undefined {
+  private baseType(schema: SchemaObject, root: number, depth: number, level: number): string | undefined {
     if ("const" in schema) return literal(schema.const);
-    if (Array.isArray(schema.enum)) return union(schema.enum.map(literal));
+    if (Array.isArray(schema.enum)) return this.literalUnion(schema.enum);
     const types = typesOf(schema);
     if (types.length === 0) {
       if (looksLikeObject(schema)) return this.objectType(schema, root, depth, level);
@@ -127,33 +122,13 @@ export class TypeEmitter {
     );
   }
 
-  private refType(ref: string, root: Root, depth: number): string {
-    if (ref === "#") return root.name;
-    const key = `${root.name}\u0000${ref}`;
-    const known = this.refNames.get(key);
-    if (known !== undefined) return known;
-    const target = resolveRef(root.schema, ref);
-    if (target === undefined || depth > MAX_DEPTH) return "unknown";
-    const name = this.freshName(ref);
-    this.refNames.set(key, name);
-    this.aliases.set(name, "unknown");
-    this.aliases.set(name, this.convert(target, root, depth + 1, 0));
-    return name;
+  private literalUnion(values: unknown[]): string {
+    const max = this.style.maxUnion;
+    if (max === undefined || values.length <= max) return union(values.map(literal));
+    return `${union(values.slice(0, max).map(literal))} | …`;
   }
 
-  private freshName(ref: string): string {
-    const last = ref.split("/").pop() ?? "Type";
-    const cleaned = decodeURIComponent(last)
-      .replace(/[^A-Za-z0-9_$]+/g, "_")
-      .replace(/^(?=[0-9])/, "_");
-    const base = cleaned === "" ? "Type" : cleaned[0]?.toUpperCase() + cleaned.slice(1);
-    let name = base;
-    for (let n = 2; this.taken.has(name); n++) name = `${base}${n}`;
-    this.taken.add(name);
-    return name;
-  }
-
-  private arrayType(schema: SchemaObject, root: Root, depth: number, level: number): string {
+  private arrayType(schema: SchemaObject, root: number, depth: number, level: number): string {
     const tuple = Array.isArray(schema.prefixItems)
       ? schema.prefixItems
       : Array.isArray(schema.items)
@@ -170,17 +145,21 @@ export class TypeEmitter {
     return arrayOf(this.convert(asSchema(schema.items), root, depth + 1, level));
   }
 
-  private objectType(schema: SchemaObject, root: Root, depth: number, level: number): string {
+  private objectType(schema: SchemaObject, root: number, depth: number, level: number): string {
     const properties = propertiesOf(schema);
+    const { maxLevel, maxProperties, oneLine } = this.style;
+    if (maxLevel !== undefined && level > maxLevel && properties.length > 0) return "{…}";
     const required = requiredOf(schema);
-    const inner = INDENT.repeat(level + 1);
+    const inner = oneLine ? "" : INDENT.repeat(level + 1);
     const lines: string[] = [];
-    for (const [name, property] of properties) {
-      const doc = docComment(property);
-      if (doc !== undefined) lines.push(`${inner}${doc}`);
+    const shown = maxProperties === undefined ? properties : properties.slice(0, maxProperties);
+    for (const [name, property] of shown) {
+      const doc = this.style.comments === false ? undefined : docComment(property);
+      if (doc !== undefined) lines.push(indentLines(doc, inner));
       const optional = required.has(name) ? "" : "?";
       lines.push(`${inner}${propertyKey(name)}${optional}: ${this.convert(property, root, depth + 1, level + 1)};`);
     }
+    if (shown.length < properties.length) lines.push(`${inner}…`);
     const additional = schema.additionalProperties;
     const open =
       additional === true ||
@@ -196,8 +175,32 @@ export class TypeEmitter {
       lines.push(`${inner}[key: string]: ${value};`);
     }
     if (lines.length === 0) return "Record<string, never>";
+    if (oneLine) return `{ ${lines.join(" ")} }`;
     return `{\n${lines.join("\n")}\n${INDENT.repeat(level)}}`;
   }
+}
+
+/**
+ * `type <name> = …;` for each of `roots` (name → schema), then every named
+ * type they use, each once: a small, self-contained block of declarations
+ * (tool pages, tests).
+ */
+export function declareAll(roots: [string, Schema][], style: TypeStyle = {}): string {
+  const types = new NamedTypes(
+    roots.map(([name, schema]) => ({ schema, alias: name })),
+    roots.map(([name]) => name),
+  );
+  const emitter = new TypeEmitter(types, style);
+  const lines = roots.map(([name, schema], index) => {
+    const doc = style.comments === false ? undefined : docComment(schema);
+    return `${doc === undefined ? "" : `${doc}\n`}type ${name} = ${emitter.root(index)};`;
+  });
+  for (const type of types.declarations) lines.push(emitter.declaration(type));
+  return lines.join("\n");
+}
+
+function indentLines(text: string, indent: string): string {
+  return indent === "" ? text : text.replace(/^/gm, indent);
 }
 
 function asSchema(value: unknown): Schema {
@@ -246,16 +249,27 @@ function arrayOf(element: string): string {
   return SIMPLE_TYPE.test(element) ? `${element}[]` : `Array<${element}>`;
 }
 
-/** A JSDoc line from the schema's description (and default), or undefined when there is nothing to say. */
+/**
+ * A JSDoc comment from the schema's description (HTML turned into Markdown)
+ * and its constraints (`@minimum 1 @default 3`), or undefined when there is
+ * nothing to say. One line when it fits on one.
+ */
 export function docComment(schema: Schema): string | undefined {
   const text = description(schema);
-  const defaultValue = isSchemaObject(schema) && "default" in schema ? JSON.stringify(schema.default) : undefined;
-  const parts = [text, defaultValue === undefined ? undefined : `@default ${defaultValue}`].filter(
-    (part): part is string => part !== undefined,
+  const tags = constraintTags(schema);
+  const markdown = text === undefined ? undefined : htmlToMarkdown(text).replace(/\*\//g, "*\\/");
+  const parts = [markdown, tags === "" ? undefined : tags.replace(/\*\//g, "*\\/")].filter(
+    (part): part is string => part !== undefined && part !== "",
   );
   if (parts.length === 0) return undefined;
-  return `/** ${parts
-    .join(" ")
-    .replace(/\*\//g, "*\\/")
-    .replace(/\s*\n\s*/g, " ")} */`;
+  const joined = parts.join(" ");
+  if (!joined.includes("\n")) return `/** ${joined} */`;
+  return [
+    "/**",
+    ...parts
+      .join("\n")
+      .split("\n")
+      .map((line) => (line === "" ? " *" : ` * ${line}`)),
+    " */",
+  ].join("\n");
 }

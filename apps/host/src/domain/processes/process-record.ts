@@ -1,7 +1,8 @@
-/** The public shapes of a process: its record, and the record with its results (once idle). */
+/** The public shapes of a process (`contract/processes.ts`): its record, and the record with its results (once idle). */
+import type { ProcessRecord, ProcessResult } from "../../contract/processes.js";
 import type { ProcessRow } from "./process-store.js";
 
-export function processRecord(row: ProcessRow) {
+export function processRecord(row: ProcessRow): ProcessRecord {
   return {
     id: row.id,
     ref: row.ref,
@@ -15,6 +16,6 @@ export function processRecord(row: ProcessRow) {
   };
 }
 
-export function processResult(row: ProcessRow) {
+export function processResult(row: ProcessRow): ProcessResult {
   return { ...processRecord(row), output: row.output ?? {}, stdout: row.stdout, stderr: row.stderr };
 }

@@ -4,26 +4,16 @@
  * definition and module indexes. Indexes are read live on every browse (no
  * cache), so a registry's changes show up at once.
  */
+import type { IndexItem, RegistryRecord } from "../../contract/registries.js";
 import { casefold as fold, isUniqueViolation } from "../../db/client.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { MODULE_ID } from "../modules/manifest.js";
-import type { IndexItem, RegistryClient } from "./registry-client.js";
+import type { RegistryClient } from "./registry-client.js";
 import type { RegistryRow, RegistryStore } from "./registry-store.js";
 
 /** Registry ids follow the module id rule: lowercase letters, digits, `.`, `_`, `-`; 1–64 characters. */
 export const REGISTRY_ID = MODULE_ID;
-
-export interface RegistryRecord {
-  id: string;
-  name: string;
-  /** Base URL; the well-known document is `<url>.well-known/cyrnel-registry.json`. */
-  url: string;
-  definitionsUrl: string | null;
-  modulesUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export type IndexKind = "definitions" | "modules";
 

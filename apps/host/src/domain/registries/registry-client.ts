@@ -12,6 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import type { JSONSchema } from "@cyrnel/sdk";
+import type { IndexItem } from "../../contract/registries.js";
 import { CyrnelError } from "../../errors.js";
 import { download, downloadJson } from "../../lib/download.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
@@ -32,15 +33,6 @@ export interface RegistryDocument {
   /** Absolute URLs (resolved), or null when the registry publishes no such index. */
   definitionsUrl: string | null;
   modulesUrl: string | null;
-}
-
-export interface IndexItem {
-  id: string;
-  name: string;
-  description: string;
-  kind: string | null;
-  /** Absolute descriptor URL. */
-  source: string;
 }
 
 export interface Descriptor {

@@ -5,36 +5,20 @@
  * section 5), recording the descriptor URL and version on the service.
  */
 import { isValidIdentifier } from "@cyrnel/sdk";
+import type { RegistryInstallBody, RegistryUpdateResult } from "../../contract/services.js";
 import { CyrnelError } from "../../errors.js";
-import type { EnableFailure, ServiceLifecycle } from "../services/service-lifecycle.js";
+import type { ServiceLifecycle } from "../services/service-lifecycle.js";
 import type { RegistryClient } from "./registry-client.js";
 
 /** Registry installs name the adapter only when it is not the bundled OpenAPI one. */
 export const DEFAULT_ADAPTER = "openapi";
-
-export interface RegistryInstallInput {
-  source: string;
-  id?: string;
-  version?: string;
-  adapter?: string;
-  enabled?: boolean;
-}
-
-export interface RegistryUpdateResult {
-  id: string;
-  updated: boolean;
-  fromVersion: string | null;
-  toVersion: string | null;
-  enabled: boolean;
-  enableError?: EnableFailure;
-}
 
 export class RegistryServiceInstalls {
   constructor(
     private readonly options: { client: RegistryClient; services: ServiceLifecycle; definitionLimitBytes: number },
   ) {}
 
-  async install(input: RegistryInstallInput) {
+  async install(input: RegistryInstallBody) {
     const release = await this.options.client.release(
       input.source,
       input.version,

@@ -1,7 +1,9 @@
-/** The API shapes of services and tools, built from store rows. */
+/** The API shapes of services and tools (`contract/`), built from store rows. */
+import type { ServiceDetail, ServiceRecord } from "../../contract/services.js";
+import type { ToolDetail, ToolRecord } from "../../contract/tools.js";
 import type { ServiceRow, ToolRow, ToolSummaryRow } from "./service-store.js";
 
-export function serviceRecord(row: ServiceRow) {
+export function serviceRecord(row: ServiceRow): ServiceRecord {
   return {
     id: row.id,
     name: row.name,
@@ -19,7 +21,7 @@ export function serviceRecord(row: ServiceRow) {
 }
 
 /** `error`: why an enabled service is not running right now (null when it runs or is disabled). */
-export function serviceDetail(row: ServiceRow, error: string | null = null) {
+export function serviceDetail(row: ServiceRow, error: string | null = null): ServiceDetail {
   return {
     ...serviceRecord(row),
     staleReason: row.staleReason,
@@ -29,7 +31,7 @@ export function serviceDetail(row: ServiceRow, error: string | null = null) {
   };
 }
 
-export function toolRecord(row: ToolSummaryRow) {
+export function toolRecord(row: ToolSummaryRow): ToolRecord {
   return {
     serviceId: row.serviceId,
     id: row.id,
@@ -40,8 +42,6 @@ export function toolRecord(row: ToolSummaryRow) {
   };
 }
 
-export function toolDetail(row: ToolRow) {
+export function toolDetail(row: ToolRow): ToolDetail {
   return { ...toolRecord(row), inputSchema: row.inputSchema, outputSchema: row.outputSchema };
 }
-
-export type ServiceDetail = ReturnType<typeof serviceDetail>;

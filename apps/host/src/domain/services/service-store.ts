@@ -82,8 +82,19 @@ export interface NewService {
 
 export class ServiceStore {
   private insertTool: Statement | undefined;
+  /**
+   * Bumped by every write to services or tools (they all go through this
+   * store), so that what is derived from them on hot paths — the catalog
+   * every process gets, the tool gate's lookups — is kept until it changes.
+   */
+  private written = 0;
+  private catalogCache: { revision: number; catalog: ServiceCatalog } | undefined;
 
   constructor(readonly db: Db) {}
+
+  get revision(): number {
+    return this.written;
+  }
 
   get(id: string): ServiceRow | undefined {
     return this.db
@@ -131,6 +142,7 @@ export class ServiceStore {
   }
 
   insert(service: NewService): void {
+    this.written++;
     const now = new Date().toISOString();
     this.largeWrite((tx) => {
       tx.insert(services)
@@ -170,6 +182,7 @@ export class ServiceStore {
       version?: string | null;
     },
   ): void {
+    this.written++;
     this.largeWrite((tx) => {
       const previous = new Map(
         tx
@@ -205,6 +218,7 @@ export class ServiceStore {
     id: string,
     values: Partial<Pick<typeof services.$inferInsert, "enabled" | "stale" | "staleReason" | "config">>,
   ): void {
+    this.written++;
     this.db
       .update(services)
       .set({ ...values, updatedAt: new Date().toISOString() })
@@ -213,6 +227,7 @@ export class ServiceStore {
   }
 
   delete(id: string): void {
+    this.written++;
     this.db.delete(services).where(eq(services.id, id)).run();
   }
 
@@ -220,6 +235,10 @@ export class ServiceStore {
     return this.toolQuery()
       .where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId)))
       .get();
+  }
+
+  toolsOf(serviceId: string): ToolRow[] {
+    return this.toolQuery().where(eq(tools.serviceId, serviceId)).orderBy(asc(tools.position)).all();
   }
 
   /** Each tool's routing data, for hydrating the service (its schemas are not needed there). */
@@ -253,6 +272,7 @@ export class ServiceStore {
   }
 
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean): void {
+    this.written++;
     this.db
       .update(tools)
       .set({ enabled })
@@ -260,8 +280,14 @@ export class ServiceStore {
       .run();
   }
 
-  /** Effectively enabled services and tools (tool and service enabled, service not stale), for sandboxes. */
+  /**
+   * Effectively enabled services and tools (tool and service enabled,
+   * service not stale), for sandboxes. Every process gets it: it is read
+   * once per revision and shared, frozen.
+   */
   catalog(): ServiceCatalog {
+    const revision = this.written;
+    if (this.catalogCache?.revision === revision) return this.catalogCache.catalog;
     const rows = this.db
       .select({ serviceId: tools.serviceId, toolId: tools.id })
       .from(tools)
@@ -274,7 +300,9 @@ export class ServiceStore {
       catalog[row.serviceId] ??= { tools: [] };
       catalog[row.serviceId]!.tools.push(row.toolId);
     }
-    return catalog;
+    for (const entry of Object.values(catalog)) Object.freeze(Object.freeze(entry).tools);
+    this.catalogCache = { revision, catalog: Object.freeze(catalog) };
+    return this.catalogCache.catalog;
   }
 
   /** Every effectively enabled tool with its schemas (for `GET /environment/types`). */

@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { TypesQuery } from "../../contract/environment.js";
 import type { EnvironmentDocs } from "../../domain/environment-docs.js";
 import { defineRoute, type RouteDefinition, text } from "../../http/route.js";
 
@@ -22,13 +23,22 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       method: "get",
       path: "/environment/types",
       operationId: "getEnvironmentTypes",
-      summary: "TypeScript declarations of `cyrnel` typed for every effectively enabled tool",
+      summary: "TypeScript declarations of `cyrnel` typed for the effectively enabled tools (all, or those filtered)",
+      description:
+        "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an " +
+        "index of the tools (as comments) saying how to narrow the request.",
       tags,
+      query: TypesQuery,
       responses: {
-        200: { description: "A .d.ts file", schema: Type.String(), contentType: "text/plain; charset=utf-8" },
+        200: {
+          description: "A .d.ts file (or an index)",
+          schema: Type.String(),
+          contentType: "text/plain; charset=utf-8",
+        },
       },
-      errors: ["no_environment", "not_found", "invoke_timeout"],
-      handler: async () => text(200, await docs.types(), "text/plain; charset=utf-8"),
+      errors: ["bad_request", "no_environment", "not_found", "service_disabled", "tool_disabled", "invoke_timeout"],
+      handler: async ({ query }) =>
+        text(200, await docs.types({ serviceIds: query.serviceId, tools: query.tool }), "text/plain; charset=utf-8"),
     }),
   ];
 }

@@ -1,38 +1,22 @@
 import { Type } from "@sinclair/typebox";
+import { EnabledBody, ListOf, VersionBody } from "../../contract/common.js";
+import { ModuleDetail, ModuleRecord, ModuleUpdateResult } from "../../contract/modules.js";
+import type { ModuleEntries } from "../../domain/modules/module-entries.js";
 import type { ModuleInstaller } from "../../domain/modules/module-installer.js";
+import type { ModuleLoader } from "../../domain/modules/module-loader.js";
 import type { ModuleRegistry } from "../../domain/modules/module-registry.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { ConfigBody, EnabledBody, JsonObject, ListOf, PatchBody, SecretNames } from "../../http/schemas.js";
+import { settingsRoutes } from "../settings/routes.js";
 
 const tags = ["modules"];
 const IdParams = Type.Object({ id: Type.String() });
 
-export const ModuleRecord = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  type: Type.Union([Type.Literal("adapter"), Type.Literal("environment"), Type.Null()], {
-    description: "null only for a custom module whose module.json cannot be read",
-  }),
-  version: Type.Union([Type.String(), Type.Null()]),
-  builtin: Type.Boolean(),
-  enabled: Type.Boolean({ description: "The operator's choice (persisted)" }),
-  active: Type.Boolean({ description: "Set up and serving right now" }),
-  missing: Type.Boolean({ description: "Known to the database but its folder is gone" }),
-  quarantined: Type.Boolean({
-    description:
-      "Its code stopped the host or never finished loading, so it is not run again until its files change " +
-      "(`error` says which)",
-  }),
-  source: Type.Union([Type.String(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()], { description: "Why the module failed to load or start" }),
-});
-export const ModuleDetail = Type.Composite([
-  ModuleRecord,
-  Type.Object({ configSchema: JsonObject, secretsSchema: JsonObject }),
-]);
-
-export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
+/** Reading comes from the entries, enabling from the registry, rescans and deletion from the loader. */
+export function moduleRoutes(
+  entries: ModuleEntries,
+  registry: ModuleRegistry,
+  loader: ModuleLoader,
+): RouteDefinition[] {
   return [
     defineRoute({
       method: "get",
@@ -46,7 +30,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       }),
       responses: { 200: { description: "Every module (never paginated)", schema: ListOf(ModuleRecord) } },
       errors: ["validation_failed"],
-      handler: ({ query }) => json(200, { items: modules.list(query), nextCursor: null }),
+      handler: ({ query }) => json(200, { items: entries.list(query), nextCursor: null }),
     }),
     defineRoute({
       method: "get",
@@ -57,7 +41,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The module", schema: ModuleDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, modules.get(params.id)),
+      handler: ({ params }) => json(200, entries.get(params.id)),
     }),
     defineRoute({
       method: "post",
@@ -72,53 +56,21 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       body: EnabledBody,
       responses: { 200: { description: "The module", schema: ModuleDetail } },
       errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error"],
-      handler: async ({ params, body }) => json(200, await modules.setEnabled(params.id, body.enabled)),
+      handler: async ({ params, body }) => json(200, await registry.setEnabled(params.id, body.enabled)),
     }),
-    defineRoute({
-      method: "get",
-      path: "/modules/{id}/config",
-      operationId: "getModuleConfig",
-      summary: "Get a module's config with defaults applied",
+    ...settingsRoutes({
+      collection: "/modules",
+      operationNoun: "Module",
       tags,
-      params: IdParams,
-      responses: { 200: { description: "The config", schema: ConfigBody } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { config: modules.config(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/modules/{id}/config",
-      operationId: "patchModuleConfig",
-      summary: "Patch a module's config; an active module is restarted with it",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { config: await modules.patchConfig(params.id, body) }),
-    }),
-    defineRoute({
-      method: "get",
-      path: "/modules/{id}/secrets",
-      operationId: "getModuleSecrets",
-      summary: "Names of the module secrets that are set",
-      tags,
-      params: IdParams,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { set: modules.secretNames(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/modules/{id}/secrets",
-      operationId: "patchModuleSecrets",
-      summary: "Patch a module's secrets (write-only)",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { set: await modules.patchSecrets(params.id, body) }),
+      summaries: {
+        getConfig: "Get a module's config with defaults applied",
+        patchConfig: "Patch a module's config; an active module is restarted with it",
+        getSecrets: "Names of the module secrets that are set",
+        patchSecrets: "Patch a module's secrets (write-only)",
+      },
+      // A failed restart is an adapter_error (module-registry.ts); setup timeouts are failures too.
+      applyErrors: ["adapter_error"],
+      settings: registry.settings,
     }),
     defineRoute({
       method: "post",
@@ -128,7 +80,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       description: "New folders appear disabled, changed modules are reloaded, vanished ones are marked missing.",
       tags,
       responses: { 200: { description: "Every module after the rescan", schema: ListOf(ModuleRecord) } },
-      handler: async () => json(200, { items: await modules.reload(), nextCursor: null }),
+      handler: async () => json(200, { items: await loader.reload(), nextCursor: null }),
     }),
     defineRoute({
       method: "delete",
@@ -140,36 +92,20 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       responses: { 204: { description: "Deleted" } },
       errors: ["bad_request", "not_found"],
       handler: async ({ params }) => {
-        await modules.remove(params.id);
+        await loader.remove(params.id);
         return noContent();
       },
     }),
   ];
 }
 
-const ModuleUpdateResult = Type.Object({
-  id: Type.String(),
-  updated: Type.Boolean({ description: "false when the archive holds exactly the installed files" }),
-  fromVersion: Type.Union([Type.String(), Type.Null()]),
-  toVersion: Type.Union([Type.String(), Type.Null()], {
-    description: "The version now installed (the previous one when nothing changed)",
-  }),
-});
-const VersionBody = Type.Object(
-  {
-    version: Type.Optional(
-      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
-    ),
-  },
-  { additionalProperties: false },
-);
 const updateDescription =
   "The previous version is kept in `modules/.backup/<id>/<version>/`. Every service of an updated adapter is " +
   "regenerated from its stored definition (tool enabled flags kept); one the new code rejects becomes stale. " +
   "If the new version fails to load (or an active module fails to start), the previous version is restored and " +
   "keeps running, and the answer is a 400 naming the error.";
 
-/** Custom modules from archives: registry installs and updates, direct `.tgz` updates (SPEC sections 8 and 9). */
+/** Custom modules from archives: registry installs and updates, direct `.tgz` updates. */
 export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition[] {
   return [
     defineRoute({

@@ -1,48 +1,15 @@
 import { Type } from "@sinclair/typebox";
 import type { Context } from "hono";
+import { ListOf, ListQuery } from "../../contract/common.js";
+import { ExitState, type ProcessEvent, ProcessRecord, ProcessReport, ProcessState } from "../../contract/processes.js";
 import { processRecord, processResult } from "../../domain/processes/process-record.js";
 import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../domain/processes/process-runner.js";
 import type { ProcessRow } from "../../domain/processes/process-store.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
-import { ListOf, ListQuery, Timestamp } from "../../http/schemas.js";
 
 const tags = ["processes"];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const ExitState = Type.Union([
-  Type.Literal("success"),
-  Type.Literal("failed"),
-  Type.Literal("timeout"),
-  Type.Literal("canceled"),
-]);
-const State = Type.Union([
-  Type.Literal("queued"),
-  Type.Literal("running"),
-  Type.Literal("idle"),
-  Type.Literal("terminating"),
-]);
-
-const ProcessRecord = Type.Object({
-  id: Type.Integer(),
-  ref: Nullable(Type.String()),
-  state: State,
-  exitState: Nullable(ExitState),
-  error: Nullable(Type.String()),
-  timeoutMs: Nullable(Type.Integer()),
-  createdAt: Timestamp,
-  startedAt: Nullable(Timestamp),
-  finishedAt: Nullable(Timestamp),
-});
-const ProcessResult = Type.Composite([
-  ProcessRecord,
-  Type.Object({
-    output: Type.Record(Type.String(), Type.Unknown()),
-    stdout: Type.String(),
-    stderr: Type.String(),
-  }),
-]);
-
 export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
   /** With `block`, answer once the process is idle, with its results. */
   const respond = async (row: ProcessRow, block: boolean | undefined, status: number, context: Context) =>
@@ -78,10 +45,10 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       responses: {
         201: {
           description: "The process (with results when blocking)",
-          schema: Type.Union([ProcessResult, ProcessRecord]),
+          schema: ProcessReport,
         },
       },
-      errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment"],
+      errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment", "at_capacity"],
       handler: async ({ body, context }) => respond(runner.create(body), body.block, 201, context),
     }),
     defineRoute({
@@ -91,7 +58,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       summary: "List processes, newest first",
       tags,
       query: Type.Object({
-        state: Type.Optional(State),
+        state: Type.Optional(ProcessState),
         exitState: Type.Optional(ExitState),
         ref: Type.Optional(Type.String()),
         ...ListQuery,
@@ -174,7 +141,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         const encoder = new TextEncoder();
         let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
         let open = true;
-        const send = (event: Record<string, unknown>) => {
+        const send = (event: ProcessEvent) => {
           if (open) controller?.enqueue(encoder.encode(`${JSON.stringify(event)}\n`));
         };
         const end = () => {
@@ -221,8 +188,8 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         { force: Type.Optional(Type.Boolean()), block: Type.Optional(Type.Boolean()) },
         { additionalProperties: false },
       ),
-      responses: { 200: { description: "The process", schema: Type.Union([ProcessResult, ProcessRecord]) } },
-      errors: ["validation_failed", "not_found", "conflict", "no_environment"],
+      responses: { 200: { description: "The process", schema: ProcessReport } },
+      errors: ["validation_failed", "not_found", "conflict", "no_environment", "at_capacity"],
       handler: async ({ params, body, context }) =>
         respond(runner.run(params.id, body.force ?? false), body.block, 200, context),
     }),

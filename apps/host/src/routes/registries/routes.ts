@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
+import { ListOf, ListQuery } from "../../contract/common.js";
+import { AddRegistryBody, IndexItem, RegistryRecord } from "../../contract/registries.js";
 import type { IndexKind, Registries } from "../../domain/registries/registries.js";
 import { decodeCursor, encodeCursor, isNumber, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { ListOf, ListQuery } from "../../http/schemas.js";
-import { AddRegistryBody, IndexItem, RegistryRecord } from "./schemas.js";
 
 const tags = ["registries"];
 const IdParams = Type.Object({ id: Type.String() });

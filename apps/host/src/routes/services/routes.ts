@@ -1,4 +1,14 @@
 import { Type } from "@sinclair/typebox";
+import { EnabledBody, ListOf, ListQuery, VersionBody } from "../../contract/common.js";
+import {
+  DefinitionSource,
+  InstalledService,
+  RegistryInstallBody,
+  RegistryUpdateResult,
+  ServiceDetail,
+  ServiceRecord,
+  UpdateResult,
+} from "../../contract/services.js";
 import type { RegistryServiceInstalls } from "../../domain/registries/service-installs.js";
 import { serviceRecord } from "../../domain/services/records.js";
 import type { ServiceLifecycle } from "../../domain/services/service-lifecycle.js";
@@ -6,20 +16,19 @@ import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
-import { ConfigBody, EnabledBody, ListOf, ListQuery, PatchBody, SecretNames } from "../../http/schemas.js";
-import {
-  DefinitionSource,
-  InstalledService,
-  RegistryInstallBody,
-  RegistryUpdateBody,
-  RegistryUpdateResult,
-  ServiceDetail,
-  ServiceRecord,
-  UpdateResult,
-} from "./schemas.js";
+import { settingsRoutes } from "../settings/routes.js";
 
 const IdParams = Type.Object({ id: Type.String() });
 const tags = ["services"];
+/** What turning a definition into tools can answer (installs and updates, direct or from a registry). */
+const DEFINITION_ERRORS: ErrorCode[] = [
+  "bad_request",
+  "validation_failed",
+  "not_found",
+  "conflict",
+  "adapter_error",
+  "invoke_timeout",
+];
 
 export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): RouteDefinition[] {
   return [
@@ -66,7 +75,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
         { additionalProperties: false },
       ),
       responses: { 201: { description: "Installed", schema: InstalledService } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ body }) => json(201, await services.install(body)),
     }),
     defineRoute({
@@ -91,7 +100,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       body: Type.Object(DefinitionSource, { additionalProperties: false }),
       responses: { 200: { description: "Update result", schema: UpdateResult } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "payload_too_large", "adapter_error"],
+      errors: DEFINITION_ERRORS,
       handler: async ({ params, body }) => json(200, await services.update(params.id, body)),
     }),
     defineRoute({
@@ -120,68 +129,28 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
         return noContent();
       },
     }),
-    defineRoute({
-      method: "get",
-      path: "/services/{id}/config",
-      operationId: "getServiceConfig",
-      summary: "Get a service's config with defaults applied",
+    ...settingsRoutes({
+      collection: "/services",
+      operationNoun: "Service",
       tags,
-      params: IdParams,
-      responses: { 200: { description: "The config", schema: ConfigBody } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { config: services.config(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/services/{id}/config",
-      operationId: "patchServiceConfig",
-      summary: "Patch a service's config (merge patch object or RFC 6902 array)",
-      description:
+      summaries: {
+        getConfig: "Get a service's config with defaults applied",
+        patchConfig: "Patch a service's config (merge patch object or RFC 6902 array)",
+        getSecrets: "Names of the secrets that are set (never their values)",
+        patchSecrets: "Patch a service's secrets (write-only; same patch forms as config, `test` refused)",
+      },
+      patchConfigDescription:
         "Validated against the config schema; nothing is stored on failure. An enabled service is re-hydrated.",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { config: await services.patchConfig(params.id, body) }),
-    }),
-    defineRoute({
-      method: "get",
-      path: "/services/{id}/secrets",
-      operationId: "getServiceSecrets",
-      summary: "Names of the secrets that are set (never their values)",
-      tags,
-      params: IdParams,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { set: services.secretNames(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/services/{id}/secrets",
-      operationId: "patchServiceSecrets",
-      summary: "Patch a service's secrets (write-only; same patch forms as config, `test` refused)",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { set: await services.patchSecrets(params.id, body) }),
+      // Re-hydrating reads the service's secrets (409 when they cannot be decrypted) and calls the adapter.
+      applyErrors: ["conflict", "adapter_error", "invoke_timeout"],
+      settings: services.settings,
     }),
   ];
 }
 
-const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [
-  "bad_request",
-  "validation_failed",
-  "not_found",
-  "conflict",
-  "adapter_error",
-  "upstream_error",
-  "invoke_timeout",
-];
+const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [...DEFINITION_ERRORS, "upstream_error"];
 
-/** Installs and updates from registry descriptors (SPEC section 9). */
+/** Installs and updates from registry descriptors. */
 export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
   return [
     defineRoute({
@@ -210,7 +179,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
         "cannot be reached or fails is a 502 `upstream_error` and the service is left as it was.",
       tags,
       params: IdParams,
-      body: RegistryUpdateBody,
+      body: VersionBody,
       responses: { 200: { description: "Update result", schema: RegistryUpdateResult } },
       errors: REGISTRY_INSTALL_ERRORS,
       handler: async ({ params, body }) => json(200, await installs.update(params.id, body)),

@@ -1,29 +1,15 @@
 import { Type } from "@sinclair/typebox";
+import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
+import { ToolDetail, ToolDocsQuery, ToolListItem } from "../../contract/tools.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
 import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
 import { decodeCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
-import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../http/schemas.js";
 
 const tags = ["tools"];
 const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String() });
-
-const ToolRecord = Type.Object({
-  serviceId: Type.String(),
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  enabled: Type.Boolean(),
-  effectivelyEnabled: Type.Boolean({ description: "Tool and service enabled, service not stale" }),
-});
-const ToolDetail = Type.Composite([ToolRecord, Type.Object({ inputSchema: JsonObject, outputSchema: JsonObject })]);
-/** A list item: the schemas come along with `?include=schemas` (one request for an agent that wants them all). */
-const ToolListItem = Type.Composite([
-  ToolRecord,
-  Type.Object({ inputSchema: Type.Optional(JsonObject), outputSchema: Type.Optional(JsonObject) }),
-]);
 
 export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
   const tool = (serviceId: string, toolId: string) => requireTool(store, serviceId, toolId);
@@ -74,14 +60,18 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       path: "/tools/{serviceId}/{toolId}/docs",
       operationId: "getToolDocs",
       summary: "Markdown reference for a tool, rendered by the active environment",
+      description:
+        "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters. Named types are declared once, those near the " +
+        "parameters and result in full; `expand` shows one more (or `Input`/`Output`, the whole parameter or result type).",
       tags,
       params: ToolParams,
+      query: ToolDocsQuery,
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
       errors: ["not_found", "no_environment", "invoke_timeout"],
-      handler: async ({ params }) =>
-        text(200, await docs.tool(params.serviceId, params.toolId), "text/markdown; charset=utf-8"),
+      handler: async ({ params, query }) =>
+        text(200, await docs.tool(params.serviceId, params.toolId, query.expand), "text/markdown; charset=utf-8"),
     }),
     defineRoute({
       method: "post",

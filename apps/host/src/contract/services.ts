@@ -1,18 +1,19 @@
-import { Type } from "@sinclair/typebox";
-import { JsonObject, Timestamp } from "../../http/schemas.js";
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+/** Services: installed API definitions whose operations are tools. */
+import { type Static, Type } from "@sinclair/typebox";
+import { JsonObject, Nullable, Timestamp, VersionChange, VersionChoice } from "./common.js";
 
 export const ServiceRecord = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: "The id used in code: cyrnel.services.<id>" }),
   name: Type.String(),
   description: Type.String(),
   adapter: Type.String({ description: "Id of the adapter module" }),
   source: Nullable(Type.String({ description: "Registry descriptor URL; null for direct installs" })),
   version: Nullable(Type.String({ description: "Registry version; null for direct installs" })),
   hash: Type.String({ description: "SHA-256 of the definition text" }),
-  enabled: Type.Boolean(),
-  stale: Type.Boolean({ description: "The adapter no longer accepts the stored definition; update it" }),
+  enabled: Type.Boolean({ description: "Only enabled services that are not stale can be called" }),
+  stale: Type.Boolean({
+    description: "The adapter no longer accepts the stored definition; an operator must update it",
+  }),
   toolCount: Type.Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -60,30 +61,19 @@ export const RegistryInstallBody = Type.Object(
   {
     source: Type.String({ description: "Descriptor URL (an index item's `source`)" }),
     id: Type.Optional(Type.String({ description: "Service id; defaults to the descriptor's id" })),
-    version: Type.Optional(
-      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
-    ),
+    ...VersionChoice,
     adapter: Type.Optional(Type.String({ description: "Adapter module id; defaults to openapi" })),
     enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
 
-export const RegistryUpdateBody = Type.Object(
-  {
-    version: Type.Optional(
-      Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const RegistryUpdateResult = Type.Composite([UpdateResult, Type.Object(VersionChange)]);
 
-export const RegistryUpdateResult = Type.Composite([
-  UpdateResult,
-  Type.Object({
-    fromVersion: Type.Union([Type.String(), Type.Null()]),
-    toVersion: Type.Union([Type.String(), Type.Null()], {
-      description: "The version now installed (the previous one when nothing changed)",
-    }),
-  }),
-]);
+export type ServiceRecord = Static<typeof ServiceRecord>;
+export type ServiceDetail = Static<typeof ServiceDetail>;
+export type EnableFailure = Static<typeof EnableFailure>;
+export type InstalledService = Static<typeof InstalledService>;
+export type UpdateResult = Static<typeof UpdateResult>;
+export type RegistryInstallBody = Static<typeof RegistryInstallBody>;
+export type RegistryUpdateResult = Static<typeof RegistryUpdateResult>;

@@ -1,7 +1,10 @@
-/** Schema pieces shared by several routes. */
-import { type TSchema, Type } from "@sinclair/typebox";
+/**
+ * Schema pieces shared by several resources of the API: the error body,
+ * lists and paging, timestamps, config and secrets bodies.
+ */
+import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 import { ERROR_STATUS } from "../errors.js";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "./pagination.js";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../http/pagination.js";
 
 export const ErrorBody = Type.Object(
   {
@@ -15,10 +18,9 @@ export const ErrorBody = Type.Object(
   { $id: "Error" },
 );
 
-export const Identifier = Type.String({
-  pattern: "^[A-Za-z_$][A-Za-z0-9_$]*$",
-  description: "A valid, non-reserved TypeScript identifier",
-});
+/** `schema` or `null`; `options` (e.g. a description) go on the union. */
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Union([schema, Type.Null()], options);
 
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
@@ -37,11 +39,13 @@ export const ListQuery = {
 };
 
 export const ListOf = <T extends TSchema>(item: T) =>
-  Type.Object({ items: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+  Type.Object({ items: Type.Array(item), nextCursor: Nullable(Type.String()) });
+
+/** A page of `Item`s as `ListOf` describes it, e.g. `Page<ServiceRecord>`. */
+export type Page<Item> = Static<ReturnType<typeof ListOf<TUnsafe<Item>>>>;
 
 export const EnabledBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
-/** A config or secrets patch: a merge-patch object or an RFC 6902 operation list. */
 /**
  * A config or secrets patch: a merge-patch object or an RFC 6902 operation
  * list. Operations are only shape-checked here; the patch code names a bad
@@ -68,3 +72,24 @@ export const SecretNames = Type.Object({
 });
 
 export const ConfigBody = Type.Object({ config: JsonObject });
+
+export type SecretNames = Static<typeof SecretNames>;
+export type ConfigBody = Static<typeof ConfigBody>;
+
+/** Which version of a registry descriptor to install (service and module installs and updates). */
+export const VersionChoice = {
+  version: Type.Optional(
+    Type.String({ description: "Exact version, semver range, or omitted for the descriptor's latestVersion" }),
+  ),
+};
+
+/** The versions an update went from and to (service and module updates). */
+export const VersionChange = {
+  fromVersion: Nullable(Type.String()),
+  toVersion: Nullable(Type.String(), {
+    description: "The version now installed (the previous one when nothing changed)",
+  }),
+};
+
+/** The body of an update from a registry (services and modules). */
+export const VersionBody = Type.Object(VersionChoice, { additionalProperties: false });

@@ -1,7 +1,8 @@
-import { Type } from "@sinclair/typebox";
-import { Timestamp } from "../../http/schemas.js";
+/** Registries: catalogues of service definitions and module archives that installs and updates read. */
+import { type Static, Type } from "@sinclair/typebox";
+import { Nullable, Timestamp } from "./common.js";
 
-const NullableUrl = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+const NullableUrl = (description: string) => Nullable(Type.String(), { description });
 
 export const RegistryRecord = Type.Object({
   id: Type.String({ description: "Registry id (lowercase letters, digits, `.`, `_`, `-`)" }),
@@ -27,6 +28,9 @@ export const IndexItem = Type.Object({
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
-  kind: Type.Union([Type.String(), Type.Null()], { description: 'What the entry is, e.g. "openapi@3"' }),
+  kind: Nullable(Type.String(), { description: 'What the entry is, e.g. "openapi@3"' }),
   source: Type.String({ description: "Absolute descriptor URL: pass it as `source` to install" }),
 });
+
+export type RegistryRecord = Static<typeof RegistryRecord>;
+export type IndexItem = Static<typeof IndexItem>;

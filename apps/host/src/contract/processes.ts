@@ -1,0 +1,59 @@
+/** Processes: submitted TypeScript, its runs, and what a run leaves behind. */
+import { type Static, Type } from "@sinclair/typebox";
+import { Nullable, Timestamp } from "./common.js";
+
+export const ExitState = Type.Union([
+  Type.Literal("success"),
+  Type.Literal("failed"),
+  Type.Literal("timeout"),
+  Type.Literal("canceled"),
+]);
+
+export const ProcessState = Type.Union([
+  Type.Literal("queued"),
+  Type.Literal("running"),
+  Type.Literal("idle"),
+  Type.Literal("terminating"),
+]);
+
+export const ProcessRecord = Type.Object({
+  id: Type.Integer(),
+  ref: Nullable(Type.String()),
+  state: ProcessState,
+  exitState: Nullable(ExitState, { description: "null until a run ends" }),
+  error: Nullable(Type.String(), {
+    description: "Why the run did not succeed (compiler message, uncaught error, timeout)",
+  }),
+  timeoutMs: Nullable(Type.Integer()),
+  createdAt: Timestamp,
+  startedAt: Nullable(Timestamp),
+  finishedAt: Nullable(Timestamp),
+});
+
+/** The record with the results of its last run (once idle). */
+export const ProcessResult = Type.Composite([
+  ProcessRecord,
+  Type.Object({
+    output: Type.Record(Type.String(), Type.Unknown(), {
+      description: "Everything passed to cyrnel.output(...), shallow-merged",
+    }),
+    stdout: Type.String({ description: "console.log/info/debug" }),
+    stderr: Type.String({ description: "console.warn/error" }),
+  }),
+]);
+
+/** What `POST /processes` and `.../signals/run` answer: with results when they waited (`block`), else the record. */
+export const ProcessReport = Type.Union([ProcessResult, ProcessRecord]);
+
+/** One line of `GET /processes/{id}/events` (newline-delimited JSON). */
+export const ProcessEvent = Type.Union([
+  Type.Object({ type: Type.Union([Type.Literal("stdout"), Type.Literal("stderr")]), text: Type.String() }),
+  Type.Object({ type: Type.Literal("end"), process: ProcessResult }),
+]);
+
+export type ExitState = Static<typeof ExitState>;
+export type ProcessState = Static<typeof ProcessState>;
+export type ProcessRecord = Static<typeof ProcessRecord>;
+export type ProcessResult = Static<typeof ProcessResult>;
+export type ProcessReport = Static<typeof ProcessReport>;
+export type ProcessEvent = Static<typeof ProcessEvent>;

@@ -1,0 +1,125 @@
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHost, type TestHost } from "./support/host.js";
+
+/**
+ * `run_code` waits for its process by following `GET /processes/:id/events`
+ * through the host's own API (in-process for `/mcp`, over the network for
+ * `cyrnel mcp`). When the MCP request goes away, that wait must end and give
+ * its follower back, while the process keeps running (an agent can read it
+ * later with get_process). With one follower allowed per process, whether
+ * the slot is taken shows whether the wait is still there.
+ */
+const API_KEY = "mcp-cancel-key";
+const bin = join(import.meta.dirname, "..", "bin", "cyrnel.js");
+const ENDLESS = "while (true) {}";
+
+let host: TestHost;
+
+beforeAll(async () => {
+  host = await startHost({ env: { CYRNEL_API_KEY: API_KEY, CYRNEL_PROCESS_FOLLOWERS_LIMIT: "1" } });
+});
+afterAll(() => host?.stop());
+
+/** The newest process, once the MCP tool created it, and once its one follower slot is taken by the tool's wait. */
+async function waitedOnProcess(since: number): Promise<number> {
+  const entry = await host.waitForLog(
+    (line) =>
+      line.msg === "request" &&
+      line.method === "GET" &&
+      /^\/processes\/\d+\/events$/.test(String(line.path)) &&
+      Number(String(line.path).split("/")[2]) > since,
+  );
+  const id = Number(String(entry.path).split("/")[2]);
+  const busy = await follow(id);
+  expect(busy.status, "the tool's wait holds the only follower slot").toBe(429);
+  return id;
+}
+
+/** Opens the events stream of a process and closes it again; the status says whether a follower slot was free. */
+async function follow(id: number): Promise<{ status: number }> {
+  const controller = new AbortController();
+  const response = await fetch(`${host.url}/processes/${id}/events`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+    signal: controller.signal,
+  });
+  controller.abort();
+  await response.body?.cancel().catch(() => undefined);
+  return { status: response.status };
+}
+
+/** Polls until a follower slot of the process is free again (the aborted wait let go); fails after a generous wait. */
+async function untilReleased(id: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await follow(id)).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`process ${id}: the aborted run_code still follows it`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function newestProcessId(): Promise<number> {
+  return (await host.api("GET", "/processes?limit=1")).body.items[0]?.id ?? 0;
+}
+
+async function expectStillRunningThenKill(id: number): Promise<void> {
+  expect((await host.api("GET", `/processes/${id}`)).body.state).toBe("running");
+  expect((await host.api("POST", `/processes/${id}/signals/kill`)).status).toBe(200);
+}
+
+describe("an aborted run_code stops waiting, not the process", () => {
+  it("on /mcp, when the HTTP request goes away", async () => {
+    const before = await newestProcessId();
+    const controller = new AbortController();
+    const response = await fetch(`${host.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${API_KEY}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "run_code", arguments: { code: ENDLESS, timeoutMs: 600_000 } },
+      }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const id = await waitedOnProcess(before);
+    controller.abort();
+    await untilReleased(id);
+    await expectStillRunningThenKill(id);
+  });
+
+  it("on cyrnel mcp (stdio), when the client cancels the call", async () => {
+    const before = await newestProcessId();
+    const client = new Client({ name: "cyrnel-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ["--no-node-snapshot", bin, "mcp", "--url", host.url],
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CYRNEL_API_KEY: API_KEY },
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const controller = new AbortController();
+      const call = client
+        .callTool({ name: "run_code", arguments: { code: ENDLESS, timeoutMs: 600_000 } }, undefined, {
+          signal: controller.signal,
+          timeout: 600_000,
+        })
+        .catch((error: unknown) => error);
+      const id = await waitedOnProcess(before);
+      controller.abort();
+      expect(await call).toBeInstanceOf(Error);
+      await untilReleased(id);
+      await expectStillRunningThenKill(id);
+    } finally {
+      await client.close();
+    }
+  });
+});
