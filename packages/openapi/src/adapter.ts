@@ -14,9 +14,10 @@ import {
   resolveBaseUrl,
   type ServiceBase,
 } from "./config.js";
-import { DefinitionThread } from "./definition-thread.js";
+import { type DefinitionOptions, DefinitionThread } from "./definition-thread.js";
 import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { displayUrl, send, successBody } from "./http.js";
+import { definitionOptions } from "./module-config.js";
 import { TokenCache, type TokenRequest } from "./oauth2.js";
 import { FRAMING_HEADERS } from "./operations.js";
 import { isRecord, own } from "./records.js";
@@ -78,23 +79,25 @@ export class OpenApiAdapter implements AdapterModule {
    */
   private lifetime = new AbortController();
 
-  /** Runs `generateDefinition` in a worker thread, under a deadline. */
-  private readonly definitions: DefinitionThread;
+  /** Runs `generateDefinition` in a worker thread, under a deadline; replaced when the module config changes it. */
+  private definitions: DefinitionThread;
 
   /**
    * `now` drives OAuth2 token expiry (tests pass a controllable clock);
-   * `definitionTimeoutMs` and `definitionHeapMb` bound the processing of
-   * one definition text (see `definition-thread.ts` for the defaults).
+   * `options` bound the processing of one definition text until `setup`
+   * applies the module's config (see `module-config.ts` for the defaults).
    */
   constructor(
     private readonly now: () => number = Date.now,
-    options: { definitionTimeoutMs?: number; definitionHeapMb?: number } = {},
+    private readonly options: DefinitionOptions = {},
   ) {
-    this.definitions = new DefinitionThread(options.definitionTimeoutMs, options.definitionHeapMb);
+    this.definitions = new DefinitionThread(options);
   }
 
-  /** Starts the definition worker ahead of the first install (see `definition-thread.ts`). */
-  async setup(_context: ModuleSetupContext): Promise<void> {
+  /** Applies the module's config and starts the definition worker ahead of the first install (see `definition-thread.ts`). */
+  async setup(context: ModuleSetupContext): Promise<void> {
+    await this.definitions.stop();
+    this.definitions = new DefinitionThread({ ...this.options, ...definitionOptions(context.config) });
     this.definitions.start();
   }
 

@@ -4,7 +4,7 @@ import { configSchema, serverDomain } from "./config.js";
 import { DOMAIN_FORMAT, type ServiceDomain } from "./domain.js";
 import { baseToolId, uniqueToolIds } from "./ids.js";
 import { describeApi } from "./operations.js";
-import { parseDocument } from "./parse.js";
+import { type DefinitionLimits, parseDocument } from "./parse.js";
 import { createSchemaEmitter } from "./schemas.js";
 import { buildTool } from "./tools.js";
 
@@ -15,8 +15,8 @@ import { buildTool } from "./tools.js";
  * `schemas.ts`), and the service's config (`config.ts`) and secrets
  * (`auth.ts`) schemas. Pure: no clock, no randomness, no I/O.
  */
-export async function generateDefinition(text: string): Promise<ServiceDefinition> {
-  const parsed = await parseDocument(text);
+export async function generateDefinition(text: string, limits: DefinitionLimits = {}): Promise<ServiceDefinition> {
+  const parsed = await parseDocument(text, limits);
   try {
     const api = describeApi(parsed);
     const emitter = createSchemaEmitter(parsed.document, parsed.version);

@@ -2,7 +2,7 @@
 import type { ServiceDetail, ServiceRecord } from "../../contract/services.js";
 import type { ToolDetail, ToolRecord } from "../../contract/tools.js";
 import type { PolicyAction } from "../governance/policy.js";
-import type { ServiceRow, ToolRow } from "./service-store.js";
+import type { ServiceRow, ToolRow, ToolSummaryRow } from "./service-store.js";
 
 export function serviceRecord(row: ServiceRow): ServiceRecord {
   return {
@@ -33,7 +33,7 @@ export function serviceDetail(row: ServiceRow, error: string | null = null): Ser
 }
 
 /** `policy`: the tool's effective action under its service's policy. */
-export function toolRecord(row: ToolRow, policy: PolicyAction): ToolRecord {
+export function toolRecord(row: ToolSummaryRow, policy: PolicyAction): ToolRecord {
   return {
     serviceId: row.serviceId,
     id: row.id,

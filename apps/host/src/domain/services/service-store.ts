@@ -1,12 +1,16 @@
 /** All SQL about services and tools. Multi-row changes run in one transaction. */
 import type { ServiceCatalog, ServiceDefinition } from "@cyrnel/sdk";
+import type { Statement } from "better-sqlite3";
 import { type AnyColumn, and, asc, eq, getTableColumns, gt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { services, tools } from "../../db/schema.js";
+import { yieldToEventLoop } from "../../lib/event-loop.js";
 
 /** A service without its definition text (which is large and never returned). */
 export type ServiceRow = Omit<typeof services.$inferSelect, "definition"> & { toolCount: number };
 export type ToolRow = typeof tools.$inferSelect & { serviceEnabled: boolean; serviceStale: boolean };
+/** A tool without its schemas and routing: what lists show (the JSON columns are most of a row's size). */
+export type ToolSummaryRow = Omit<ToolRow, "inputSchema" | "outputSchema" | "adapterDomain">;
 
 // Written out in full: drizzle renders column references unqualified inside a single-table select.
 const toolCount = sql<number>`(select count(*) from "tools" as "t" where "t"."service_id" = "services"."id")`.as(
@@ -32,10 +36,46 @@ export interface ToolFilter {
   limit: number;
 }
 
+/** A tool as its row stores it: the JSON columns already serialised ({@link toolRows}). */
+export interface ToolRowText {
+  id: string;
+  name: string;
+  description: string;
+  inputSchema: string;
+  outputSchema: string;
+  adapterDomain: string;
+  annotations: string;
+}
+
+/**
+ * The tools of a definition as row text, serialised a slice at a time with
+ * the event loop let through in between, so that the transaction that
+ * writes them only writes: Microsoft Graph's 11,000 tools are 400 MB of JSON
+ * (1.5 s of `JSON.stringify`).
+ */
+export async function toolRows(definition: ServiceDefinition): Promise<ToolRowText[]> {
+  const rows: ToolRowText[] = [];
+  for (const [index, tool] of definition.tools.entries()) {
+    if (index > 0 && index % 250 === 0) await yieldToEventLoop();
+    rows.push({
+      id: tool.id,
+      name: tool.name,
+      description: tool.description,
+      inputSchema: JSON.stringify(tool.inputSchema),
+      outputSchema: JSON.stringify(tool.outputSchema),
+      adapterDomain: JSON.stringify(tool.adapterDomain),
+      annotations: JSON.stringify(tool.annotations ?? {}),
+    });
+  }
+  return rows;
+}
+
 export interface NewService {
   id: string;
   adapter: string;
   definition: ServiceDefinition;
+  /** The definition's tools, from {@link toolRows}. */
+  tools: ToolRowText[];
   text: string;
   hash: string;
   source: string | null;
@@ -43,6 +83,7 @@ export interface NewService {
 }
 
 export class ServiceStore {
+  private insertTool: Statement | undefined;
   /**
    * Bumped by every write to services or tools (they all go through this
    * store), so that what is derived from them on hot paths — the catalog
@@ -105,7 +146,7 @@ export class ServiceStore {
   insert(service: NewService): void {
     this.written++;
     const now = new Date().toISOString();
-    this.db.transaction((tx) => {
+    this.largeWrite((tx) => {
       tx.insert(services)
         .values({
           id: service.id,
@@ -124,7 +165,7 @@ export class ServiceStore {
           updatedAt: now,
         })
         .run();
-      this.insertTools(tx, service.id, service.definition, new Map());
+      this.insertTools(service.id, service.tools, new Map());
     });
   }
 
@@ -136,6 +177,7 @@ export class ServiceStore {
     id: string,
     update: {
       definition: ServiceDefinition;
+      tools: ToolRowText[];
       text: string;
       hash: string;
       source?: string | null;
@@ -143,7 +185,7 @@ export class ServiceStore {
     },
   ): void {
     this.written++;
-    this.db.transaction((tx) => {
+    this.largeWrite((tx) => {
       const previous = new Map(
         tx
           .select({ id: tools.id, enabled: tools.enabled })
@@ -170,7 +212,7 @@ export class ServiceStore {
         .where(eq(services.id, id))
         .run();
       tx.delete(tools).where(eq(tools.serviceId, id)).run();
-      this.insertTools(tx, id, update.definition, previous);
+      this.insertTools(id, update.tools, previous);
     });
   }
 
@@ -201,22 +243,31 @@ export class ServiceStore {
     return this.toolQuery().where(eq(tools.serviceId, serviceId)).orderBy(asc(tools.position)).all();
   }
 
-  listTools(filter: ToolFilter): ToolRow[] {
-    const conditions: (SQL | undefined)[] = [
-      filter.serviceId === undefined ? undefined : eq(tools.serviceId, filter.serviceId),
-      filter.query === undefined
-        ? undefined
-        : or(contains(tools.name, filter.query), contains(tools.description, filter.query)),
-      filter.enabled === undefined ? undefined : eq(tools.enabled, filter.enabled),
-      filter.after === undefined
-        ? undefined
-        : or(
-            gt(tools.serviceId, filter.after[0]),
-            and(eq(tools.serviceId, filter.after[0]), gt(tools.position, filter.after[1])),
-          ),
-    ];
+  /** Each tool's routing data, for hydrating the service (its schemas are not needed there). */
+  toolDomains(serviceId: string): { id: string; adapterDomain: Record<string, unknown> }[] {
+    return this.db
+      .select({ id: tools.id, adapterDomain: tools.adapterDomain })
+      .from(tools)
+      .where(eq(tools.serviceId, serviceId))
+      .orderBy(asc(tools.position))
+      .all();
+  }
+
+  /** A page of tools without their schemas (see {@link listToolsWithSchemas}). */
+  listTools(filter: ToolFilter): ToolSummaryRow[] {
+    return this.db
+      .select(this.toolSummaryColumns())
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(toolConditions(filter))
+      .orderBy(asc(tools.serviceId), asc(tools.position))
+      .limit(filter.limit + 1)
+      .all();
+  }
+
+  listToolsWithSchemas(filter: ToolFilter): ToolRow[] {
     return this.toolQuery()
-      .where(and(...conditions))
+      .where(toolConditions(filter))
       .orderBy(asc(tools.serviceId), asc(tools.position))
       .limit(filter.limit + 1)
       .all();
@@ -264,29 +315,49 @@ export class ServiceStore {
       .all();
   }
 
-  private insertTools(
-    tx: Pick<Db, "insert">,
-    serviceId: string,
-    definition: ServiceDefinition,
-    enabled: Map<string, boolean>,
-  ) {
-    // Chunked: SQLite limits the number of bound parameters per statement.
-    const rows = definition.tools.map((tool, position) => ({
-      serviceId,
-      id: tool.id,
-      position,
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
-      adapterDomain: tool.adapterDomain,
-      annotations: tool.annotations ?? {},
-      enabled: enabled.get(tool.id) ?? true,
-    }));
-    for (let start = 0; start < rows.length; start += 500)
-      tx.insert(tools)
-        .values(rows.slice(start, start + 500))
-        .run();
+  /**
+   * A transaction that writes a whole definition (GitHub's: 22 MB). SQLite would checkpoint the WAL inside its
+   * commit — copy all of it into the database file once more, on the install's time; the checkpoint runs right
+   * after instead (still on this thread, once the caller has answered).
+   */
+  private largeWrite(write: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => void): void {
+    const client = this.db.$client;
+    const previous = client.pragma("wal_autocheckpoint", { simple: true }) as number;
+    client.pragma("wal_autocheckpoint = 0");
+    try {
+      this.db.transaction(write);
+    } finally {
+      client.pragma(`wal_autocheckpoint = ${previous}`);
+    }
+    setImmediate(() => {
+      if (client.open) client.pragma("wal_checkpoint(PASSIVE)");
+    });
+  }
+
+  /**
+   * One prepared statement run once per tool, inside the caller's transaction (drizzle's multi-row insert built
+   * and bound a 500-row statement per chunk: a third of the host's share of a large install).
+   */
+  private insertTools(serviceId: string, rows: ToolRowText[], enabled: Map<string, boolean>) {
+    this.insertTool ??= this.db.$client.prepare(
+      `insert into "tools" ("service_id", "id", "position", "name", "description", "input_schema", "output_schema",
+        "adapter_domain", "annotations", "enabled") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insert = this.insertTool;
+    rows.forEach((tool, position) => {
+      insert.run(
+        serviceId,
+        tool.id,
+        position,
+        tool.name,
+        tool.description,
+        tool.inputSchema,
+        tool.outputSchema,
+        tool.adapterDomain,
+        tool.annotations,
+        (enabled.get(tool.id) ?? true) ? 1 : 0,
+      );
+    });
   }
 
   private serviceColumns() {
@@ -294,23 +365,45 @@ export class ServiceStore {
     return columns;
   }
 
+  private toolSummaryColumns() {
+    return {
+      serviceId: tools.serviceId,
+      id: tools.id,
+      position: tools.position,
+      name: tools.name,
+      description: tools.description,
+      annotations: tools.annotations,
+      enabled: tools.enabled,
+      serviceEnabled: services.enabled,
+      serviceStale: services.stale,
+    };
+  }
+
   private toolQuery() {
     return this.db
       .select({
-        serviceId: tools.serviceId,
-        id: tools.id,
-        position: tools.position,
-        name: tools.name,
-        description: tools.description,
+        ...this.toolSummaryColumns(),
         inputSchema: tools.inputSchema,
         outputSchema: tools.outputSchema,
         adapterDomain: tools.adapterDomain,
-        annotations: tools.annotations,
-        enabled: tools.enabled,
-        serviceEnabled: services.enabled,
-        serviceStale: services.stale,
       })
       .from(tools)
       .innerJoin(services, eq(services.id, tools.serviceId));
   }
+}
+
+function toolConditions(filter: ToolFilter): SQL | undefined {
+  return and(
+    filter.serviceId === undefined ? undefined : eq(tools.serviceId, filter.serviceId),
+    filter.query === undefined
+      ? undefined
+      : or(contains(tools.name, filter.query), contains(tools.description, filter.query)),
+    filter.enabled === undefined ? undefined : eq(tools.enabled, filter.enabled),
+    filter.after === undefined
+      ? undefined
+      : or(
+          gt(tools.serviceId, filter.after[0]),
+          and(eq(tools.serviceId, filter.after[0]), gt(tools.position, filter.after[1])),
+        ),
+  );
 }
