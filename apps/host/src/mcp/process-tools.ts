@@ -49,16 +49,24 @@ const PROCESS_LIST = toZod(ProcessList);
 export function registerProcessTools(server: McpServer, access: HostAccess, waitMs: number, guarded: Guard): void {
   const waitSeconds = Math.round(waitMs / 1000);
   const running = (record: ProcessRecord) =>
-    `Process ${record.id} is ${record.state}. Call get_process {"id":${record.id},"wait":true} to wait for it ` +
+    `Process ${record.id} is ${record.state}` +
+    (record.state === "suspended"
+      ? ": a tool call waits for an operator to approve or deny it (its timeout is paused); the call then runs, " +
+        "or throws approval_denied or approval_expired"
+      : "") +
+    `. Call get_process {"id":${record.id},"wait":true} to wait for it ` +
     `(up to ${waitSeconds} s per call), or get_process {"id":${record.id}} to look without waiting.`;
 
   /** The process as it is now: its bounded results once idle (fetched unless `report` has them), else how to follow it. */
   const answer = async (report: ProcessRecord | BoundedResult, isError: (result: BoundedResult) => boolean) => {
     const result = report.state === "idle" && !hasResults(report) ? await access.getProcess(report.id) : report;
-    if (!hasResults(result)) return structured({ ...summaryOf(result), next: running(result) });
-    const { output, stdout, stderr, cut } = result;
+    if (!hasResults(result)) {
+      const waiting = result.pendingApprovalIds.length > 0 && { pendingApprovalIds: result.pendingApprovalIds };
+      return structured({ ...summaryOf(result), ...waiting, next: running(result) });
+    }
+    const { output, stdout, stderr, cut, calls } = result;
     return structured(
-      { ...summaryOf(result), output, stdout, stderr, ...(cut.length > 0 && { cut }) },
+      { ...summaryOf(result), output, stdout, stderr, ...(cut.length > 0 && { cut }), calls },
       isError(result),
     );
   };
@@ -85,10 +93,14 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
         "code, and report the result with `cyrnel.output({ ... })` (calls are shallow-merged; output only what you " +
         "need). The code is the body of an async function: top-level await works, types are stripped, not checked. " +
         "console.log goes to stdout, console.warn/error to stderr. A failing tool call throws an Error with `status` " +
-        "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 502 adapter_error, 504 " +
-        "invoke_timeout) that you can catch. There is no fetch, require, import, process or file system. " +
+        "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 403 tool_denied, 502 adapter_error, " +
+        "504 invoke_timeout) that you can catch. A tool whose policy is ask (search_tools shows it) makes its call " +
+        "wait for an operator's decision: the process is suspended meanwhile (its timeout paused), and the call " +
+        "then runs or throws 403 approval_denied (with the operator's reason) or approval_expired; do not retry a " +
+        "denied call. There is no fetch, require, import, process or file system. " +
         `It waits for the program to end, at most ${waitSeconds} s, and answers the process id, exitState ` +
-        "(success, failed, timeout, canceled), error, output, stdout and stderr; anything but success is flagged as " +
+        "(success, failed, timeout, canceled), error, output, stdout, stderr and calls (tool calls made and failed, " +
+        "per tool); anything but success is flagged as " +
         "an error with the same details: read error and stderr, fix the program and run it again. Long texts keep " +
         "their start and end around a marker that says how to read the rest with get_process. A program still " +
         'running after the wait (or with wait: false, at once) answers its id, state "running" and how to follow ' +
@@ -174,7 +186,10 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
         "has it whole), when it was created and how long it ran. Use it to find a run whose id you lost, or to " +
         "see what is still running. Filter by state or exitState; follow nextCursor for older ones.",
       inputSchema: {
-        state: z.enum(["queued", "running", "idle", "terminating"]).optional().describe("Only processes in this state"),
+        state: z
+          .enum(["queued", "running", "suspended", "idle", "terminating"])
+          .optional()
+          .describe("Only processes in this state (suspended: waiting for an operator's approval)"),
         exitState: z
           .enum(["success", "failed", "timeout", "canceled"])
           .optional()
