@@ -248,13 +248,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   await moduleLoader.start();
   await moduleRegistry.start();
 
-  const docs = new EnvironmentDocs(
-    moduleEntries,
-    store,
-    policies,
-    config.invokeTimeoutMs,
-    config.agentTextLimitChars,
-  );
+  const docs = new EnvironmentDocs(moduleEntries, store, policies, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(

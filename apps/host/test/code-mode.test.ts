@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restart, startHost, type TestHost } from "./support/host.js";
-import { followProcess, readEvents } from "./support/process-events.js";
 import { expectEndedAs, shopHostilePrograms } from "./support/hostile-programs.js";
+import { followProcess, readEvents } from "./support/process-events.js";
 import { type ShopApi, startShopApi } from "./support/shop-api.js";
 import { ts, typeErrors } from "./support/typecheck.js";
 

@@ -39,7 +39,8 @@ async function install(id: string, definition = shop.definition): Promise<void> 
   expect((await host.api("POST", `/services/${id}/enabled`, { enabled: true })).status).toBe(200);
 }
 
-const notesSent = () => shop.requests.filter((request) => request.method === "POST" && request.path === "/notes").length;
+const notesSent = () =>
+  shop.requests.filter((request) => request.method === "POST" && request.path === "/notes").length;
 
 async function setPolicy(policy: unknown, service = "shop") {
   const response = await host.api("PUT", `/services/${service}/policy`, policy);
@@ -108,7 +109,9 @@ describe("annotations", () => {
       policy: "allow",
     });
     const docs = await host.api("GET", "/tools/pets/getPetById/docs");
-    expect(docs.text).toContain("**Policy: `allow`** — calls run at once. Effect: read-only, reaches an outside service.");
+    expect(docs.text).toContain(
+      "**Policy: `allow`** — calls run at once. Effect: read-only, reaches an outside service.",
+    );
   });
 });
 

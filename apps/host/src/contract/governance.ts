@@ -31,7 +31,9 @@ export const PolicyRule = Type.Object(
           "(case-sensitive, the whole id). Absent: every tool. May name tools the service does not have",
       }),
     ),
-    readOnly: Type.Optional(Type.Boolean({ description: "Only tools whose readOnly annotation is this (absent = false)" })),
+    readOnly: Type.Optional(
+      Type.Boolean({ description: "Only tools whose readOnly annotation is this (absent = false)" }),
+    ),
     destructive: Type.Optional(
       Type.Boolean({ description: "Only tools whose destructive annotation is this (absent = false)" }),
     ),

@@ -92,7 +92,14 @@ export class EnvironmentDocs {
       throw new CyrnelError("not_found", "the active environment does not provide type declarations");
     }
     const options = { maxChars: this.textLimitChars, narrowHint: NARROW_TYPES_HINT };
-    return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(tools.map((tool) => this.docsInput(tool)), options)));
+    return this.capped(
+      await this.bounded(id, "generateTypes", () =>
+        generateTypes(
+          tools.map((tool) => this.docsInput(tool)),
+          options,
+        ),
+      ),
+    );
   }
 
   private selectTools({ serviceIds = [], tools = [] }: TypesFilter): ToolRow[] {
@@ -181,4 +188,3 @@ function requireCallableService(store: ServiceStore, serviceId: string): void {
   }
   if (!service.enabled) throw new CyrnelError("service_disabled", `service "${serviceId}" is disabled`);
 }
-

@@ -20,6 +20,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../cli/api-client.js";
+import type { Approval } from "../contract/governance.js";
 import type { BoundedResult, ProcessRecord } from "../contract/processes.js";
 import { cutText } from "../cut-text.js";
 import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
@@ -75,7 +76,12 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
     const progress = startProgress(id, extra);
     const deadline = deadlineSignal(extra.signal, waitMs);
     try {
-      return await access.waitForProcess(id, deadline.signal, (text) => progress?.stdout(text));
+      return await access.waitForProcess(
+        id,
+        deadline.signal,
+        (text) => progress?.stdout(text),
+        (approval) => progress?.approval(approval),
+      );
     } finally {
       deadline.clear();
       progress?.stop();
@@ -231,6 +237,8 @@ const durationOf = (startedAt: string | null, finishedAt: string | null) =>
 
 interface Progress {
   stdout(text: string): void;
+  /** An approval the process waits for was created or decided: said at once, and while it is pending. */
+  approval(approval: Approval): void;
   stop(): void;
 }
 
@@ -240,11 +248,17 @@ function startProgress(id: number, extra: Extra): Progress | undefined {
   if (token === undefined) return undefined;
   const started = Date.now();
   let recent = "";
+  const pending = new Map<number, Approval>();
+  let last = -1;
   const send = () => {
-    const seconds = Math.round((Date.now() - started) / 100) / 10;
+    // Progress must increase with every notification, and approvals can come within the same tenth of a second.
+    const seconds = Math.max(Math.round((Date.now() - started) / 100) / 10, Math.round((last + 0.1) * 10) / 10);
+    last = seconds;
     const line = lastLine(recent);
+    const waiting = [...pending.values()].map((a) => `approval ${a.id} (${a.serviceId}.${a.toolId})`).join(", ");
     const message =
       `process ${id}: waiting for its end, ${Math.round(seconds)} s so far` +
+      (waiting === "" ? "" : `; suspended until an operator decides ${waiting}`) +
       (line === undefined ? "" : `; last stdout line: ${cutText(line, LINE_CHARS)}`);
     extra
       .sendNotification({
@@ -258,6 +272,11 @@ function startProgress(id: number, extra: Extra): Progress | undefined {
   return {
     stdout(text) {
       recent = (recent + text).slice(-STDOUT_WINDOW_CHARS);
+    },
+    approval(approval) {
+      if (approval.state === "pending") pending.set(approval.id, approval);
+      else pending.delete(approval.id);
+      send();
     },
     stop: () => clearInterval(timer),
   };

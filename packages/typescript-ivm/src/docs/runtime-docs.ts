@@ -7,8 +7,16 @@ const TOOL_ERRORS: [number, string, string][] = [
   [409, "tool_disabled", "the tool is disabled"],
   [400, "validation_failed", "the parameters do not match the input schema (`details` lists the problems)"],
   [403, "tool_denied", "the service's policy refuses this tool; nothing was sent"],
-  [403, "approval_denied", "the tool needs an operator's approval and the operator denied this call (the message has the reason)"],
-  [403, "approval_expired", "the tool needs an operator's approval and nobody decided in time (or the process was stopped)"],
+  [
+    403,
+    "approval_denied",
+    "the tool needs an operator's approval and the operator denied this call (the message has the reason)",
+  ],
+  [
+    403,
+    "approval_expired",
+    "the tool needs an operator's approval and nobody decided in time (or the process was stopped)",
+  ],
   [502, "adapter_error", "the service call failed (the message comes from the adapter)"],
   [504, "invoke_timeout", "the service call took too long"],
 ];

@@ -76,9 +76,8 @@ export class Approvals {
           else reject(refusal(id, call, approval));
         },
       });
-      let pending = this.byProcess.get(processId);
-      if (!pending) this.byProcess.set(processId, (pending = new Set()));
-      pending.add(id);
+      const pending = this.byProcess.get(processId) ?? new Set<number>();
+      this.byProcess.set(processId, pending.add(id));
       this.options.logger.info("a tool call waits for approval", { approval: id, process: processId, tool: call });
       this.options.onChange(row);
       this.options.onPending(processId, [...pending]);

@@ -492,7 +492,10 @@ export class ProcessRunner {
       this.options.store.setState(execution.processId, "terminating");
     }
     // At once, not when the environment confirms: the operator should not be asked about a call nobody awaits.
-    this.endApprovals(execution, exitState === "canceled" ? "the process was canceled" : `the process ended (${exitState})`);
+    this.endApprovals(
+      execution,
+      exitState === "canceled" ? "the process was canceled" : `the process ended (${exitState})`,
+    );
     execution.environment.kill(execution.executionId).catch((failure) => {
       this.options.logger.error("environment kill failed", {
         execution: execution.executionId,

@@ -59,7 +59,12 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
         const rows = approvals.list({ ...query, limit, before: decodeCursor(query.cursor, isNumber) });
         return json(
           200,
-          toPage(rows, limit, (row) => row, (row) => row.id),
+          toPage(
+            rows,
+            limit,
+            (row) => row,
+            (row) => row.id,
+          ),
         );
       },
     }),

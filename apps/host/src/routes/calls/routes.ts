@@ -14,7 +14,10 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
   const page = (filter: Omit<CallFilter, "limit" | "before">, query: { limit?: number; cursor?: string }) => {
     const limit = query.limit ?? 100;
     const rows = calls.list({ ...filter, limit, before: decodeCursor(query.cursor, isNumber) });
-    return json(200, toPage(rows, limit, callRecord, (row) => row.id));
+    return json(
+      200,
+      toPage(rows, limit, callRecord, (row) => row.id),
+    );
   };
 
   return [

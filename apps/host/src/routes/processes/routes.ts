@@ -31,7 +31,9 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
   /** With `block`, answer once the process is idle, with its results. */
   const result = (row: ProcessView) => processResult(row, runner.callCounts(row.id));
   const respond = async (row: ProcessView, block: boolean | undefined, status: number, context: Context) =>
-    block ? json(status, result(await runner.waitIdle(row.id, context.req.raw.signal))) : json(status, processRecord(row));
+    block
+      ? json(status, result(await runner.waitIdle(row.id, context.req.raw.signal)))
+      : json(status, processRecord(row));
 
   return [
     defineRoute({
@@ -151,7 +153,11 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 200: { description: "The process and its bounded results", schema: BoundedResult } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params }) => json(200, boundedResult(runner.requireIdle(params.id, "results"), agentTextLimitChars, runner.callCounts(params.id))),
+      handler: ({ params }) =>
+        json(
+          200,
+          boundedResult(runner.requireIdle(params.id, "results"), agentTextLimitChars, runner.callCounts(params.id)),
+        ),
     }),
     defineRoute({
       method: "get",

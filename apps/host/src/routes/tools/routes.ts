@@ -47,8 +47,7 @@ export function toolRoutes(
         const cursorOf = (row: { serviceId: string; position: number }) => [row.serviceId, row.position];
         // Without `include=schemas` the schema columns are not even read: they are most of a row (GitHub's API:
         // 9 MB for 1,223 tools), and parsing them was most of a page's time.
-        if (include === "schemas")
-          return json(200, toPage(store.listToolsWithSchemas(page), limit, detail, cursorOf));
+        if (include === "schemas") return json(200, toPage(store.listToolsWithSchemas(page), limit, detail, cursorOf));
         return json(200, toPage(store.listTools(page), limit, record, cursorOf));
       },
     }),
