@@ -87,6 +87,16 @@ describe("generateDefinition", () => {
     ]);
   });
 
+  it("gives each tool its endpoint (method and path template, without a fragment), for the host's search", async () => {
+    const definition = await generateDefinition(
+      doc({
+        "/pets/{petId}": { get: { operationId: "getPet", responses: ok } },
+        "/x#frag": { post: { operationId: "x", responses: ok } },
+      }),
+    );
+    expect(definition.tools.map((t) => t.endpoint)).toEqual(["GET /pets/{petId}", "POST /x"]);
+  });
+
   it("outputSchema: lowest 2xx, then default, text for non-JSON, {} when nothing is declared", async () => {
     const json = (type: string) => ({ "application/json": { schema: { type } } });
     const definition = await generateDefinition(

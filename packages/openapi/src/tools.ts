@@ -83,6 +83,7 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
     inputSchema,
     outputSchema: outputSchema(operation, emitter),
     adapterDomain: adapterDomain as unknown as Record<string, unknown>,
+    endpoint: `${operation.method.toUpperCase()} ${adapterDomain.path}`,
   };
 }
 
