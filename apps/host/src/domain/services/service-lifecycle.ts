@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
 import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
 import { isUniqueViolation } from "../../db/client.js";
-import { CyrnelError, messageOf, notFound } from "../../errors.js";
+import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
 import { applyPatch } from "../../lib/json-patch.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
@@ -19,6 +19,7 @@ import type { HostLogger } from "../../log.js";
 import type { ModuleRegistry } from "../modules/module-registry.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { checkDefinition } from "./definition-check.js";
+import { serviceNotFound } from "./not-found.js";
 import { serviceDetail } from "./records.js";
 import type { ServiceRow, ServiceStore } from "./service-store.js";
 
@@ -281,7 +282,7 @@ export class ServiceLifecycle {
 
   private row(id: string): ServiceRow {
     const row = this.options.store.get(id);
-    if (!row) throw notFound(`service "${id}"`);
+    if (!row) throw serviceNotFound(this.options.store, id);
     return row;
   }
 

@@ -101,6 +101,25 @@ export class ServiceStore {
       .all();
   }
 
+  /** Every service id (for suggestions when one is misspelled). */
+  serviceIds(): string[] {
+    return this.db
+      .select({ id: services.id })
+      .from(services)
+      .all()
+      .map((row) => row.id);
+  }
+
+  /** Every tool id of a service (for suggestions when one is misspelled). */
+  toolIdsOf(serviceId: string): string[] {
+    return this.db
+      .select({ id: tools.id })
+      .from(tools)
+      .where(eq(tools.serviceId, serviceId))
+      .all()
+      .map((row) => row.id);
+  }
+
   definitionText(id: string): string | undefined {
     return this.db.select({ definition: services.definition }).from(services).where(eq(services.id, id)).get()
       ?.definition;
