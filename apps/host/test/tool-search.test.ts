@@ -118,6 +118,14 @@ describe("search quality on real documents", () => {
   });
 });
 
+describe("parameters a secret provides", () => {
+  it("Slack's token is optional in the tool's schema, as the openapi adapter fills it from the secret", async () => {
+    const tool = (await host.api("GET", "/tools/slack/chat_postMessage")).body;
+    expect(tool.inputSchema.required ?? []).not.toContain("token");
+    expect(tool.inputSchema.properties.token.description).toContain('secret "slackAuth"');
+  });
+});
+
 describe("ranked search", () => {
   it("finds ids written with dots, and endpoints and service names", async () => {
     expect((await search("chat.postMessage")).items[0]).toMatchObject({ serviceId: "slack", id: "chat_postMessage" });

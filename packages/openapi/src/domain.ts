@@ -29,6 +29,8 @@ export interface ParameterBinding {
   allowReserved: boolean;
   /** Content-based parameter: the value is sent as JSON text. */
   contentType?: string;
+  /** The security scheme whose secret fills this parameter when the caller leaves it out (`secret-parameters.ts`). */
+  secret?: string;
 }
 
 export interface BodyBinding {

@@ -1,4 +1,5 @@
 import type { JSONSchema, ToolDefinition } from "@cyrnel/sdk";
+import type { SchemeDomain } from "./auth.js";
 import { WHOLE_BODY_PART } from "./body.js";
 import { type BodyBinding, DOMAIN_FORMAT, type ParameterBinding, type ToolDomain } from "./domain.js";
 import { fileInputSchema } from "./files.js";
@@ -7,6 +8,7 @@ import type { Operation, OperationParameter, RequestBody } from "./operations.js
 import { BODY_KEY, parameterKeys } from "./parameters.js";
 import { define, entriesOf, isRecord, type JsonRecord, own, ownArray } from "./records.js";
 import { DRAFT_07, type SchemaEmitter } from "./schemas.js";
+import { coveredDescription, coveringScheme } from "./secret-parameters.js";
 
 /**
  * Stage 4: one normalised operation → one tool. `inputSchema` is an object
@@ -15,7 +17,12 @@ import { DRAFT_07, type SchemaEmitter } from "./schemas.js";
  * response's body (`{}` when the document declares none).
  */
 
-export function buildTool(operation: Operation, id: string, emitter: SchemaEmitter): ToolDefinition {
+export function buildTool(
+  operation: Operation,
+  id: string,
+  emitter: SchemaEmitter,
+  schemes: Record<string, SchemeDomain>,
+): ToolDefinition {
   const label = `${operation.method.toUpperCase()} ${operation.path}`;
   const bodyMedia = operation.body ? pickRequestMediaType(operation.body.content) : undefined;
   const keys = parameterKeys(operation.parameters, bodyMedia !== undefined);
@@ -23,12 +30,16 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
   const properties: Record<string, JSONSchema> = {};
   const required: string[] = [];
   const refs = new Set<string>();
+  // Parameters a secret provides are optional: the adapter sends the secret when the caller leaves them out.
+  const covering = operation.parameters.map((parameter) => coveringScheme(parameter, operation.security, schemes));
   operation.parameters.forEach((parameter, index) => {
     const key = keys[index]!;
     const { schema, refs: used } = parameterSchema(parameter, emitter);
     for (const ref of used) refs.add(ref);
-    define(properties, key, schema);
-    if (parameter.required) required.push(key);
+    const scheme = covering[index];
+    const own = typeof schema.description === "string" ? schema.description : undefined;
+    define(properties, key, scheme ? { ...schema, description: coveredDescription(own, scheme) } : schema);
+    if (parameter.required && !scheme) required.push(key);
   });
   let body: BodyBinding | null = null;
   if (operation.body && bodyMedia) {
@@ -56,6 +67,7 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
     explode: parameter.explode,
     allowReserved: parameter.allowReserved,
     ...(parameter.contentType ? { contentType: parameter.contentType } : {}),
+    ...(covering[index] ? { secret: covering[index] } : {}),
   }));
   const toolServer = operation.servers[0];
   const adapterDomain: ToolDomain = {
