@@ -1,6 +1,10 @@
 // Process round trip: `POST /processes {block:true}` with trivial code,
 // against a raw isolated-vm context create + compile + run in this process.
-// Then throughput: blocking trivial processes per second from 16 clients.
+// Then where the time goes: the same round trip against `GET /health` (the
+// HTTP floor: same client, server and stack, no process) and against a
+// fresh isolate's whole life in this process (what every process pays,
+// since none reuses an isolate). Then throughput: blocking trivial processes
+// per second from 16 clients.
 import { pathToFileURL } from "node:url";
 import ivm from "isolated-vm";
 import { startHost } from "./lib/host.mjs";
@@ -19,6 +23,12 @@ export async function processRoundtrip() {
     context.release();
   });
   isolate.dispose();
+  const fresh = await timeEach(ROUNDS, async () => {
+    const own = new ivm.Isolate({ memoryLimit: 128 });
+    const context = own.createContextSync();
+    await context.eval("const out = { ok: 1 + 1 }; JSON.stringify(out)");
+    own.dispose();
+  });
 
   const host = await startHost();
   try {
@@ -27,11 +37,22 @@ export async function processRoundtrip() {
       const result = await host.api("POST", "/processes", { code: CODE, block: true });
       if (result.exitState !== "success") throw new Error(JSON.stringify(result));
     });
+    const health = await timeEach(ROUNDS, () => host.api("GET", "/health"));
     const results = [
       report(
         "process round trip (median)",
         { value: median(viaHost), label: `POST /processes block:true, ${ROUNDS} sequential runs over HTTP` },
         { value: median(raw), label: "raw isolated-vm: createContext + compileScript + run, warm isolate" },
+      ),
+      report(
+        "process round trip against the HTTP floor (median)",
+        { value: median(viaHost), label: "POST /processes block:true (above)" },
+        { value: median(health), label: "GET /health: the same client, server and HTTP stack, no process" },
+      ),
+      report(
+        "process round trip against a fresh isolate's whole life (median)",
+        { value: median(viaHost), label: "POST /processes block:true (above)" },
+        { value: median(fresh), label: "new Isolate + context + eval + dispose in this process" },
       ),
     ];
 

@@ -1,4 +1,5 @@
 // Runs every benchmark and prints a summary table of ratios.
+import { concurrency } from "./concurrency.mjs";
 import { installLarge } from "./install-large.mjs";
 import { processRoundtrip } from "./process-roundtrip.mjs";
 import { toolCalls } from "./tool-calls.mjs";
@@ -7,7 +8,7 @@ import { toolsList } from "./tools-list.mjs";
 import { typesSize } from "./types-size.mjs";
 
 const results = [];
-for (const bench of [processRoundtrip, toolCalls, installLarge, toolsList, toolSearch, typesSize])
+for (const bench of [processRoundtrip, toolCalls, concurrency, installLarge, toolsList, toolSearch, typesSize])
   results.push(...(await bench()));
 console.log("\nsummary (ratio = cyrnel / baseline; lower is better, except throughput where higher is better)");
 for (const result of results) console.log(`  ${result.ratio.toFixed(2).padStart(8)}×  ${result.name}`);

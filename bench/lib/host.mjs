@@ -11,9 +11,13 @@ const bin =
   process.env.HOST_BIN ??
   join(dirname(createRequire(import.meta.url).resolve("@cyrnel/host/package.json")), "bin", "cyrnel.js");
 
-export async function startHost(env = {}) {
+/** `nodeArgs`: extra options for the host's Node; `BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles it. */
+export async function startHost(
+  env = {},
+  nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean),
+) {
   const dataDir = mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
-  const child = spawn(process.execPath, ["--no-node-snapshot", bin, "start"], {
+  const child = spawn(process.execPath, ["--no-node-snapshot", ...nodeArgs, bin, "start"], {
     env: { ...process.env, CYRNEL_DATA_DIR: dataDir, CYRNEL_PORT: "0", CYRNEL_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -28,7 +32,8 @@ export async function startHost(env = {}) {
   });
   // Keep reading stdout (info logs, e.g. module activity) so the pipe never fills.
   child.stdout.resume();
-  const api = async (method, path, body) => {
+  /** Any answer, with its status and headers. */
+  const request = async (method, path, body) => {
     const response = await fetch(`${url}${path}`, {
       method,
       headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -36,7 +41,12 @@ export async function startHost(env = {}) {
     });
     const text = await response.text();
     const parsed = response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text;
-    if (response.status >= 400) throw new Error(`${method} ${path} → ${response.status}: ${text.slice(0, 500)}`);
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+  /** The body of a successful answer; anything else throws. */
+  const api = async (method, path, body) => {
+    const { status, body: parsed, text } = await request(method, path, body);
+    if (status >= 400) throw new Error(`${method} ${path} → ${status}: ${text.slice(0, 500)}`);
     return parsed;
   };
   const stop = async () => {
@@ -44,5 +54,5 @@ export async function startHost(env = {}) {
     await new Promise((resolve) => child.once("exit", resolve));
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { url, api, stop };
+  return { url, pid: child.pid, api, request, stop };
 }

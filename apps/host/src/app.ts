@@ -13,8 +13,13 @@ import { type Db, openDatabase } from "./db/client.js";
 import { SpaceReclaimer } from "./db/space.js";
 import { EnvironmentDocs } from "./domain/environment-docs.js";
 import { hostHealth } from "./domain/host-health.js";
+import { ModuleEntries } from "./domain/modules/module-entries.js";
+import { ModuleEvents } from "./domain/modules/module-events.js";
 import { ModuleInstaller } from "./domain/modules/module-installer.js";
+import { ModuleLoader } from "./domain/modules/module-loader.js";
+import { ModuleQuarantine } from "./domain/modules/module-quarantine.js";
 import { ModuleRegistry } from "./domain/modules/module-registry.js";
+import { ModuleStore } from "./domain/modules/module-store.js";
 import { ProcessRunner } from "./domain/processes/process-runner.js";
 import { ProcessStore } from "./domain/processes/process-store.js";
 import { Registries } from "./domain/registries/registries.js";
@@ -35,6 +40,7 @@ import { buildOpenApiDocument } from "./http/openapi-document.js";
 import type { RouteDefinition } from "./http/route.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
+import { KeyedMutex } from "./lib/keyed-mutex.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
@@ -90,47 +96,20 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
 
   const validator = new SchemaValidator();
   const store = new ServiceStore(db);
-  // Modules, services and processes depend on each other only through these late-bound functions.
-  let services: ServiceLifecycle | undefined;
-  let modules: ModuleRegistry | undefined;
+  const moduleStore = new ModuleStore(db);
   const processStore = new ProcessStore(db);
   const interrupted = processStore.markInterrupted();
   if (interrupted > 0)
     logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
-  const runner: ProcessRunner = new ProcessRunner({
-    store: processStore,
-    logger,
-    limits: {
-      codeBytes: config.processCodeLimitBytes,
-      streamBytes: config.processStreamLimitBytes,
-      outputBytes: config.processOutputLimitBytes,
-      followers: config.processFollowersLimit,
-    },
-    environment: () => modules!.activeEnvironment(),
-    invokeTool: (input): Promise<unknown> => gate.invoke(input),
-    catalog: () => store.catalog(),
-  });
-  modules = new ModuleRegistry({
-    db,
-    validator,
-    secrets,
-    logger,
-    modulesDir: join(config.dataDir, "modules"),
-    hostVersion: HOST_VERSION,
-    builtins: options.builtins ?? BUILTIN_MODULES,
-    bindings: runner.bindings,
-    lifecycleTimeoutMs: config.moduleLoadTimeoutMs,
-    hooks: {
-      adapterActivated: (id) => services!.hydrateAdapter(id),
-      adapterReplaced: (id) => services!.regenerateAdapter(id),
-      adapterRemoving: (id) => services!.removeAdapterServices(id),
-      drainEnvironment: (id) => runner.drain(id),
-      cancelEnvironment: (id) => runner.cancel(id, "canceled: the environment was disabled"),
-    },
-  });
-  services = new ServiceLifecycle({
+
+  // Modules, services and processes: the registry publishes module events and awaits what services and the process
+  // runner do about them (they subscribe in their constructors); everything else reads the module entries.
+  const moduleEvents = new ModuleEvents();
+  const moduleEntries = new ModuleEntries(moduleStore);
+  const services = new ServiceLifecycle({
     store,
-    modules,
+    modules: moduleEntries,
+    events: moduleEvents,
     secrets,
     validator,
     logger,
@@ -140,14 +119,58 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     denyPrivateDownloads: config.downloadDenyPrivate,
     spaceFreed: () => space.soon(),
   });
-  const gate: ToolGate = new ToolGate({
+  const gate = new ToolGate({
     store,
-    modules,
+    modules: moduleEntries,
     secrets,
     validator,
     logger,
     invokeTimeoutMs: config.invokeTimeoutMs,
-    unavailable: (id) => services!.unavailableReason(id),
+    unavailable: (id) => services.unavailableReason(id),
+  });
+  const runner = new ProcessRunner({
+    store: processStore,
+    logger,
+    limits: {
+      codeBytes: config.processCodeLimitBytes,
+      streamBytes: config.processStreamLimitBytes,
+      outputBytes: config.processOutputLimitBytes,
+      followers: config.processFollowersLimit,
+    },
+    environment: () => moduleEntries.activeEnvironment(),
+    events: moduleEvents,
+    invokeTool: (input) => gate.invoke(input),
+    catalog: () => store.catalog(),
+  });
+  const modulesDir = join(config.dataDir, "modules");
+  // One lock per module: enabling, settings and loading never interleave on one module.
+  const moduleLocks = new KeyedMutex();
+  const quarantine = new ModuleQuarantine(modulesDir);
+  const moduleRegistry = new ModuleRegistry({
+    entries: moduleEntries,
+    store: moduleStore,
+    events: moduleEvents,
+    locks: moduleLocks,
+    quarantine,
+    secrets,
+    validator,
+    logger,
+    bindings: runner.bindings,
+    lifecycleTimeoutMs: config.moduleLoadTimeoutMs,
+  });
+  const moduleLoader = new ModuleLoader({
+    entries: moduleEntries,
+    store: moduleStore,
+    registry: moduleRegistry,
+    locks: moduleLocks,
+    quarantine,
+    secrets,
+    validator,
+    logger,
+    modulesDir,
+    hostVersion: HOST_VERSION,
+    builtins: options.builtins ?? BUILTIN_MODULES,
+    lifecycleTimeoutMs: config.moduleLoadTimeoutMs,
   });
 
   // Registries: catalogue browsing, and installs/updates of services and modules from descriptors.
@@ -165,11 +188,13 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   });
   // Module archives share the definition size cap: one operator-facing limit for downloaded artifacts.
   const moduleInstaller = new ModuleInstaller({
-    modules,
+    loader: moduleLoader,
+    entries: moduleEntries,
+    store: moduleStore,
     validator,
     logger,
     hostVersion: HOST_VERSION,
-    modulesDir: join(config.dataDir, "modules"),
+    modulesDir,
     fetchRelease: (source, version) =>
       registryClient.release(source, version, "module archive", config.definitionLimitBytes),
     downloadArchive: async (url) =>
@@ -183,23 +208,24 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ).body,
   });
 
-  await modules.start();
+  await moduleLoader.start();
+  await moduleRegistry.start();
 
-  const docs = new EnvironmentDocs(modules, store, config.invokeTimeoutMs, config.agentTextLimitChars);
+  const docs = new EnvironmentDocs(moduleEntries, store, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(
       HOST_VERSION,
       () => (document ??= buildOpenApiDocument(routes, HOST_VERSION)),
-      () => hostHealth(modules),
+      () => hostHealth(moduleEntries),
     ),
     ...serviceRoutes(services, store),
     ...serviceRegistryRoutes(registryInstalls),
     ...toolRoutes(store, gate, docs),
-    ...moduleRoutes(modules),
+    ...moduleRoutes(moduleEntries, moduleRegistry, moduleLoader),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
-    ...processRoutes(runner),
+    ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars }),
     ...environmentRoutes(docs),
   ];
 
@@ -236,16 +262,16 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   mountRoutes(app, routes, {
     bodyLimit: config.bodyLimitBytes,
     definitionBodyLimit: config.definitionLimitBytes,
-    validateResponses: options.validateResponses ?? false,
+    validateResponses: options.validateResponses ?? config.validateResponses,
   });
-  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes });
+  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
 
   return {
     app,
     config,
     logger,
     db,
-    modules,
+    modules: moduleRegistry,
     services,
     gate,
     processes: runner,
@@ -260,7 +286,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
           setTimeout(resolve, config.shutdownTimeoutMs).unref();
         });
       }
-      await modules.stop();
+      await moduleRegistry.stop();
       space.stop();
       space.reclaim();
       db.$client.close();

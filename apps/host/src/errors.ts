@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   /** A running process already has as many live followers (`GET /processes/:id/events`) as allowed. */
   too_many_followers: 429,
+  /** The active environment is past its capacity (executions, memory, queue); answered with `Retry-After`. */
+  at_capacity: 429,
   internal: 500,
   adapter_error: 502,
   /** A registry could not be reached or failed (connection refused, timeout, redirect loop, HTTP 5xx). */
@@ -60,6 +62,12 @@ function didYouMean(names: readonly string[]): string {
   const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
   return `; did you mean ${list}?`;
 }
+
+/** `details.retryAfterSeconds` becomes the answer's `Retry-After` header. */
+export const atCapacity = (reason: string, retryAfterSeconds: number) =>
+  new CyrnelError("at_capacity", `${reason}; nothing was run, submit again in ${retryAfterSeconds} s`, {
+    retryAfterSeconds,
+  });
 
 export const noEnvironment = () =>
   new CyrnelError("no_environment", "no environment module is active; enable one under /modules");

@@ -350,8 +350,8 @@ describe("kill", () => {
     expect((await host.api("POST", `/processes/${id}/signals/kill`)).status).toBe(409);
   });
 
-  it("cancels a queued process while the only isolate is busy (poolSize 1)", async () => {
-    expect(await patchEnvironmentConfig({ poolSize: 1 })).toMatchObject({ poolSize: 1 });
+  it("cancels a queued process while the sandbox takes one execution at a time (maxExecutions 1)", async () => {
+    expect(await patchEnvironmentConfig({ maxExecutions: 1 })).toMatchObject({ maxExecutions: 1 });
     try {
       const runner = await startIn("running", "while (true) {}");
       const queued = await startIn("queued", "cyrnel.output({ ran: true });");
@@ -362,10 +362,10 @@ describe("kill", () => {
       // The runner was not disturbed by the queued kill.
       expect((await host.api("GET", `/processes/${runner}`)).body.state).toBe("running");
       expect((await host.api("POST", `/processes/${runner}/signals/kill`)).body.exitState).toBe("canceled");
-      // The single isolate was replaced and takes new work.
+      // The sandbox takes new work.
       expect((await run("cyrnel.output({ after: 1 });")).output).toEqual({ after: 1 });
     } finally {
-      expect(await patchEnvironmentConfig({ poolSize: null })).toMatchObject({ poolSize: 2 });
+      expect(await patchEnvironmentConfig({ maxExecutions: null })).toMatchObject({ maxExecutions: 500 });
     }
   });
 });
@@ -441,8 +441,7 @@ describe("memory bombs", () => {
 });
 
 describe("concurrency", () => {
-  it("runs 20 concurrent processes on a pool of 2, all succeeding", async () => {
-    expect((await host.api("GET", "/modules/typescript-ivm/config")).body.config).toMatchObject({ poolSize: 2 });
+  it("runs 20 concurrent processes, all succeeding", async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         run(`
@@ -504,7 +503,7 @@ describe("work that used to stall the host or wedge the sandbox", () => {
 for (let i = 0; i < 1e4; i++) fr.register({ big: new Array(100).fill(i) }, i);
 (globalThis as any).keep = fr;
 cyrnel.output({ a: 1 });`;
-    // Every warm isolate of the pool of 2, several times over; then code that makes V8 collect.
+    // Poisoned processes side by side, several times over; then code that makes V8 collect.
     for (let round = 0; round < 3; round++) {
       const poisoned = await Promise.all([run(poison, { timeoutMs: 5_000 }), run(poison, { timeoutMs: 5_000 })]);
       // How a poisoned process itself ends is not the point; that later ones run is.

@@ -587,8 +587,8 @@ describe("a hostile campaign against one host", () => {
   }, 240_000);
 
   it("runs the shared hostile sandbox programs, two at a time, each ending exactly as it must", async () => {
-    // Two lanes on the pool of two isolates: no program waits in the queue, so the ones whose 300 ms deadline is
-    // under test end at that deadline, not in the queue.
+    // Two lanes, far below the sandbox's maxExecutions: no program waits in the queue, so the ones whose 300 ms
+    // deadline is under test end at that deadline, not in the queue.
     const asProgramResult = (process: ProcessRecord): ProgramResult => ({
       exit: process.exitState ?? "",
       error: process.error,

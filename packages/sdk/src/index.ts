@@ -21,6 +21,7 @@ export {
 export { isValidIdentifier, RESERVED_IDENTIFIERS } from "./identifier.js";
 export {
   type AdapterModule,
+  type EnvironmentAdmission,
   type EnvironmentBindings,
   type EnvironmentHealth,
   type EnvironmentModule,

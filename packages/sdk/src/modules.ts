@@ -114,6 +114,21 @@ export interface EnvironmentHealth {
 }
 
 /**
+ * Whether an environment takes one more execution now. A refusal says when
+ * to try again; the host answers the submission `429 at_capacity` with that
+ * as `Retry-After` and records nothing.
+ */
+export type EnvironmentAdmission =
+  | { admitted: true }
+  | {
+      admitted: false;
+      /** Whole seconds (at least 1) after which a new submission is likely to be admitted. */
+      retryAfterSeconds: number;
+      /** Which limit was reached, in words an agent or operator can act on; no secrets. */
+      reason: string;
+    };
+
+/**
  * Runs untrusted code. Exactly one environment is active at a time. The
  * environment reports `queued`/`running` through the bindings and resolves
  * `execute` with the exit state; the host owns ids, the timeout backstop,
@@ -149,6 +164,17 @@ export interface EnvironmentModule extends Module {
    * must not throw. Without it the host assumes `ok` while the module is active.
    */
   health?(): EnvironmentHealth;
+  /**
+   * Optional (a cyrnel extension): whether one more execution would be
+   * taken now (run or queued) or is past the environment's capacity. The
+   * host asks right before it records a run and, when admitted, calls
+   * `execute` in the same synchronous turn, so nothing can take the place
+   * in between: an environment that counts its executions synchronously in
+   * `execute` needs no reservation. Must be synchronous, cheap and must not
+   * throw. Without it every submission is admitted, and an environment past
+   * its capacity can only fail the execution.
+   */
+  admit?(): EnvironmentAdmission;
 }
 
 /**

@@ -1,29 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { CONFIG_SCHEMA, parseConfig } from "./config.js";
+import { CONFIG_SCHEMA, DEPRECATED_OPTIONS, parseConfig } from "./config.js";
 
 describe("parseConfig", () => {
   it("applies defaults", () => {
     expect(parseConfig({})).toEqual({
-      poolSize: 2,
+      maxExecutions: 500,
+      queueSize: 500,
+      memoryBudgetMb: 1024,
+      warmIsolates: 4,
       memoryLimitMb: 128,
-      queueSize: 256,
       defaultTimeoutMs: 30_000,
       maxTimers: 1000,
       maxPendingToolCalls: 256,
       maxLogBytes: 1024 * 1024,
       maxOutputBytes: 1024 * 1024,
-      maxWorkerRssMb: 1024,
       watchdogTimeoutMs: 10_000,
     });
   });
 
   it("keeps given values, including a null default timeout", () => {
-    const config = parseConfig({ poolSize: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
-    expect(config).toMatchObject({ poolSize: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
+    const config = parseConfig({ maxExecutions: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
+    expect(config).toMatchObject({ maxExecutions: 4, memoryLimitMb: 32, queueSize: 0, defaultTimeoutMs: null });
   });
 
   it.each([
-    [{ poolSize: 0 }, "poolSize must be an integer from 1 to 64, got 0"],
+    [{ maxExecutions: 0 }, "maxExecutions must be an integer from 1 to 100000, got 0"],
+    [{ memoryBudgetMb: 32 }, "memoryBudgetMb must be an integer from 64 to 1048576, got 32"],
     [{ memoryLimitMb: 4 }, "memoryLimitMb must be an integer from 8 to 8192, got 4"],
     [{ queueSize: 1.5 }, "queueSize must be an integer"],
     [{ maxTimers: "10" }, 'maxTimers must be an integer from 1 to 100000, got "10"'],
@@ -34,8 +36,18 @@ describe("parseConfig", () => {
     expect(() => parseConfig(raw)).toThrow(message);
   });
 
+  it("accepts and ignores the keys of earlier versions, so a stored config still activates", () => {
+    expect(parseConfig({ poolSize: 2, maxWorkerRssMb: 1024 })).toEqual(parseConfig({}));
+    const properties = CONFIG_SCHEMA.properties as Record<string, { deprecated?: boolean }>;
+    expect(Object.keys(DEPRECATED_OPTIONS).map((name) => properties[name]?.deprecated)).toEqual([true, true]);
+  });
+
   it("describes every key with a default in the schema", () => {
-    const properties = CONFIG_SCHEMA.properties as Record<string, { default?: unknown; description?: string }>;
+    const properties = Object.fromEntries(
+      Object.entries(CONFIG_SCHEMA.properties as Record<string, { default?: unknown; description?: string }>).filter(
+        ([name]) => !(name in DEPRECATED_OPTIONS),
+      ),
+    );
     expect(Object.keys(properties).sort()).toEqual(Object.keys(parseConfig({})).sort());
     for (const [name, property] of Object.entries(properties)) {
       expect(property.default, name).toEqual(parseConfig({})[name as keyof ReturnType<typeof parseConfig>]);

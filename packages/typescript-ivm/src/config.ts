@@ -2,16 +2,17 @@ import type { JSONSchema } from "@cyrnel/sdk";
 
 /** The module's configuration, with defaults applied. */
 export interface EnvironmentConfig {
-  poolSize: number;
-  memoryLimitMb: number;
+  maxExecutions: number;
   queueSize: number;
+  memoryBudgetMb: number;
+  warmIsolates: number;
+  memoryLimitMb: number;
   /** Used only when a caller leaves `options.timeoutMs` undefined; `null` means no limit. */
   defaultTimeoutMs: number | null;
   maxTimers: number;
   maxPendingToolCalls: number;
   maxLogBytes: number;
   maxOutputBytes: number;
-  maxWorkerRssMb: number;
   watchdogTimeoutMs: number;
 }
 
@@ -26,24 +27,38 @@ interface IntegerOption {
 }
 
 const INTEGER_OPTIONS = {
-  poolSize: {
+  maxExecutions: {
     description:
-      "Executions that run at the same time; as many fresh isolates are kept warm (each execution gets its own, disposed when it ends).",
+      "Executions in the sandbox at the same time, each in an isolate of its own (most of them usually just awaiting a tool call or a timer); more wait in the queue.",
     minimum: 1,
-    maximum: 64,
-    default: 2,
+    maximum: 100_000,
+    default: 500,
+  },
+  queueSize: {
+    description:
+      "Executions that may wait for room in the sandbox (maxExecutions or memoryBudgetMb reached); past it a submission is refused with 429 at_capacity.",
+    minimum: 0,
+    maximum: 100_000,
+    default: 500,
+  },
+  memoryBudgetMb: {
+    description:
+      "Resident memory of the sandbox process in MB. New executions wait while it is reached; if it keeps growing past it, the execution with the largest heap fails; once idle above it, the process is replaced.",
+    minimum: 64,
+    maximum: 1024 * 1024,
+    default: 1024,
+  },
+  warmIsolates: {
+    description: "Fresh isolates kept ready, so that an execution rarely waits for one to be created.",
+    minimum: 0,
+    maximum: 1000,
+    default: 4,
   },
   memoryLimitMb: {
     description: "Heap limit of each isolate in MB. Code that exceeds it fails with a memory-limit error.",
     minimum: 8,
     maximum: 8192,
     default: 128,
-  },
-  queueSize: {
-    description: "Executions that may wait for a free isolate; further ones fail immediately.",
-    minimum: 0,
-    maximum: 100_000,
-    default: 256,
   },
   maxTimers: {
     description: "Pending setTimeout timers per execution.",
@@ -69,13 +84,6 @@ const INTEGER_OPTIONS = {
     maximum: 1024 * 1024 * 1024,
     default: 1024 * 1024,
   },
-  maxWorkerRssMb: {
-    description:
-      "Resident memory of the sandbox process after which it is replaced once idle (isolate memory is not always returned to the OS).",
-    minimum: 64,
-    maximum: 1024 * 1024,
-    default: 1024,
-  },
   watchdogTimeoutMs: {
     description:
       "How long the sandbox process may go without answering while it has work before it is killed and replaced (its running executions fail).",
@@ -87,10 +95,28 @@ const INTEGER_OPTIONS = {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * Keys of earlier versions, still accepted so that a stored config keeps
+ * activating after an upgrade, and ignored: the pool of `poolSize` isolates
+ * gave way to `maxExecutions` and `warmIsolates`, and `maxWorkerRssMb` to
+ * `memoryBudgetMb`.
+ */
+export const DEPRECATED_OPTIONS = {
+  poolSize:
+    "Deprecated and ignored: executions are admitted by maxExecutions and memoryBudgetMb; spares by warmIsolates.",
+  maxWorkerRssMb: "Deprecated and ignored: see memoryBudgetMb.",
+} as const;
+
 export const CONFIG_SCHEMA: JSONSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
+    ...Object.fromEntries(
+      Object.entries(DEPRECATED_OPTIONS).map(([name, description]) => [
+        name,
+        { type: "integer", deprecated: true, description },
+      ]),
+    ),
     ...Object.fromEntries(
       Object.entries(INTEGER_OPTIONS).map(([name, option]) => [name, { type: "integer", ...option }]),
     ),
@@ -131,15 +157,16 @@ export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
     defaultTimeoutMs = value;
   }
   return {
-    poolSize: integer("poolSize"),
-    memoryLimitMb: integer("memoryLimitMb"),
+    maxExecutions: integer("maxExecutions"),
     queueSize: integer("queueSize"),
+    memoryBudgetMb: integer("memoryBudgetMb"),
+    warmIsolates: integer("warmIsolates"),
+    memoryLimitMb: integer("memoryLimitMb"),
     defaultTimeoutMs,
     maxTimers: integer("maxTimers"),
     maxPendingToolCalls: integer("maxPendingToolCalls"),
     maxLogBytes: integer("maxLogBytes"),
     maxOutputBytes: integer("maxOutputBytes"),
-    maxWorkerRssMb: integer("maxWorkerRssMb"),
     watchdogTimeoutMs: integer("watchdogTimeoutMs"),
   };
 }

@@ -1,4 +1,5 @@
 import type {
+  EnvironmentAdmission,
   EnvironmentHealth,
   EnvironmentModule,
   EnvironmentSetupContext,
@@ -54,6 +55,11 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
     // Without setup there are no bindings to report through; the host sees a plain failure.
     if (this.supervisor === null) return "failed";
     return this.supervisor.execute(input);
+  }
+
+  admit(): EnvironmentAdmission {
+    // Without a sandbox `execute` fails the run with the reason; a 429 would only hide it.
+    return this.supervisor?.admit() ?? { admitted: true };
   }
 
   async kill(executionId: number): Promise<void> {

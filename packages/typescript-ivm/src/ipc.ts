@@ -10,9 +10,11 @@ import type { ExecutionExitState, InvokeInput } from "@cyrnel/sdk";
 
 /** What the worker needs to build its isolates and enforce per-run limits. */
 export interface WorkerOptions {
-  /** Fresh isolates the worker keeps warm (one per execution the host runs at once). */
-  poolSize: number;
+  /** Fresh isolates the worker keeps ready for executions to come. */
+  warmIsolates: number;
   memoryLimitMb: number;
+  /** Resident memory the worker may grow to; past it and still growing, it fails its largest isolate. */
+  memoryBudgetMb: number;
   maxTimers: number;
   maxPendingToolCalls: number;
   maxLogBytes: number;
@@ -49,12 +51,19 @@ export type FromWorker =
   | { type: "output"; executionId: number; patch: Record<string, unknown> }
   | { type: "error"; executionId: number; message: string }
   | { type: "invoke"; executionId: number; callId: number; input: InvokeInput }
-  /** Always after the run's `error` message, if any; `rssBytes` lets the host recycle a bloated worker. */
-  | { type: "done"; executionId: number; exit: ExecutionExitState; rssBytes: number }
+  /** Always after the run's `error` message, if any. */
+  | { type: "done"; executionId: number; exit: ExecutionExitState }
+  /**
+   * The worker's resident memory: sent every 200 ms while it has
+   * executions, and once when its last execution has ended. The host admits
+   * executions by it and recycles a worker idle above budget.
+   */
+  | { type: "memory"; rssBytes: number }
   /**
    * V8 lost control of an isolate (an allocation past the heap limit that
    * isolated-vm could not turn into a normal memory-limit error). The
-   * isolate's thread is parked forever; the worker exits right after this.
+   * isolate's thread is parked forever; the worker fails that execution
+   * (its `error` and `done` follow) and goes on with the others.
    */
   | { type: "catastrophic"; executionId: number | null; message: string }
   | { type: "log"; level: "debug" | "info" | "warn" | "error"; message: string; fields?: Record<string, unknown> };

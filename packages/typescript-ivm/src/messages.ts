@@ -9,15 +9,24 @@
 
 export const timedOut = (timeoutMs: number) => `Timed out after ${timeoutMs} ms`;
 
-/** A queued execution may wait for an isolate at most its own timeoutMs (then it gets all of it to run). */
+/** A queued execution may wait for room in the sandbox at most its own timeoutMs (then it gets all of it to run). */
 export const timedOutInQueue = (timeoutMs: number) =>
-  `Timed out after ${timeoutMs} ms waiting in the queue: every isolate was busy, so the code never ran`;
+  `Timed out after ${timeoutMs} ms waiting in the queue: the sandbox was at capacity, so the code never ran`;
 
 export const memoryLimitExceeded = (limitMb: number) =>
   `Memory limit exceeded: the code used more than the ${limitMb} MB heap limit of its isolate`;
 
-export const queueFull = (queueSize: number) =>
-  `typescript-ivm queue is full: ${queueSize} executions are already waiting for an isolate; try again later`;
+/** Why a submission is refused (the host answers it `429 at_capacity`, or the execution fails with it). */
+export const atCapacity = (live: number, queueSize: number, memoryBound: boolean) =>
+  `typescript-ivm is at capacity: ${plural(live, "execution")} in the sandbox${
+    memoryBound ? " (its memory budget is reached)" : ""
+  } and ${queueSize} waiting in the queue`;
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+
+/** The execution the memory guard failed: the sandbox process outgrew its budget and this isolate was the largest. */
+export const memoryBudgetExceeded = (budgetMb: number, rssMb: number, heapMb: number) =>
+  `Memory budget exceeded: the sandbox process grew to ${rssMb} MB, past its budget of ${budgetMb} MB, and this execution's isolate was the largest (${heapMb} MB)`;
 
 export const duplicateExecution = (executionId: number) => `Execution ${executionId} is already queued or running`;
 
@@ -26,8 +35,9 @@ export const outputTooLarge = (limitBytes: number) =>
 
 /** The run whose isolate V8 could not recover (isolated-vm's "catastrophic" out-of-memory path). */
 export const memoryCatastrophe = (limitMb: number) =>
-  `${memoryLimitExceeded(limitMb)} (V8 could not recover the isolate, so the sandbox process was restarted)`;
+  `${memoryLimitExceeded(limitMb)} (V8 could not recover the isolate, so its sandbox process is being replaced)`;
 
+/** Only when a sandbox process that lost an isolate had to end before this execution did (see supervisor.ts). */
 export const interruptedByCatastrophe = () =>
   "Interrupted: the sandbox process was restarted because another execution exhausted its isolate's memory";
 

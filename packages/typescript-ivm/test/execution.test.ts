@@ -4,7 +4,7 @@ import { FakeHost } from "./support/fake-host.js";
 const host = new FakeHost();
 
 beforeAll(async () => {
-  await host.start({ poolSize: 2, memoryLimitMb: 64 });
+  await host.start({ maxExecutions: 2, memoryLimitMb: 64 });
 });
 
 afterAll(async () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   server = await startToolServer();
   host.services.demo = httpService(server.url);
   // One isolate: every run reuses the same warm isolate, so leaks between runs would show.
-  await host.start({ poolSize: 1, memoryLimitMb: 64 });
+  await host.start({ maxExecutions: 1, memoryLimitMb: 64 });
 });
 
 afterEach(async () => {
@@ -227,7 +227,7 @@ describe("V8 features the sandbox cannot survive are removed", () => {
   const pair = new FakeHost();
 
   beforeAll(async () => {
-    await pair.start({ poolSize: 2 });
+    await pair.start({ maxExecutions: 2 });
   });
 
   afterAll(async () => {

@@ -24,7 +24,7 @@ describe("timeouts (one wall-clock deadline, from when the run starts)", () => {
       enabled: true,
       tools: { forever: { enabled: true, call: () => new Promise((resolve) => setTimeout(resolve, 5000)) } },
     };
-    await host.start({ poolSize: 2, memoryLimitMb: 64 });
+    await host.start({ maxExecutions: 2, memoryLimitMb: 64 });
   });
 
   afterAll(async () => {
@@ -50,7 +50,7 @@ describe("timeouts (one wall-clock deadline, from when the run starts)", () => {
 
   it("ends a run that waited in the queue for its whole timeoutMs as timeout, without running it", async () => {
     const single = new FakeHost();
-    await single.start({ poolSize: 1 });
+    await single.start({ maxExecutions: 1 });
     try {
       const blocker = single.submit("console.log('started'); while (true) {}", { timeoutMs: null });
       await waitFor(() => single.record(blocker.executionId).stdout === "started\n");
@@ -59,7 +59,7 @@ describe("timeouts (one wall-clock deadline, from when the run starts)", () => {
       expect(queued.states).toEqual(["queued"]);
       expect(queued.output).toEqual({});
       expect(queued.errors).toEqual([
-        "Timed out after 300 ms waiting in the queue: every isolate was busy, so the code never ran",
+        "Timed out after 300 ms waiting in the queue: the sandbox was at capacity, so the code never ran",
       ]);
       await single.env?.kill(blocker.executionId);
       expect((await blocker.result).exit).toBe("canceled");
@@ -97,7 +97,7 @@ describe("kill", () => {
   const host = new FakeHost();
 
   beforeAll(async () => {
-    await host.start({ poolSize: 1 });
+    await host.start({ maxExecutions: 1 });
   });
 
   afterAll(async () => {
@@ -152,7 +152,7 @@ describe("pool and queue", () => {
 
   it("runs 20 concurrent executions on a pool of 2, all successfully, at most 2 at a time", async () => {
     host = new FakeHost();
-    await host.start({ poolSize: 2 });
+    await host.start({ maxExecutions: 2 });
     const started = performance.now();
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -183,21 +183,27 @@ describe("pool and queue", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(10 * 20);
   });
 
-  it("fails executions beyond the queue with a clear error", async () => {
+  it("admits maxExecutions into the sandbox and queueSize more, then refuses with a Retry-After", async () => {
     host = new FakeHost();
-    await host.start({ poolSize: 1, queueSize: 2 });
-    const runs = Array.from({ length: 5 }, () => host.submit("await new Promise((r) => setTimeout(r, 50));"));
-    const results = await Promise.all(runs.map((run) => run.result));
-    expect(results.map((result) => result.exit)).toEqual(["success", "success", "success", "failed", "failed"]);
-    expect(results[3]?.errors).toEqual([
-      "typescript-ivm queue is full: 2 executions are already waiting for an isolate; try again later",
-    ]);
-    expect(results[3]?.states).toEqual([]);
+    const env = await host.start({ maxExecutions: 1, queueSize: 2 });
+    const admitted = Array.from({ length: 3 }, () => {
+      expect(env.admit?.()).toEqual({ admitted: true });
+      return host.submit("await new Promise((r) => setTimeout(r, 50));");
+    });
+    const reason = "typescript-ivm is at capacity: 1 execution in the sandbox and 2 waiting in the queue";
+    // Nothing has ended yet to estimate from: the whole 10 s window.
+    expect(env.admit?.()).toEqual({ admitted: false, retryAfterSeconds: 10, reason });
+    // A host that submits anyway gets a failed run with the same reason and no state.
+    const refused = await host.submit("1;").result;
+    expect(refused).toMatchObject({ exit: "failed", errors: [reason], states: [] });
+    const results = await Promise.all(admitted.map((run) => run.result));
+    expect(results.map((result) => result.exit)).toEqual(["success", "success", "success"]);
+    expect(env.admit?.()).toEqual({ admitted: true });
   });
 
   it("refuses a second execution with an id that is still active", async () => {
     host = new FakeHost();
-    await host.start({ poolSize: 1 });
+    await host.start({ maxExecutions: 1 });
     const first = host.submit("await new Promise((r) => setTimeout(r, 50));");
     const second = await host.submit("1;", { executionId: first.executionId }).result;
     expect(second.exit).toBe("failed");
@@ -207,7 +213,7 @@ describe("pool and queue", () => {
 
   it("teardown cancels queued and running executions; execute afterwards fails", async () => {
     host = new FakeHost();
-    await host.start({ poolSize: 1 });
+    await host.start({ maxExecutions: 1 });
     const running = host.submit("while (true) {}", { timeoutMs: null });
     const queued = host.submit("1;");
     await waitFor(() => host.record(running.executionId).states.includes("running"));
@@ -223,7 +229,7 @@ describe("pool and queue", () => {
 
   it("restarts a sandbox process that dies: the running execution fails clearly, the next one runs", async () => {
     host = new FakeHost();
-    await host.start({ poolSize: 2 });
+    await host.start({ maxExecutions: 2 });
     const running = host.submit("console.log('started'); await new Promise(() => {});", { timeoutMs: null });
     await waitFor(() => host.record(running.executionId).stdout === "started\n");
     const [worker] = childPids();
@@ -242,7 +248,7 @@ describe("pool and queue", () => {
 
   it("replaces a sandbox process that stops responding: running runs fail clearly, the queue is kept", async () => {
     host = new FakeHost();
-    const env = await host.start({ poolSize: 1, watchdogTimeoutMs: 2000 });
+    const env = await host.start({ maxExecutions: 1, watchdogTimeoutMs: 2000 });
     expect(env.health?.()).toEqual({ status: "ok" });
     const running = host.submit("console.log('started'); await new Promise(() => {});", { timeoutMs: null });
     await waitFor(() => host.record(running.executionId).stdout === "started\n");
@@ -277,7 +283,7 @@ describe("pool and queue", () => {
 
   it("reports itself degraded while the sandbox process restarts", async () => {
     host = new FakeHost();
-    const env = await host.start({ poolSize: 1 });
+    const env = await host.start({ maxExecutions: 1 });
     const [worker] = childPids();
     process.kill(worker as number, "SIGKILL");
     await waitFor(() => env.health?.().status === "degraded");
@@ -289,7 +295,7 @@ describe("pool and queue", () => {
   it("a setup the host stopped waiting for is ended by the next one: never two sandbox processes", async () => {
     host = new FakeHost();
     const env = instantiate();
-    const context = { config: { poolSize: 1 }, secrets: {}, logger: host.logger, bindings: host };
+    const context = { config: { maxExecutions: 1 }, secrets: {}, logger: host.logger, bindings: host };
     // The host gives up on a setup after its hook timeout and may set the module up again later.
     const abandoned = env.setup(context);
     abandoned.catch(() => {});
@@ -307,7 +313,7 @@ describe("pool and queue", () => {
     host = new FakeHost();
     process.env.CYRNEL_TEST_SECRET = "do-not-leak";
     try {
-      await host.start({ poolSize: 1 });
+      await host.start({ maxExecutions: 1 });
       const [worker] = childPids();
       const environ = execFileSync("cat", [`/proc/${worker}/environ`], { encoding: "utf8" });
       const names = environ

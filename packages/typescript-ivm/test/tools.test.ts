@@ -9,7 +9,7 @@ beforeAll(async () => {
   server = await startToolServer();
   host.services.demo = httpService(server.url);
   host.services.sleepy = { enabled: false, tools: { nap: { enabled: true, call: async () => "zzz" } } };
-  await host.start({ poolSize: 2, memoryLimitMb: 64 });
+  await host.start({ maxExecutions: 2, memoryLimitMb: 64 });
 });
 
 afterAll(async () => {
@@ -160,7 +160,7 @@ const value = await cyrnel.services.demo.tools.off.invoke({ x: before });`);
   it("caps tool calls in flight", async () => {
     const host2 = new FakeHost();
     host2.services.demo = httpService(server.url);
-    await host2.start({ poolSize: 1, maxPendingToolCalls: 3 });
+    await host2.start({ maxExecutions: 1, maxPendingToolCalls: 3 });
     try {
       const result = await host2.run(`
         const calls = [];

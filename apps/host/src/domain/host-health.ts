@@ -6,7 +6,7 @@
  */
 import type { EnvironmentHealth } from "@cyrnel/sdk";
 import { messageOf } from "../errors.js";
-import type { ModuleRegistry } from "./modules/module-registry.js";
+import type { ModuleEntries } from "./modules/module-entries.js";
 
 export interface HostHealth {
   status: "ok" | "degraded";
@@ -14,7 +14,7 @@ export interface HostHealth {
   reasons: string[];
 }
 
-export function hostHealth(modules: Pick<ModuleRegistry, "activeEnvironment" | "list">): HostHealth {
+export function hostHealth(modules: Pick<ModuleEntries, "activeEnvironment" | "list">): HostHealth {
   const environment = modules.activeEnvironment();
   if (environment === null) {
     const reasons = ["no environment module is active: processes cannot run"];

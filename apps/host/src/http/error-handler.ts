@@ -22,8 +22,15 @@ export function errorHandler(logger: HostLogger) {
     }
     const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
     if (problem.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="cyrnel"';
+    if (problem.code === "at_capacity") headers["Retry-After"] = String(retryAfterOf(problem.details));
     return new Response(JSON.stringify(problem.toJSON()), { status: problem.status, headers });
   };
+}
+
+/** Whole seconds, at least 1 (the header takes no fractions). */
+function retryAfterOf(details: unknown): number {
+  const seconds = (details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof seconds === "number" && Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : 1;
 }
 
 export const notFoundHandler = (c: Context): Response =>

@@ -9,7 +9,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<{ p
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   const type = request.headers.get("content-type");
-  const text = await readText(request, limit);
+  const text = declared === null ? await readText(request, limit) : await readDeclared(request);
   if (text.trim() === "") return { present: false, value: undefined };
   if (type !== null && !/^application\/([\w.+-]+\+)?json\b/i.test(type.trim())) {
     throw new CyrnelError("bad_request", `request body must be application/json, got "${type}"`);
@@ -25,6 +25,18 @@ export async function readJsonBody(request: Request, limit: number): Promise<{ p
   }
 }
 
+/**
+ * A body whose Content-Length is declared (and already checked against the
+ * limit) is read in one piece: Node's HTTP parser never delivers more than
+ * the declared length, and @hono/node-server reads `arrayBuffer()` straight
+ * from the socket, where the stream below costs a web-stream round per
+ * chunk (half a millisecond of a trivial process's round trip).
+ */
+async function readDeclared(request: Request): Promise<string> {
+  return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
+}
+
+/** A body of unknown length (chunked) is streamed, and cut off at the limit. */
 async function readText(request: Request, limit: number): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
@@ -40,8 +52,12 @@ async function readText(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
+  return decodeUtf8(Buffer.concat(chunks));
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new CyrnelError("bad_request", "request body is not valid UTF-8");
   }

@@ -18,6 +18,37 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
+/** What the suites need of a host, spawned or in-process: its data dir and its API. */
+export interface ApiHost {
+  readonly dataDir: string;
+  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+}
+
+/** The request `api()` sends: JSON for anything but a string body, the bearer key when one is set. */
+export function apiRequest(
+  method: string,
+  body: unknown,
+  headers: Record<string, string>,
+  apiKey: string | undefined,
+): RequestInit {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (apiKey && !("authorization" in headers))
+    (init.headers as Record<string, string>).authorization = `Bearer ${apiKey}`;
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+  }
+  return init;
+}
+
+/** The response as the suites read it: status, JSON body when it is JSON (else the text), text and headers. */
+export async function readApiResponse<T>(response: Response): Promise<ApiResponse<T>> {
+  const text = await response.text();
+  let parsed: unknown = text;
+  if (response.headers.get("content-type")?.includes("json") && text !== "") parsed = JSON.parse(text);
+  return { status: response.status, body: parsed as T, text, headers: response.headers };
+}
+
 export interface StartOptions {
   dataDir?: string;
   env?: Record<string, string>;
@@ -27,7 +58,7 @@ export interface StartOptions {
   expectListening?: boolean;
 }
 
-export class TestHost {
+export class TestHost implements ApiHost {
   readonly output: string[] = [];
   url = "";
   port = 0;
@@ -66,13 +97,7 @@ export class TestHost {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<ApiResponse<T>> {
-    const init: RequestInit = { method, headers: { ...headers } };
-    if (this.apiKey && !("authorization" in headers))
-      (init.headers as Record<string, string>).authorization = `Bearer ${this.apiKey}`;
-    if (body !== undefined) {
-      init.body = typeof body === "string" ? body : JSON.stringify(body);
-      (init.headers as Record<string, string>)["content-type"] ??= "application/json";
-    }
+    const init = apiRequest(method, body, headers, this.apiKey);
     let response: Response;
     try {
       response = await fetch(`${this.url}${path}`, init);
@@ -82,10 +107,7 @@ export class TestHost {
       if (!closedBeforeAnswer(error)) throw error;
       response = await fetch(`${this.url}${path}`, init);
     }
-    const text = await response.text();
-    let parsed: unknown = text;
-    if (response.headers.get("content-type")?.includes("json") && text !== "") parsed = JSON.parse(text);
-    return { status: response.status, body: parsed as T, text, headers: response.headers };
+    return readApiResponse(response);
   }
 
   /** SIGTERM and wait for a clean exit. */

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import type { TestHost } from "./host.js";
+import type { ApiHost } from "./host.js";
 
 export interface RecorderTool {
   id: string;
@@ -17,7 +17,7 @@ export function recorderDefinition(tools: RecorderTool[], extra: Record<string, 
 }
 
 /** Enables the recorder adapter with a hook log under the data dir; returns the log's path. */
-export async function enableRecorder(host: TestHost): Promise<string> {
+export async function enableRecorder(host: ApiHost): Promise<string> {
   const hookLog = join(host.dataDir, "hooks.jsonl");
   expect((await host.api("PATCH", "/modules/recorder/config", { hookLog })).status).toBe(200);
   expect((await host.api("POST", "/modules/recorder/enabled", { enabled: true })).status).toBe(200);
@@ -42,7 +42,7 @@ export function hooksSince(hookLog: string, from: number): string[] {
 }
 
 export async function installRecorded(
-  host: TestHost,
+  host: ApiHost,
   id: string,
   tools: RecorderTool[],
   options: { enabled?: boolean; extra?: Record<string, unknown> } = {},

@@ -3,7 +3,7 @@ import { parseConfig } from "../config.js";
 import { renderRuntimeDocs } from "./runtime-docs.js";
 
 describe("renderRuntimeDocs", () => {
-  const docs = renderRuntimeDocs(parseConfig({ memoryLimitMb: 64, poolSize: 3 }));
+  const docs = renderRuntimeDocs(parseConfig({ memoryLimitMb: 64, maxExecutions: 3 }));
 
   it("documents the surface, what is missing, limits and the error shape", () => {
     for (const text of [
@@ -15,7 +15,8 @@ describe("renderRuntimeDocs", () => {
       "No `require`, `import`",
       "`fetch`",
       "64 MB of heap",
-      "3 processes run at a time",
+      "up to 3 processes at a time",
+      "`429 at_capacity`",
       "| 404 | `not_found` |",
       "`status`, `code`",
       "SyntaxError: <message> (line L, column C)",

@@ -104,6 +104,8 @@ At most ${config.maxPendingToolCalls} calls may be in flight at once (more throw
 - **Timers**: at most ${config.maxTimers} pending. Timers end with the process: the process is over when the
   code's promise settles, and a timer still pending then never fires — \`await\` what you start:
   \`await new Promise((resolve) => setTimeout(resolve, 500));\`
-- **Concurrency**: ${config.poolSize} processes run at a time; up to ${config.queueSize} more wait their turn.
+- **Concurrency**: up to ${config.maxExecutions} processes at a time (a process awaiting a tool call or a timer
+  takes memory, not a CPU); up to ${config.queueSize} more wait their turn, and past that a new process is refused
+  with \`429 at_capacity\` and a \`Retry-After\` header, without running.
 `;
 }

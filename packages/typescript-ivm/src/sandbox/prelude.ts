@@ -29,9 +29,9 @@ interface PendingCall {
  *   bridge. Tampering can only break the user's own run: the host validates
  *   everything it receives.
  */
-export function prelude(send: SendToHost, servicesJson: string, limitsJson: string): PreludeHandle {
+export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
   const global = globalThis as unknown as Record<string, unknown>;
-  const { assign, create, defineProperty, freeze, getPrototypeOf, hasOwn, is, keys } = Object;
+  const { assign, create, defineProperty, freeze, getPrototypeOf, hasOwn, is, isFrozen, keys } = Object;
   const { apply } = Reflect;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
@@ -54,7 +54,6 @@ export function prelude(send: SendToHost, servicesJson: string, limitsJson: stri
   const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
   const limits = parse(limitsJson) as PreludeLimits;
-  const catalog = parse(servicesJson) as Record<string, { tools: string[] }>;
 
   // ---- values → text -------------------------------------------------------
 
@@ -223,7 +222,8 @@ export function prelude(send: SendToHost, servicesJson: string, limitsJson: stri
 
   let failRun: (thrown: unknown) => void = () => {};
 
-  function run(fn: unknown): Promise<string> {
+  function run(fn: unknown, servicesJson: string): Promise<string> {
+    fillServices(servicesJson);
     return new PromiseCtor<string>((resolve) => {
       let done = false;
       const finish = (outcome: RunOutcome) => {
@@ -307,7 +307,6 @@ export function prelude(send: SendToHost, servicesJson: string, limitsJson: stri
    * host's gate and get its 404/409 instead of a local TypeError.
    */
   function openTable(entries: Record<string, object>, make: (id: string) => object): object {
-    freeze(entries);
     const made: Record<string, object> = create(null);
     const refuse = () => false;
     const handler: ProxyHandler<Record<string, object>> = assign(create(null), {
@@ -324,6 +323,8 @@ export function prelude(send: SendToHost, servicesJson: string, limitsJson: stri
       defineProperty: refuse,
       deleteProperty: refuse,
       setPrototypeOf: refuse,
+      // Only the prelude freezes a table (`entries`, once it is complete).
+      preventExtensions: refuse,
     });
     return new ProxyCtor(entries, handler);
   }
@@ -334,14 +335,25 @@ export function prelude(send: SendToHost, servicesJson: string, limitsJson: stri
       const toolId = toolIds[i] as string;
       tools[toolId] = makeTool(serviceId, toolId);
     }
-    return freeze(assign(create(null), { tools: openTable(tools, (toolId) => makeTool(serviceId, toolId)) }));
+    return freeze(assign(create(null), { tools: openTable(freeze(tools), (toolId) => makeTool(serviceId, toolId)) }));
   }
 
+  /**
+   * The run's catalog arrives with `run`, after the prelude was installed
+   * ahead of time: until then the table is empty (only code that closes the
+   * wrapper function early runs before that), then filled once and frozen.
+   */
   const services: Record<string, object> = create(null);
-  const serviceIds = keys(catalog);
-  for (let i = 0; i < serviceIds.length; i++) {
-    const serviceId = serviceIds[i] as string;
-    services[serviceId] = makeService(serviceId, (catalog[serviceId] as { tools: string[] }).tools);
+
+  function fillServices(servicesJson: string): void {
+    if (isFrozen(services)) return;
+    const catalog = parse(servicesJson) as Record<string, { tools: string[] }>;
+    const serviceIds = keys(catalog);
+    for (let i = 0; i < serviceIds.length; i++) {
+      const serviceId = serviceIds[i] as string;
+      services[serviceId] = makeService(serviceId, (catalog[serviceId] as { tools: string[] }).tools);
+    }
+    freeze(services);
   }
 
   // ---- output and console ------------------------------------------------------

@@ -45,8 +45,12 @@ export type RunOutcome = { ok: true } | { ok: false; error: string };
 /** What the prelude returns to the host (held only as `ivm.Reference`s). */
 export interface PreludeHandle {
   deliver(kind: HostDelivery, id: number, payload: string): void;
-  /** Runs the compiled user function; resolves with a JSON {@link RunOutcome}, never rejects. */
-  run(fn: unknown): Promise<string>;
+  /**
+   * Fills `cyrnel.services` from the run's catalog (JSON ServiceCatalog),
+   * then runs the compiled user function; resolves with a JSON
+   * {@link RunOutcome}, never rejects.
+   */
+  run(fn: unknown, servicesJson: string): Promise<string>;
 }
 
 /** Limits the prelude enforces before anything crosses to the host. */

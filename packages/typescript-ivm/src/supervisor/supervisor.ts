@@ -1,4 +1,5 @@
 import type {
+  EnvironmentAdmission,
   EnvironmentBindings,
   EnvironmentHealth,
   ExecutionExitState,
@@ -10,16 +11,17 @@ import type {
 import { type EnvironmentConfig, MAX_TIMEOUT_MS } from "../config.js";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
 import {
+  atCapacity,
   duplicateExecution,
   interruptedByCatastrophe,
   interruptedByExit,
   interruptedByStall,
   memoryCatastrophe,
-  queueFull,
   timedOutInQueue,
   workerUnavailable,
 } from "../messages.js";
 import { encodeToolFailure, encodeToolSuccess } from "../tool-outcome.js";
+import { CompletionRate } from "./completion-rate.js";
 import { describeExit, type WorkerExit, type WorkerMessage, WorkerProcess } from "./worker-process.js";
 
 interface Tracked extends RunRequest {
@@ -35,23 +37,53 @@ interface Tracked extends RunRequest {
 const MAX_START_FAILURES = 3;
 /** A worker that has not reported `ready` after this long (or the watchdog timeout, if longer) is replaced. */
 const START_TIMEOUT_MS = 60_000;
+/**
+ * Sandbox processes that lost an isolate to V8 (a catastrophe) and are
+ * finishing their other executions. Each holds the lost isolate's thread
+ * and heap until it ends, so past this many the oldest is ended at once.
+ */
+const MAX_DRAINING = 2;
+/**
+ * What one more execution is expected to add to the worker's resident
+ * memory until the worker reports again: an isolate with its context and
+ * the prelude, awaiting something, measured at ~1.1 MB, rounded up.
+ */
+const EXECUTION_BYTES = 1.5 * 1024 * 1024;
 
 /**
- * The host-process half of the environment: the bounded queue, state
- * reporting, the bridge to the host's bindings, and the sandbox process
- * (supervised: replaced whenever it dies or stops responding, and recycled
- * when idle if it has grown past `maxWorkerRssMb`). The worker owns the
- * timeout authority of running executions; the supervisor owns the queue's
- * (a queued execution waits at most its timeoutMs) and decides what an
- * execution that lost its worker ends as.
+ * The host-process half of the environment: admission (how many
+ * executions the sandbox holds, its memory budget, the bounded queue in
+ * front of it), state reporting, the bridge to the host's bindings, and the
+ * sandbox process (supervised: replaced whenever it dies or stops
+ * responding, and recycled when idle above its memory budget). The worker
+ * owns the timeout authority of running executions; the supervisor owns the
+ * queue's (a queued execution waits at most its timeoutMs) and decides what
+ * an execution that lost its worker ends as.
+ *
+ * Admission counts executions that are *live* in the sandbox, whatever they
+ * are doing: almost all of them are awaiting a tool call or a timer, which
+ * costs their isolate's memory but no thread and no CPU. Room is
+ * `maxExecutions` and `memoryBudgetMb` (the worker's reported RSS plus an
+ * estimate for what was dispatched since); past both the queue, past the
+ * queue `admit()` refuses with a Retry-After estimated from recent
+ * completions.
  *
  * Watchdog: while the worker has work, it must say something (a run's
  * messages, or the answer to a heartbeat sent every quarter of
  * `watchdogTimeoutMs`). A worker silent for longer is SIGKILLed and
  * replaced like one that died: its running executions fail, the queue stays.
+ *
+ * A catastrophe (V8 lost an isolate; the worker fails that execution) does
+ * not end the worker's other executions, which may be hundreds of waiting
+ * ones: the worker is *retired* — a new current worker takes every new
+ * execution at once — and drains, and it is ended when its last execution
+ * has, taking the lost isolate's parked thread and heap with it.
  */
 export class Supervisor {
+  /** The worker new executions go to. */
   private worker: WorkerProcess | null = null;
+  /** Every worker process still alive: the current one, and retired ones finishing their executions. */
+  private readonly workers = new Set<WorkerProcess>();
   private workerReady = false;
   private readonly waiting: Tracked[] = [];
   private readonly tracked = new Map<number, Tracked>();
@@ -60,6 +92,9 @@ export class Supervisor {
   private unavailable: string | null = null;
   private readonly workerOptions: WorkerOptions;
   private readonly watchdog: NodeJS.Timeout;
+  private readonly completions = new CompletionRate();
+  /** The last catalog seen and its sanitised JSON: hosts hand the same object to every run until it changes. */
+  private catalog: { services: unknown; json: string } | undefined;
 
   constructor(
     private readonly config: EnvironmentConfig,
@@ -67,8 +102,9 @@ export class Supervisor {
     private readonly logger: Logger,
   ) {
     this.workerOptions = {
-      poolSize: config.poolSize,
+      warmIsolates: config.warmIsolates,
       memoryLimitMb: config.memoryLimitMb,
+      memoryBudgetMb: config.memoryBudgetMb,
       maxTimers: config.maxTimers,
       maxPendingToolCalls: config.maxPendingToolCalls,
       maxLogBytes: config.maxLogBytes,
@@ -87,18 +123,31 @@ export class Supervisor {
     await this.spawn().ready;
   }
 
+  /**
+   * Whether `execute` would take one more execution now (into the sandbox or
+   * the queue). A sandbox that cannot start is admitted: `execute` then
+   * fails the run with the reason, which says more than a 429 would.
+   */
+  admit(): EnvironmentAdmission {
+    if (this.hasRoom()) return { admitted: true };
+    return {
+      admitted: false,
+      retryAfterSeconds: this.completions.retryAfterSeconds(),
+      reason: this.capacityReason(),
+    };
+  }
+
   execute(input: ExecutionInput): Promise<ExecutionExitState> {
     const { executionId } = input;
     if (this.unavailable !== null) return this.refuse(executionId, workerUnavailable(this.unavailable));
     if (this.tracked.has(executionId)) return this.refuse(executionId, duplicateExecution(executionId));
-    if (this.waiting.length >= this.config.queueSize && this.freeWorker() === null) {
-      return this.refuse(executionId, queueFull(this.config.queueSize));
-    }
+    // Only a host that did not ask `admit()` first gets here past capacity.
+    if (!this.hasRoom()) return this.refuse(executionId, this.capacityReason());
     return new Promise((resolve) => {
       const tracked: Tracked = {
         executionId,
         source: typeof input.code === "string" ? input.code : "",
-        servicesJson: JSON.stringify(sanitiseCatalog(input.services)),
+        servicesJson: this.catalogJson(input.services),
         timeoutMs: this.timeoutOf(input),
         resolve,
         worker: null,
@@ -154,20 +203,22 @@ export class Supervisor {
     clearInterval(this.watchdog);
     this.waiting.length = 0;
     for (const tracked of [...this.tracked.values()]) this.finish(tracked, "canceled");
-    const worker = this.worker;
     this.worker = null;
-    if (worker !== null) {
-      worker.retired = true;
-      // Awaited: the exit must be seen even if nothing else keeps the host's event loop alive.
-      worker.keepAlive(true);
-      worker.kill();
-      await worker.exited;
-    }
+    await Promise.all(
+      [...this.workers].map((worker) => {
+        worker.retired = true;
+        // Awaited: the exit must be seen even if nothing else keeps the host's event loop alive.
+        worker.keepAlive(true);
+        worker.kill();
+        return worker.exited;
+      }),
+    );
   }
 
   private spawn(): WorkerProcess {
     const worker = new WorkerProcess(this.workerOptions, (message) => this.onMessage(worker, message));
     this.worker = worker;
+    this.workers.add(worker);
     this.workerReady = false;
     worker.ready.then(
       () => {
@@ -185,10 +236,43 @@ export class Supervisor {
     return worker;
   }
 
-  /** The current worker, when it can take one more run now. */
+  /** Reused while the host passes the same frozen catalog (as cyrnel's host does until its services change). */
+  private catalogJson(services: unknown): string {
+    const known = this.catalog;
+    if (known !== undefined && known.services === services && Object.isFrozen(services)) return known.json;
+    const json = JSON.stringify(sanitiseCatalog(services));
+    this.catalog = { services, json };
+    return json;
+  }
+
+  private hasRoom(): boolean {
+    return (
+      this.closed ||
+      this.unavailable !== null ||
+      this.waiting.length < this.config.queueSize ||
+      this.freeWorker() !== null
+    );
+  }
+
+  private capacityReason(): string {
+    const live = this.worker?.running ?? 0;
+    return atCapacity(live, this.config.queueSize, live < this.config.maxExecutions);
+  }
+
+  /**
+   * The current worker, when it can take one more run now: under
+   * `maxExecutions` and, by its last reported RSS plus an estimate for what
+   * was dispatched since, under the memory budget. A worker without
+   * executions always takes one, so that a budget below what an idle
+   * sandbox process needs can slow the queue down but never stop it.
+   */
   private freeWorker(): WorkerProcess | null {
     const worker = this.worker;
-    if (worker === null || !this.workerReady || worker.retired || worker.running >= this.config.poolSize) return null;
+    if (worker === null || !this.workerReady || worker.retired || worker.running >= this.config.maxExecutions) {
+      return null;
+    }
+    const expected = worker.rssBytes + (worker.dispatchedSinceReport + 1) * EXECUTION_BYTES;
+    if (worker.running > 0 && expected > this.config.memoryBudgetMb * 1024 * 1024) return null;
     return worker;
   }
 
@@ -201,6 +285,8 @@ export class Supervisor {
       clearTimeout(tracked.queueDeadline);
       tracked.worker = worker;
       worker.running++;
+      worker.dispatchedSinceReport++;
+      worker.dispatched++;
       this.report("setState", () => this.bindings.setState(tracked.executionId, "running"));
       const { executionId, source, servicesJson, timeoutMs } = tracked;
       worker.send({ type: "run", executionId, source, servicesJson, timeoutMs });
@@ -219,10 +305,14 @@ export class Supervisor {
     if (index !== -1) this.waiting.splice(index, 1);
   }
 
-  /** The watchdog's tick: replaces a worker that has work but has said nothing for too long, else sends a heartbeat. */
+  /** The watchdog's tick, for every worker that still has work to answer for. */
   private checkProgress(): void {
-    const worker = this.worker;
-    if (worker === null || worker.retired || worker.stalled || worker.catastrophe !== null) return;
+    for (const worker of this.workers) this.checkWorker(worker);
+  }
+
+  /** Replaces a worker that has work but has said nothing for too long, else sends a heartbeat. */
+  private checkWorker(worker: WorkerProcess): void {
+    if (worker.stalled || (worker.retired && worker.running === 0)) return;
     const now = performance.now();
     if (worker.started && worker.running === 0) {
       // Idle: nothing to make progress on. The silence is counted from when work arrives.
@@ -253,11 +343,26 @@ export class Supervisor {
     }
     if (message.type === "catastrophic") {
       worker.catastrophe = { executionId: message.executionId, message: message.message };
-      this.logger.error("typescript-ivm: an isolate hit a catastrophic error; restarting the sandbox process", {
-        executionId: message.executionId,
-        error: message.message,
-      });
-      worker.kill();
+      this.logger.error(
+        "typescript-ivm: an isolate hit a catastrophic error; the sandbox process is replaced and ends once its other executions have",
+        { executionId: message.executionId, error: message.message, draining: worker.running },
+      );
+      this.retire(worker);
+      return;
+    }
+    if (message.type === "memory") {
+      worker.rssBytes = message.rssBytes;
+      worker.dispatchedSinceReport = 0;
+      // Idle above budget: what the isolates used is not always given back to the system, so start afresh.
+      if (worker.running === 0 && worker.dispatched > 0 && !worker.retired && this.overBudget(worker)) {
+        this.logger.info("typescript-ivm: recycling the sandbox process", {
+          rssMb: Math.round(message.rssBytes / 1024 / 1024),
+        });
+        worker.retired = true;
+        worker.kill();
+        return;
+      }
+      this.dispatch();
       return;
     }
     const tracked = this.tracked.get(message.executionId);
@@ -268,14 +373,11 @@ export class Supervisor {
     }
     if (message.type === "done") {
       worker.running--;
-      if (current) this.finish(current, message.exit);
-      if (message.rssBytes > this.config.maxWorkerRssMb * 1024 * 1024 && !worker.retired) {
-        this.logger.info("typescript-ivm: recycling the sandbox process", {
-          rssMb: Math.round(message.rssBytes / 1024 / 1024),
-        });
-        worker.retired = true;
+      if (current) {
+        this.completions.record();
+        this.finish(current, message.exit);
       }
-      if (worker.retired && worker.running === 0 && worker === this.worker) worker.kill();
+      if (worker.retired && worker.running === 0) worker.kill();
       else this.dispatch();
       return;
     }
@@ -311,7 +413,22 @@ export class Supervisor {
     );
   }
 
+  /**
+   * Takes no new executions from now on; a new current worker takes them at
+   * once. Ended when its last execution has (at once without any), or when
+   * more than MAX_DRAINING retired workers are still finishing theirs.
+   */
+  private retire(worker: WorkerProcess): void {
+    worker.retired = true;
+    if (worker.running === 0) worker.kill();
+    if (this.worker === worker && !this.closed) this.spawn();
+    const draining = [...this.workers].filter((other) => other.retired && other.running > 0);
+    for (const oldest of draining.slice(0, Math.max(0, draining.length - MAX_DRAINING))) oldest.kill();
+    this.holdHost();
+  }
+
   private onExit(worker: WorkerProcess, exit: WorkerExit): void {
+    this.workers.delete(worker);
     const wasCurrent = this.worker === worker;
     if (wasCurrent) {
       this.worker = null;
@@ -339,6 +456,10 @@ export class Supervisor {
     this.spawn();
   }
 
+  private overBudget(worker: WorkerProcess): boolean {
+    return worker.rssBytes > this.config.memoryBudgetMb * 1024 * 1024;
+  }
+
   private interruption(worker: WorkerProcess, tracked: Tracked, exit: WorkerExit): string {
     if (worker.stalled) return interruptedByStall(this.config.watchdogTimeoutMs);
     if (worker.catastrophe === null) return interruptedByExit(describeExit(exit));
@@ -355,9 +476,15 @@ export class Supervisor {
     this.holdHost();
   }
 
-  /** The worker keeps the host alive only while it starts or executions are tracked (see WorkerProcess.keepAlive). */
+  /**
+   * A worker keeps the host alive only while it starts or has executions to
+   * answer for (see WorkerProcess.keepAlive): the current one while any are
+   * tracked, a retired one while its own are not over.
+   */
   private holdHost(): void {
-    this.worker?.keepAlive(!this.workerReady || this.tracked.size > 0);
+    for (const worker of this.workers) {
+      worker.keepAlive(worker === this.worker ? !this.workerReady || this.tracked.size > 0 : worker.running > 0);
+    }
   }
 
   private refuse(executionId: number, message: string): Promise<ExecutionExitState> {

@@ -34,9 +34,15 @@ export class WorkerProcess {
   started = false;
   /** Executions currently dispatched to this worker. */
   running = 0;
-  /** Set when the worker reported a catastrophic isolate error (it exits right after). */
+  /** Executions ever dispatched to this worker. */
+  dispatched = 0;
+  /** The worker's resident memory as it last reported it (0 before its first report). */
+  rssBytes = 0;
+  /** Executions dispatched since that report: the estimate adds them to it. */
+  dispatchedSinceReport = 0;
+  /** Set when the worker reported a catastrophic isolate error (it is then retired). */
   catastrophe: { executionId: number | null; message: string } | null = null;
-  /** Set when the host ended it on purpose (recycling, teardown). */
+  /** Set once it takes no new executions (recycling, a catastrophe, teardown); it is ended when its last one has. */
   retired = false;
   /** When the worker last said anything (any message counts, heartbeats included); `performance.now()` time. */
   lastHeard = performance.now();

@@ -1,14 +1,24 @@
 import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
-import ivm from "isolated-vm";
+import type ivm from "isolated-vm";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
 import { clampMessage, isolateFailed, memoryLimitExceeded, timedOut } from "../messages.js";
-import type { HostDelivery, PreludeHandle, PreludeLimits } from "../sandbox/protocol.js";
+import type { HostDelivery, PreludeLimits } from "../sandbox/protocol.js";
 import { describeCompileError, USER_LINE_OFFSET } from "../transpile.js";
 import { type BridgeLimits, type BridgeOwner, HostBridge, type RunReporter } from "./host-bridge.js";
 import type { FreshIsolate } from "./warm-isolates.js";
 
 /** The file name user code is compiled under; it shows up in stack traces as `code.ts:line:column`. */
 const USER_FILENAME = "code.ts";
+
+/** V8's compiler errors come out of isolated-vm as `message [code.ts:line:column]`; a SyntaxError thrown by running code does not. */
+function isCompileError(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    error.name === "SyntaxError" &&
+    error.message.endsWith("]") &&
+    error.message.includes(` [${USER_FILENAME}:`)
+  );
+}
 
 export interface ExecutionSettings extends BridgeLimits {
   memoryLimitMb: number;
@@ -107,37 +117,30 @@ export class Execution implements BridgeOwner {
       .catch((error: unknown) => this.onIsolateError(error));
   }
 
-  private async runInIsolate({ isolate, prepared }: FreshIsolate): Promise<void> {
+  private async runInIsolate({ isolate, context, deliver, run, connect }: FreshIsolate): Promise<void> {
     try {
-      const { context, install } = await prepared;
-      if (!this.isRunning()) return;
-      // The isolate is fresh and nothing of the user's runs in it before the user's code is compiled, so the
-      // fixed-size setup uses the synchronous calls (each asynchronous one costs a round trip to the isolate's
-      // thread) without any risk of waiting on a busy isolate. Everything from compiling the user's code on
-      // stays asynchronous: the deadline must be able to fire.
-      const handle = install.applySync(
-        undefined,
-        [new ivm.Callback(this.bridge.receive), this.request.servicesJson, this.settings.preludeLimitsJson],
-        { result: { reference: true } },
-      ) as ivm.Reference<PreludeHandle>;
-      const deliver = handle.getSync("deliver", { reference: true });
-      const run = handle.getSync("run", { reference: true });
+      // The sandbox surface was installed while the isolate waited as a spare; only the bridge is the run's own.
+      connect(this.bridge.receive);
       this.deliverRef = deliver;
 
-      let script: ivm.Script;
+      // Compiled and evaluated in one call (each asynchronous call is a round trip to the isolate's thread). The
+      // script's value is the wrapper function; only code that closes the wrapper early runs here.
+      let fn: ivm.Reference;
       try {
-        script = await isolate.compileScript(this.request.code, {
+        fn = await context.eval(this.request.code, {
           filename: USER_FILENAME,
           lineOffset: USER_LINE_OFFSET,
+          reference: true,
         });
       } catch (error) {
-        if (isolate.isDisposed || !(error instanceof Error) || error.name !== "SyntaxError") throw error;
+        if (isolate.isDisposed || !isCompileError(error)) throw error;
         this.settle("failed", describeCompileError(error, USER_FILENAME, this.request.source));
         return;
       }
-      const fn = await script.run(context, { reference: true });
       if (!this.isRunning()) return;
-      const outcome: unknown = await run.apply(undefined, [fn.derefInto()], { result: { promise: true, copy: true } });
+      const outcome: unknown = await run.apply(undefined, [fn.derefInto(), this.request.servicesJson], {
+        result: { promise: true, copy: true },
+      });
       this.finish(outcome);
     } catch (error) {
       this.onIsolateError(error);

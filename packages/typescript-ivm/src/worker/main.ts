@@ -2,12 +2,15 @@
  * Entry point of the sandbox process, forked by the host (supervisor/).
  * Every isolate lives here, so whatever V8 cannot recover from — an isolate
  * whose thread isolated-vm parks forever after a catastrophic out-of-memory
- * error, or an outright abort — takes down this process and never the host.
+ * error, or an outright abort — stays in this process and never reaches the
+ * host. After a catastrophe the process finishes its other executions and
+ * is then ended by the host (see supervisor.ts).
  * The process is started with an empty environment: it holds no secrets.
  */
 import type { Logger } from "@cyrnel/sdk";
 import type { FromWorker, ToWorker, WorkerOptions } from "../ipc.js";
 import type { RunReporter } from "./host-bridge.js";
+import { MemoryGuard } from "./memory-guard.js";
 import { Outbox } from "./outbox.js";
 import { watchParent } from "./parent-watch.js";
 import { WorkerScheduler } from "./scheduler.js";
@@ -39,8 +42,6 @@ const log =
     send({ type: "log", level, message, ...(fields === undefined ? {} : { fields }) });
 const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 
-let doomed = false;
-
 /**
  * Ends this process at once. Not `process.exit()`: at exit isolated-vm joins
  * its isolate threads, and one that is spinning (or parked after a
@@ -51,22 +52,23 @@ function endNow(): never {
   throw new Error("unreachable: SIGKILL was sent to this process");
 }
 
-function onCatastrophe(executionId: number | null, message: string): void {
-  if (doomed) return;
-  doomed = true;
-  send({ type: "catastrophic", executionId, message }, endNow);
-}
+const reportCatastrophe = (executionId: number | null, message: string) =>
+  send({ type: "catastrophic", executionId, message });
 
 const options = JSON.parse(process.argv[2] ?? "null") as WorkerOptions;
-const scheduler = new WorkerScheduler(options, reporter, logger, onCatastrophe);
+const scheduler = new WorkerScheduler(options, reporter, logger, reportCatastrophe);
+const guard = new MemoryGuard(options.memoryBudgetMb * 1024 * 1024, scheduler, (rssBytes) =>
+  send({ type: "memory", rssBytes }),
+);
 
 process.on("message", (message: ToWorker) => {
-  if (doomed) return;
   switch (message.type) {
     case "run": {
       const { executionId, source, servicesJson, timeoutMs } = message;
+      guard.executionStarted();
       void scheduler.run({ executionId, source, servicesJson, timeoutMs }).then((exit) => {
-        if (!doomed) send({ type: "done", executionId, exit, rssBytes: process.memoryUsage.rss() });
+        send({ type: "done", executionId, exit });
+        guard.executionEnded();
       });
       break;
     }

@@ -36,7 +36,7 @@ describe("Outbox", () => {
     outbox.send({ type: "stdout", executionId: 1, chunk: "opens the window\n" });
     outbox.send({ type: "output", executionId: 1, patch: { done: false } });
     outbox.send({ type: "error", executionId: 1, message: "boom" });
-    outbox.send({ type: "done", executionId: 1, exit: "failed", rssBytes: 1 });
+    outbox.send({ type: "done", executionId: 1, exit: "failed" });
     expect(sent.map((message) => message.type)).toEqual(["stdout", "output", "error", "done"]);
   });
 

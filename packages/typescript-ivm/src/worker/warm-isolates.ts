@@ -1,5 +1,9 @@
 import ivm from "isolated-vm";
 import { prelude } from "../sandbox/prelude.js";
+import type { PreludeHandle } from "../sandbox/protocol.js";
+
+/** The Node end of the sandbox's `send` (HostBridge.receive): everything that arrives is untrusted. */
+export type Receiver = (kind: unknown, id: unknown, payload: unknown) => string | null;
 
 /** Called when V8 loses control of an isolate; the process must be replaced (see the worker entry). */
 export type CatastropheHandler = (isolate: ivm.Isolate, message: string) => void;
@@ -22,18 +26,26 @@ const PRELUDE_SCRIPT = [
   "})();",
 ].join("\n");
 
-/** A context of a fresh isolate with the prelude evaluated in it: the run installs the sandbox surface with `install`. */
+/**
+ * A context of a fresh isolate with the sandbox surface installed (the
+ * prelude has run): all a run still has to do is connect its bridge,
+ * compile its code and call `run`.
+ */
 export interface Prepared {
   context: ivm.Context;
-  /** The prelude function (see sandbox/prelude.ts), held only on this side. */
-  install: ivm.Reference;
+  /** The prelude's `deliver` and `run` (see sandbox/protocol.ts), held only on this side. */
+  deliver: ivm.Reference;
+  run: ivm.Reference;
+  /**
+   * Where the sandbox's calls go from now on. Until a run connects, the
+   * isolate has no user code in it and makes no calls.
+   */
+  connect(receive: Receiver): void;
 }
 
-/** An isolate that has never run user code. */
-export interface FreshIsolate {
+/** An isolate that has never run user code, with the sandbox surface installed. */
+export interface FreshIsolate extends Prepared {
   isolate: ivm.Isolate;
-  /** Settles once the prelude is evaluated; rejects if the isolate was disposed first. */
-  prepared: Promise<Prepared>;
 }
 
 /**
@@ -46,12 +58,19 @@ export interface FreshIsolate {
  * is how a reused isolate used to wedge the whole sandbox process.
  *
  * Creating an isolate costs several times as much as a fresh context in a
- * reused one, so `size` spares are made ahead of time and their context and
- * prelude are prepared on the isolate's own thread. A spare taken is
- * replaced only once a run has ended (when its isolate is disposed), on a
- * later turn of the event loop: this process's main thread serves every
- * running execution, and making isolates while runs are starting would
- * delay them.
+ * reused one, so `size` spares are made ahead of time, each with its
+ * context, the prelude and the sandbox surface already installed. A spare
+ * taken is replaced only once a run has ended (when its isolate is
+ * disposed), on a later turn of the event loop: the main thread serves
+ * every running execution, and making isolates while runs are starting
+ * would delay them.
+ *
+ * The preparation uses isolated-vm's synchronous calls. The isolate is
+ * fresh and nothing of the user's has run in it, so they cannot wait on a
+ * busy isolate; and each asynchronous call is a round trip to a thread of
+ * isolated-vm's pool (three threads, then a new thread per call while they
+ * are busy), which costs more than the work itself when hundreds of
+ * executions start at once.
  */
 export class WarmIsolates {
   private readonly spares: FreshIsolate[] = [];
@@ -63,6 +82,8 @@ export class WarmIsolates {
   constructor(
     private readonly size: number,
     private readonly memoryLimitMb: number,
+    /** JSON PreludeLimits: the same for every run of the worker. */
+    private readonly preludeLimitsJson: string,
     private readonly onCatastrophe: CatastropheHandler,
   ) {
     // After the constructor returns: the sandbox process reports `ready` first, and the host waits for that.
@@ -96,11 +117,17 @@ export class WarmIsolates {
     this.refill = setImmediate(() => {
       this.refill = undefined;
       if (this.closed || this.spares.length >= this.size) return;
-      this.spares.push(this.create());
+      try {
+        this.spares.push(this.create());
+      } catch {
+        // Tried again after the next run ends; a run that finds no spare makes its own and reports the failure.
+        return;
+      }
       this.scheduleRefill();
     });
   }
 
+  /** Throws if the isolate cannot even hold the prelude (the run then fails with the reason). */
   private create(): FreshIsolate {
     // Without a handler isolated-vm aborts the whole process on such an error; with one, it parks the
     // isolate's thread forever and leaves the decision to us.
@@ -108,17 +135,18 @@ export class WarmIsolates {
       memoryLimit: this.memoryLimitMb,
       onCatastrophicError: (message) => this.onCatastrophe(isolate, message),
     });
-    const prepared = this.prepare(isolate);
-    // A spare disposed at close is never awaited; its rejection is expected.
-    prepared.catch(() => {});
-    return { isolate, prepared };
+    try {
+      return { isolate, ...this.prepare(isolate) };
+    } catch (error) {
+      dispose(isolate);
+      throw error;
+    }
   }
 
-  /** Asynchronous calls: the work happens on the isolate's thread, not on this process's main thread. */
-  private async prepare(isolate: ivm.Isolate): Promise<Prepared> {
-    const context = await isolate.createContext();
+  private prepare(isolate: ivm.Isolate): Prepared {
+    const context = isolate.createContextSync();
     const cache = this.preludeCache;
-    const script = await isolate.compileScript(PRELUDE_SCRIPT, {
+    const script = isolate.compileScriptSync(PRELUDE_SCRIPT, {
       filename: PRELUDE_FILENAME,
       ...(cache === undefined ? { produceCachedData: true } : { cachedData: cache }),
     });
@@ -128,8 +156,24 @@ export class WarmIsolates {
       cachedDataRejected?: boolean;
     };
     if (cache === undefined || compiled.cachedDataRejected === true) this.preludeCache = compiled.cachedData;
-    const install = await script.run(context, { reference: true });
-    return { context, install };
+    const install = script.runSync(context, { reference: true }) as ivm.Reference;
+    let receive: Receiver | null = null;
+    const send = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) =>
+      receive === null ? "the execution has not started" : receive(kind, id, payload),
+    );
+    const handle = install.applySync(undefined, [send, this.preludeLimitsJson], {
+      result: { reference: true },
+    }) as ivm.Reference<PreludeHandle>;
+    const deliver = handle.getSync("deliver", { reference: true });
+    const run = handle.getSync("run", { reference: true });
+    return {
+      context,
+      deliver,
+      run,
+      connect: (to) => {
+        receive = to;
+      },
+    };
   }
 }
 

@@ -13,7 +13,7 @@ import { messageOf } from "../../errors.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import { checkInstance, MODULE_ID, type ValidManifest, validateManifest } from "./manifest.js";
-import { GENERATION_PARAM } from "./module-generation-hooks.js";
+import { GENERATION_PARAM } from "./module-generation-hooks.mjs";
 
 export interface LoadedModuleCode {
   manifest: ValidManifest;
@@ -51,7 +51,7 @@ let generationHooks = false;
 /**
  * Imports the module's entry file and instantiates it. `generation` busts
  * Node's ESM cache so a reloaded or updated module runs its new code, in
- * every one of its files (module-generation-hooks.ts). The old code stays in
+ * every one of its files (module-generation-hooks.mjs). The old code stays in
  * memory until the host restarts; ESM cannot unload.
  *
  * The import and `instantiate()` are each bounded by `timeoutMs`: code that
@@ -68,7 +68,7 @@ export async function loadCustomModule(
 ): Promise<LoadedModuleCode> {
   const manifest = readModuleManifest(folder, validator, hostVersion);
   if (!generationHooks) {
-    register("./module-generation-hooks.js", import.meta.url);
+    register("./module-generation-hooks.mjs", import.meta.url);
     generationHooks = true;
   }
   let exports: Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * Installs and updates custom modules from archives (SPEC section 8): from
+ * Installs and updates custom modules from archives: from
  * a registry descriptor (`install`, `updateFromRegistry`) or a direct
  * `.tgz` URL (`updateFromUrl`).
  *
@@ -22,7 +22,9 @@ import type { HostLogger } from "../../log.js";
 import { readModuleManifest } from "./custom-modules.js";
 import { MODULE_ID, type ValidManifest } from "./manifest.js";
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, folderDigest, unpackModuleArchive } from "./module-archives.js";
-import type { ModuleRegistry } from "./module-registry.js";
+import type { ModuleEntries } from "./module-entries.js";
+import type { ModuleLoader } from "./module-loader.js";
+import type { ModuleStore } from "./module-store.js";
 
 /** A module archive downloaded for a registry version (already checked against the descriptor's SHA-256). */
 export interface ModuleRelease {
@@ -31,7 +33,9 @@ export interface ModuleRelease {
 }
 
 export interface ModuleInstallerOptions {
-  modules: ModuleRegistry;
+  loader: ModuleLoader;
+  entries: ModuleEntries;
+  store: ModuleStore;
   validator: SchemaValidator;
   logger: HostLogger;
   hostVersion: string;
@@ -66,10 +70,11 @@ export class ModuleInstaller {
     try {
       const { id } = staged.manifest;
       this.requireVersion(staged.manifest, release.version);
-      await this.options.modules.add(id, () => renameSync(staged.folder, this.options.modules.folder(id)));
-      this.options.modules.setSource(id, source);
-      this.options.logger.info("module installed", { module: id, version: staged.manifest.version, source });
-      return this.options.modules.get(id);
+      const { loader, store, entries, logger } = this.options;
+      await loader.add(id, () => renameSync(staged.folder, loader.folder(id)));
+      store.setSource(id, source);
+      logger.info("module installed", { module: id, version: staged.manifest.version, source });
+      return entries.get(id);
     } finally {
       staged.cleanup();
     }
@@ -96,7 +101,7 @@ export class ModuleInstaller {
   }
 
   private updatable(id: string): ModuleDetail {
-    const current = this.options.modules.get(id);
+    const current = this.options.entries.get(id);
     if (current.builtin) {
       throw new CyrnelError(
         "bad_request",
@@ -118,7 +123,7 @@ export class ModuleInstaller {
         throw new CyrnelError("bad_request", `the archive holds module "${manifest.id}", not "${id}"`);
       }
       check(manifest);
-      return await this.options.modules.exclusive(id, () => this.swap(id, staged));
+      return await this.options.loader.exclusive(id, () => this.swap(id, staged));
     } finally {
       staged.cleanup();
     }
@@ -126,8 +131,8 @@ export class ModuleInstaller {
 
   /** Runs under the module's lock: backup, swap, reload; roll back on failure. */
   private async swap(id: string, staged: Staged): Promise<ModuleUpdateResult> {
-    const { modules, logger } = this.options;
-    const before = modules.get(id);
+    const { loader, entries, logger } = this.options;
+    const before = entries.get(id);
     const fromVersion = before.version;
     const toVersion = staged.manifest.version;
     if (before.type !== null && staged.manifest.type !== before.type) {
@@ -136,12 +141,12 @@ export class ModuleInstaller {
         `module "${id}" is an ${before.type}; the archive holds an ${staged.manifest.type}`,
       );
     }
-    const live = modules.folder(id);
+    const live = loader.folder(id);
     if (existsSync(live) && folderDigest(live) === folderDigest(staged.folder)) {
       return { id, updated: false, fromVersion, toVersion: fromVersion };
     }
 
-    const backupRoot = modules.backupFolder(id);
+    const backupRoot = loader.backupFolder(id);
     const backup = join(backupRoot, fromVersion ?? "unknown");
     rmSync(backupRoot, { recursive: true, force: true });
     mkdirSync(backupRoot, { recursive: true });
@@ -151,8 +156,8 @@ export class ModuleInstaller {
 
     let failure: string | null = null;
     try {
-      await modules.replace(id);
-      const after = modules.get(id);
+      await loader.replace(id);
+      const after = entries.get(id);
       if (before.active && !after.active) failure = `it failed to start: ${after.error}`;
     } catch (error) {
       failure = `it failed to load: ${messageOf(error)}`;
@@ -166,7 +171,7 @@ export class ModuleInstaller {
     rmSync(live, { recursive: true, force: true });
     if (hadFolder) renameSync(backup, live);
     try {
-      if (hadFolder) await modules.replace(id);
+      if (hadFolder) await loader.replace(id);
     } catch (error) {
       logger.error("reloading the restored module failed", { module: id, error: messageOf(error) });
     }

@@ -17,8 +17,9 @@ import type {
   ExecutionState,
   InvokeInput,
 } from "@cyrnel/sdk";
-import { CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
+import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
+import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
 import type { ProcessFilter, ProcessRow, ProcessStore } from "./process-store.js";
@@ -40,6 +41,11 @@ export interface ProcessRunnerOptions {
   limits: ProcessLimits;
   /** The environment new runs go to, or null. */
   environment(): { id: string; module: EnvironmentModule } | null;
+  /**
+   * Subscribed to at construction: an environment that is being switched away from is torn down once its runs have
+   * ended; one that stops (disabled, deleted, restarted with new settings) has its runs canceled first.
+   */
+  events: ModuleEvents;
   /** Tool calls from code go through the same gate as `POST /tools/.../invoke`. */
   invokeTool(input: InvokeInput): Promise<unknown>;
   /** Snapshot of effectively enabled services and tool ids for discovery inside the sandbox. */
@@ -93,7 +99,12 @@ export class ProcessRunner {
   private readonly live = new Map<number, LiveExecution>();
   private readonly byProcess = new Map<number, LiveExecution>();
 
-  constructor(private readonly options: ProcessRunnerOptions) {}
+  constructor(private readonly options: ProcessRunnerOptions) {
+    options.events.on("environmentDraining", ({ environmentId }) => this.drain(environmentId));
+    options.events.on("environmentStopping", ({ environmentId }) =>
+      this.cancel(environmentId, "canceled: the environment was disabled"),
+    );
+  }
 
   /** Bindings handed to environment modules at setup. */
   readonly bindings: EnvironmentBindings = {
@@ -109,8 +120,8 @@ export class ProcessRunner {
       if (!execution || execution.state === "terminating" || execution.state === state) return;
       if (state !== "queued" && state !== "running") return;
       execution.state = state;
-      const startedAt = state === "running" ? new Date().toISOString() : undefined;
-      this.options.store.setState(execution.processId, state, startedAt);
+      if (state === "running") this.options.store.setRunning(execution.processId, new Date().toISOString());
+      else this.options.store.setState(execution.processId, state);
       // Running: the whole timeoutMs again, however long the run was queued.
       if (state === "running") this.armBackstop(execution, `timed out after ${execution.timeoutMs} ms`);
     },
@@ -146,9 +157,9 @@ export class ProcessRunner {
       );
     }
     const environment = this.requireEnvironment();
-    const row = this.options.store.create({ code: input.code, ref, timeoutMs });
-    this.start(row, environment);
-    return this.get(row.id);
+    const { processId, executionId } = this.options.store.create({ code: input.code, ref, timeoutMs }, environment.id);
+    this.start({ processId, executionId, code: input.code, timeoutMs }, environment);
+    return this.get(processId);
   }
 
   run(id: number, force: boolean): ProcessRow {
@@ -161,7 +172,9 @@ export class ProcessRunner {
         `process ${id} has results from an earlier run; pass "force": true to replace them`,
       );
     }
-    this.start(row, this.requireEnvironment());
+    const environment = this.requireEnvironment();
+    const executionId = this.options.store.startRun(id, environment.id);
+    this.start({ processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs }, environment);
     return this.get(id);
   }
 
@@ -245,7 +258,7 @@ export class ProcessRunner {
   // ---- environment events --------------------------------------------------------
 
   /** Waits for every run on this environment to end (an environment switch lets them finish). */
-  async drain(environmentId: string): Promise<void> {
+  private async drain(environmentId: string): Promise<void> {
     await Promise.all([...this.live.values()].filter((e) => e.environmentId === environmentId).map((e) => e.done));
   }
 
@@ -273,21 +286,32 @@ export class ProcessRunner {
     }
   }
 
+  /**
+   * The active environment, if it takes one more run now. Asked before
+   * anything is written: a refused submission leaves no process behind, and
+   * `start` follows in the same synchronous turn, so the answer still holds.
+   */
   private requireEnvironment() {
     const environment = this.options.environment();
     if (!environment) throw noEnvironment();
+    const admission = environment.module.admit?.();
+    if (admission !== undefined && !admission.admitted) throw atCapacity(admission.reason, admission.retryAfterSeconds);
     return environment;
   }
 
-  private start(row: ProcessRow, environment: { id: string; module: EnvironmentModule }): void {
-    const executionId = this.options.store.startRun(row.id, environment.id);
+  /** Hands a recorded run to the environment; `run` is its execution row, already written. */
+  private start(
+    run: { processId: number; executionId: number; code: string; timeoutMs: number | null },
+    environment: { id: string; module: EnvironmentModule },
+  ): void {
+    const { processId, executionId, timeoutMs } = run;
     let finish!: (exitState: ExecutionExitState) => void;
     const execution: LiveExecution = {
       executionId,
-      processId: row.id,
+      processId,
       environmentId: environment.id,
       environment: environment.module,
-      timeoutMs: row.timeoutMs,
+      timeoutMs,
       state: "queued",
       stdout: new CappedText(this.options.limits.streamBytes, "stdout"),
       stderr: new CappedText(this.options.limits.streamBytes, "stderr"),
@@ -306,15 +330,15 @@ export class ProcessRunner {
       finish: (exitState) => finish(exitState),
     };
     this.live.set(executionId, execution);
-    this.byProcess.set(row.id, execution);
+    this.byProcess.set(processId, execution);
     // Queued: the environment may keep the run waiting at most its timeoutMs.
-    this.armBackstop(execution, `timed out after ${row.timeoutMs} ms waiting in the queue; the code never ran`);
+    this.armBackstop(execution, `timed out after ${timeoutMs} ms waiting in the queue; the code never ran`);
     environment.module
       .execute({
         executionId,
-        processId: row.id,
-        code: row.code,
-        options: { timeoutMs: row.timeoutMs },
+        processId,
+        code: run.code,
+        options: { timeoutMs },
         services: this.options.catalog(),
       })
       .then(

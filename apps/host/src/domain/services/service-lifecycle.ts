@@ -1,9 +1,11 @@
 /**
- * The service lifecycle of SPEC section 5, in the order the seeds name the
- * adapter hooks: install (generateDefinition), enable (hydrateService),
- * config/secrets patch (hydrate again, restore on failure), update
- * (generateDefinition, dehydrateService, new tools, hydrate), disable and
- * delete (dehydrateService). Operations on one service are serialised.
+ * The service lifecycle, and the adapter hooks each step calls: install
+ * (generateDefinition), enable (hydrateService), config/secrets patch
+ * (hydrate again, restore on failure), update (generateDefinition,
+ * dehydrateService, new tools, hydrate), disable and delete
+ * (dehydrateService). Operations on one service are serialised. Adapter
+ * module events (module-events.ts) hydrate, regenerate and delete an
+ * adapter's services.
  */
 import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
@@ -11,13 +13,14 @@ import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } fro
 import { isUniqueViolation } from "../../db/client.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
-import { applyPatch } from "../../lib/json-patch.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { KeyedMutex } from "../../lib/keyed-mutex.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
-import type { ModuleRegistry } from "../modules/module-registry.js";
+import type { ModuleEntries } from "../modules/module-entries.js";
+import type { ModuleEvents } from "../modules/module-events.js";
 import type { SecretStore } from "../secrets/secret-store.js";
+import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
 import { serviceNotFound } from "./not-found.js";
 import { serviceDetail } from "./records.js";
@@ -25,7 +28,10 @@ import type { ServiceRow, ServiceStore } from "./service-store.js";
 
 export interface ServiceLifecycleOptions {
   store: ServiceStore;
-  modules: ModuleRegistry;
+  /** Adapter code, active or not. */
+  modules: Pick<ModuleEntries, "adapter" | "activeAdapter" | "adapterCode">;
+  /** Subscribed to at construction: adapters activated, replaced and removed. */
+  events: ModuleEvents;
   secrets: SecretStore;
   validator: SchemaValidator;
   logger: HostLogger;
@@ -59,7 +65,41 @@ export class ServiceLifecycle {
    */
   private readonly unavailable = new Map<string, string>();
 
-  constructor(private readonly options: ServiceLifecycleOptions) {}
+  /**
+   * Service config and secrets. A disabled service may be filled in one field at a time (top-level `required` is
+   * checked when it is enabled); an enabled one is re-hydrated with the new values, and gets the old ones back if
+   * that fails.
+   */
+  readonly settings: Settings<ServiceRow>;
+
+  constructor(private readonly options: ServiceLifecycleOptions) {
+    const { events } = options;
+    events.on("adapterActivated", ({ adapterId }) => this.hydrateAdapter(adapterId));
+    events.on("adapterReplaced", ({ adapterId }) => this.regenerateAdapter(adapterId));
+    events.on("adapterRemoving", ({ adapterId }) => this.removeAdapterServices(adapterId));
+    this.settings = new Settings(
+      {
+        type: "service",
+        locks: this.mutex,
+        find: (id) => this.row(id),
+        schema: serviceSchema,
+        patchSchema: (row, kind) =>
+          row.enabled ? serviceSchema(row, kind) : withoutRequired(serviceSchema(row, kind)),
+        invalid: (row, kind) => `invalid ${kind} for service "${row.id}"`,
+        storedConfig: (row) => row.config,
+        writeConfig: (id, config) => options.store.update(id, { config }),
+        // Values of a service whose adapter is stopped are stored and put to use when the adapter starts.
+        apply: async (before) => {
+          if (before.enabled && !before.stale && this.options.modules.activeAdapter(before.adapter)) {
+            await this.hydrate(this.row(before.id));
+          }
+        },
+        reapply: (before) => this.rehydrateOrMarkUnavailable(before.id),
+      },
+      options.secrets,
+      options.validator,
+    );
+  }
 
   // ---- install, update, delete ---------------------------------------------
 
@@ -185,44 +225,6 @@ export class ServiceLifecycle {
     });
   }
 
-  // ---- config and secrets -------------------------------------------------------
-
-  config(id: string): Record<string, unknown> {
-    const row = this.row(id);
-    return this.options.validator.validate(row.configSchema, row.config).value as Record<string, unknown>;
-  }
-
-  patchConfig(id: string, patch: unknown): Promise<Record<string, unknown>> {
-    return this.mutex.run(id, async () => {
-      const row = this.row(id);
-      // Patches apply to what GET shows (defaults included), so `replace /retries` works on a default value.
-      const next = applyPatch(this.config(id), patch);
-      this.requireValid(row, row.configSchema, next, "config");
-      this.options.store.update(id, { config: next });
-      await this.rehydrateOrRestore(row, () => this.options.store.update(id, { config: row.config }));
-      return this.config(id);
-    });
-  }
-
-  secretNames(id: string): string[] {
-    this.row(id);
-    return this.options.secrets.names({ type: "service", id });
-  }
-
-  patchSecrets(id: string, patch: unknown): Promise<string[]> {
-    return this.mutex.run(id, async () => {
-      const row = this.row(id);
-      const owner = { type: "service" as const, id };
-      const previous = this.options.secrets.read(owner);
-      // `test` would let a caller probe secret values one guess at a time.
-      const next = applyPatch(previous, patch, { forbidden: ["test"] });
-      this.requireValid(row, row.secretsSchema, next, "secrets");
-      this.options.secrets.replace(owner, next);
-      await this.rehydrateOrRestore(row, () => this.options.secrets.replace(owner, previous));
-      return this.options.secrets.names(owner);
-    });
-  }
-
   // ---- adapter module events ------------------------------------------------------
 
   /**
@@ -230,7 +232,7 @@ export class ServiceLifecycle {
    * choice survives a start with, say, the wrong secrets key) but is not running: its record and every call to
    * its tools say why, until a later start, enable or patch hydrates it.
    */
-  async hydrateAdapter(adapterId: string): Promise<void> {
+  private async hydrateAdapter(adapterId: string): Promise<void> {
     for (const id of this.options.store.idsOfAdapter(adapterId)) {
       await this.mutex.run(id, async () => {
         const row = this.options.store.get(id);
@@ -251,7 +253,7 @@ export class ServiceLifecycle {
   }
 
   /** New adapter code: regenerate every service from its stored definition; failures mark it stale. */
-  async regenerateAdapter(adapterId: string): Promise<void> {
+  private async regenerateAdapter(adapterId: string): Promise<void> {
     const adapter = this.options.modules.adapterCode(adapterId);
     if (!adapter) return;
     for (const id of this.options.store.idsOfAdapter(adapterId)) {
@@ -270,7 +272,7 @@ export class ServiceLifecycle {
     }
   }
 
-  async removeAdapterServices(adapterId: string): Promise<void> {
+  private async removeAdapterServices(adapterId: string): Promise<void> {
     for (const id of this.options.store.idsOfAdapter(adapterId)) await this.remove(id);
   }
 
@@ -374,44 +376,30 @@ export class ServiceLifecycle {
   }
 
   /**
-   * Patches are validated in full when the service is enabled (it must stay
-   * usable); a disabled service may be filled in one field at a time, so
-   * top-level `required` is only enforced when it is enabled.
+   * After a failed settings change, with the previous values restored: hydrate again. If that fails too, the
+   * service keeps the operator's choice (enabled) but is not running, like one its adapter could not bring up at
+   * start: its record and calls to its tools say why, until a patch or enable hydrates it.
    */
-  private requireValid(row: ServiceRow, schema: Record<string, unknown>, value: Record<string, unknown>, what: string) {
-    const effective = row.enabled ? schema : withoutRequired(schema);
-    const result = this.options.validator.validate(effective, value);
-    if (!result.valid) {
-      throw new CyrnelError(
-        "validation_failed",
-        summariseIssues(`invalid ${what} for service "${row.id}"`, result.errors),
-        result.errors,
-      );
-    }
-  }
-
-  private async rehydrateOrRestore(before: ServiceRow, restore: () => void): Promise<void> {
-    if (!before.enabled || before.stale) return;
+  private async rehydrateOrMarkUnavailable(id: string): Promise<void> {
     try {
-      await this.hydrate(this.row(before.id));
-    } catch (error) {
-      restore();
-      try {
-        await this.hydrate(this.row(before.id));
-      } catch (again) {
-        this.options.store.update(before.id, { enabled: false });
-        this.options.logger.error("restoring the previous values failed too; service disabled", {
-          service: before.id,
-          error: messageOf(again),
-        });
-      }
-      throw error;
+      await this.hydrate(this.row(id));
+    } catch (again) {
+      this.unavailable.set(id, messageOf(again));
+      this.options.logger.error("restoring the previous values failed too; service kept enabled but not running", {
+        service: id,
+        error: messageOf(again),
+      });
     }
   }
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
+function serviceSchema(row: ServiceRow, kind: SettingsKind): Record<string, unknown> {
+  return kind === "config" ? row.configSchema : row.secretsSchema;
+}
+
+/** A disabled service may be configured one field at a time: top-level `required` is checked when it is enabled. */
 function withoutRequired(schema: Record<string, unknown>): Record<string, unknown> {
   const { required: _required, ...rest } = schema;
   return rest;

@@ -69,7 +69,19 @@ export interface NewService {
 }
 
 export class ServiceStore {
+  /**
+   * Bumped by every write to services or tools (they all go through this
+   * store), so that what is derived from them on hot paths — the catalog
+   * every process gets, the tool gate's lookups — is kept until it changes.
+   */
+  private written = 0;
+  private catalogCache: { revision: number; catalog: ServiceCatalog } | undefined;
+
   constructor(readonly db: Db) {}
+
+  get revision(): number {
+    return this.written;
+  }
 
   get(id: string): ServiceRow | undefined {
     return this.db
@@ -136,6 +148,7 @@ export class ServiceStore {
   }
 
   insert(service: NewService): void {
+    this.written++;
     const now = new Date().toISOString();
     this.db.transaction((tx) => {
       tx.insert(services)
@@ -174,6 +187,7 @@ export class ServiceStore {
       version?: string | null;
     },
   ): void {
+    this.written++;
     this.db.transaction((tx) => {
       const previous = new Map(
         tx
@@ -209,6 +223,7 @@ export class ServiceStore {
     id: string,
     values: Partial<Pick<typeof services.$inferInsert, "enabled" | "stale" | "staleReason" | "config">>,
   ): void {
+    this.written++;
     this.db
       .update(services)
       .set({ ...values, updatedAt: new Date().toISOString() })
@@ -217,6 +232,7 @@ export class ServiceStore {
   }
 
   delete(id: string): void {
+    this.written++;
     this.db.delete(services).where(eq(services.id, id)).run();
   }
 
@@ -302,6 +318,7 @@ export class ServiceStore {
   }
 
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean): void {
+    this.written++;
     this.db
       .update(tools)
       .set({ enabled })
@@ -309,8 +326,14 @@ export class ServiceStore {
       .run();
   }
 
-  /** Effectively enabled services and tools (tool and service enabled, service not stale), for sandboxes. */
+  /**
+   * Effectively enabled services and tools (tool and service enabled,
+   * service not stale), for sandboxes. Every process gets it: it is read
+   * once per revision and shared, frozen.
+   */
   catalog(): ServiceCatalog {
+    const revision = this.written;
+    if (this.catalogCache?.revision === revision) return this.catalogCache.catalog;
     const rows = this.db
       .select({ serviceId: tools.serviceId, toolId: tools.id })
       .from(tools)
@@ -323,7 +346,9 @@ export class ServiceStore {
       catalog[row.serviceId] ??= { tools: [] };
       catalog[row.serviceId]!.tools.push(row.toolId);
     }
-    return catalog;
+    for (const entry of Object.values(catalog)) Object.freeze(Object.freeze(entry).tools);
+    this.catalogCache = { revision, catalog: Object.freeze(catalog) };
+    return this.catalogCache.catalog;
   }
 
   /** Every effectively enabled tool with its schemas (for `GET /environment/types`). */

@@ -5,19 +5,20 @@
  * of the gating table, so a disabled tool can never cause an outbound request.
  */
 import { adapterErrorDetails, type InvokeInput, secretForms } from "@cyrnel/sdk";
+import type { ValidateFunction } from "ajv";
 import { cutText } from "../../cut-text.js";
 import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
-import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
+import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
-import type { ModuleRegistry } from "../modules/module-registry.js";
+import type { ModuleEntries } from "../modules/module-entries.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { serviceNotFound, toolNotFound } from "./not-found.js";
-import type { ServiceStore } from "./service-store.js";
+import type { ServiceRow, ServiceStore, ToolRow } from "./service-store.js";
 
 export interface ToolGateOptions {
   store: ServiceStore;
-  modules: ModuleRegistry;
+  modules: Pick<ModuleEntries, "activeAdapter">;
   secrets: SecretStore;
   validator: SchemaValidator;
   logger: HostLogger;
@@ -26,15 +27,29 @@ export interface ToolGateOptions {
   unavailable?: (serviceId: string) => string | null;
 }
 
+/** What a call needs from the database about one tool, with its compiled input validation. */
+interface Lookup {
+  service: ServiceRow;
+  tool: ToolRow;
+  /** The tool's `inputSchema` compiled, or why it cannot be. */
+  validate: ValidateFunction | { error: string };
+}
+
 export class ToolGate {
+  /**
+   * Lookups by service and tool, valid for one revision of the services
+   * (every write to them bumps it): code calls the same tools in loops, and
+   * reading and parsing the rows and keying the compiled schema cost more
+   * than the rest of the gate.
+   */
+  private readonly lookups = new Map<string, Lookup>();
+  private lookupsRevision = -1;
+
   constructor(private readonly options: ToolGateOptions) {}
 
   async invoke(input: InvokeInput): Promise<unknown> {
     const { serviceId, toolId } = input;
-    const service = this.options.store.get(serviceId);
-    if (!service) throw serviceNotFound(this.options.store, serviceId);
-    const tool = this.options.store.getTool(serviceId, toolId);
-    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId);
+    const { service, tool, validate } = this.lookup(serviceId, toolId);
     if (service.stale) {
       throw new CyrnelError(
         "service_disabled",
@@ -47,21 +62,19 @@ export class ToolGate {
     if (!tool.enabled) throw new CyrnelError("tool_disabled", `tool "${toolId}" on service "${serviceId}" is disabled`);
 
     const parameters = input.parameters ?? {};
-    let validation: ReturnType<SchemaValidator["validate"]>;
-    try {
-      // As sent: a default the caller did not ask for is never sent, so it must not fail the call.
-      validation = this.options.validator.validate(tool.inputSchema, parameters, { applyDefaults: false });
-    } catch (error) {
+    if (!(validate instanceof Function)) {
       throw new CyrnelError(
         "adapter_error",
-        `tool "${toolId}" has an input schema that cannot be compiled: ${messageOf(error)}`,
+        `tool "${toolId}" has an input schema that cannot be compiled: ${validate.error}`,
       );
     }
-    if (!validation.valid) {
+    // Compiled without defaults or coercion, so validating cannot change the parameters.
+    if (validate(parameters) !== true) {
+      const issues = describeIssues(validate.errors ?? []);
       throw new CyrnelError(
         "validation_failed",
-        summariseIssues(`invalid parameters for ${serviceId}.${toolId}`, validation.errors),
-        validation.errors,
+        summariseIssues(`invalid parameters for ${serviceId}.${toolId}`, issues),
+        issues,
       );
     }
 
@@ -82,6 +95,31 @@ export class ToolGate {
       }
       throw this.adapterError(serviceId, toolId, error);
     }
+  }
+
+  private lookup(serviceId: string, toolId: string): Lookup {
+    const revision = this.options.store.revision;
+    if (revision !== this.lookupsRevision) {
+      this.lookups.clear();
+      this.lookupsRevision = revision;
+    }
+    const key = `${serviceId}\u0000${toolId}`;
+    const known = this.lookups.get(key);
+    if (known) return known;
+    const service = this.options.store.get(serviceId);
+    if (!service) throw serviceNotFound(this.options.store, serviceId);
+    const tool = this.options.store.getTool(serviceId, toolId);
+    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId);
+    let validate: Lookup["validate"];
+    try {
+      // As sent: a default the caller did not ask for is never sent, so it must not fail the call.
+      validate = this.options.validator.compile(tool.inputSchema, { applyDefaults: false });
+    } catch (error) {
+      validate = { error: messageOf(error) };
+    }
+    const lookup = { service, tool, validate };
+    this.lookups.set(key, lookup);
+    return lookup;
   }
 
   /**

@@ -1,14 +1,22 @@
 import { Type } from "@sinclair/typebox";
-import { ConfigBody, EnabledBody, ListOf, PatchBody, SecretNames, VersionBody } from "../../contract/common.js";
+import { EnabledBody, ListOf, VersionBody } from "../../contract/common.js";
 import { ModuleDetail, ModuleRecord, ModuleUpdateResult } from "../../contract/modules.js";
+import type { ModuleEntries } from "../../domain/modules/module-entries.js";
 import type { ModuleInstaller } from "../../domain/modules/module-installer.js";
+import type { ModuleLoader } from "../../domain/modules/module-loader.js";
 import type { ModuleRegistry } from "../../domain/modules/module-registry.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
+import { settingsRoutes } from "../settings/routes.js";
 
 const tags = ["modules"];
 const IdParams = Type.Object({ id: Type.String() });
 
-export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
+/** Reading comes from the entries, enabling from the registry, rescans and deletion from the loader. */
+export function moduleRoutes(
+  entries: ModuleEntries,
+  registry: ModuleRegistry,
+  loader: ModuleLoader,
+): RouteDefinition[] {
   return [
     defineRoute({
       method: "get",
@@ -22,7 +30,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       }),
       responses: { 200: { description: "Every module (never paginated)", schema: ListOf(ModuleRecord) } },
       errors: ["validation_failed"],
-      handler: ({ query }) => json(200, { items: modules.list(query), nextCursor: null }),
+      handler: ({ query }) => json(200, { items: entries.list(query), nextCursor: null }),
     }),
     defineRoute({
       method: "get",
@@ -33,7 +41,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The module", schema: ModuleDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, modules.get(params.id)),
+      handler: ({ params }) => json(200, entries.get(params.id)),
     }),
     defineRoute({
       method: "post",
@@ -48,53 +56,21 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       body: EnabledBody,
       responses: { 200: { description: "The module", schema: ModuleDetail } },
       errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error"],
-      handler: async ({ params, body }) => json(200, await modules.setEnabled(params.id, body.enabled)),
+      handler: async ({ params, body }) => json(200, await registry.setEnabled(params.id, body.enabled)),
     }),
-    defineRoute({
-      method: "get",
-      path: "/modules/{id}/config",
-      operationId: "getModuleConfig",
-      summary: "Get a module's config with defaults applied",
+    ...settingsRoutes({
+      collection: "/modules",
+      operationNoun: "Module",
       tags,
-      params: IdParams,
-      responses: { 200: { description: "The config", schema: ConfigBody } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { config: modules.config(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/modules/{id}/config",
-      operationId: "patchModuleConfig",
-      summary: "Patch a module's config; an active module is restarted with it",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { config: await modules.patchConfig(params.id, body) }),
-    }),
-    defineRoute({
-      method: "get",
-      path: "/modules/{id}/secrets",
-      operationId: "getModuleSecrets",
-      summary: "Names of the module secrets that are set",
-      tags,
-      params: IdParams,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { set: modules.secretNames(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/modules/{id}/secrets",
-      operationId: "patchModuleSecrets",
-      summary: "Patch a module's secrets (write-only)",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error"],
-      handler: async ({ params, body }) => json(200, { set: await modules.patchSecrets(params.id, body) }),
+      summaries: {
+        getConfig: "Get a module's config with defaults applied",
+        patchConfig: "Patch a module's config; an active module is restarted with it",
+        getSecrets: "Names of the module secrets that are set",
+        patchSecrets: "Patch a module's secrets (write-only)",
+      },
+      // A failed restart is an adapter_error (module-registry.ts); setup timeouts are failures too.
+      applyErrors: ["adapter_error"],
+      settings: registry.settings,
     }),
     defineRoute({
       method: "post",
@@ -104,7 +80,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       description: "New folders appear disabled, changed modules are reloaded, vanished ones are marked missing.",
       tags,
       responses: { 200: { description: "Every module after the rescan", schema: ListOf(ModuleRecord) } },
-      handler: async () => json(200, { items: await modules.reload(), nextCursor: null }),
+      handler: async () => json(200, { items: await loader.reload(), nextCursor: null }),
     }),
     defineRoute({
       method: "delete",
@@ -116,7 +92,7 @@ export function moduleRoutes(modules: ModuleRegistry): RouteDefinition[] {
       responses: { 204: { description: "Deleted" } },
       errors: ["bad_request", "not_found"],
       handler: async ({ params }) => {
-        await modules.remove(params.id);
+        await loader.remove(params.id);
         return noContent();
       },
     }),
@@ -129,7 +105,7 @@ const updateDescription =
   "If the new version fails to load (or an active module fails to start), the previous version is restored and " +
   "keeps running, and the answer is a 400 naming the error.";
 
-/** Custom modules from archives: registry installs and updates, direct `.tgz` updates (SPEC sections 8 and 9). */
+/** Custom modules from archives: registry installs and updates, direct `.tgz` updates. */
 export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition[] {
   return [
     defineRoute({

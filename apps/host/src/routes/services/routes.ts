@@ -1,13 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import {
-  ConfigBody,
-  EnabledBody,
-  ListOf,
-  ListQuery,
-  PatchBody,
-  SecretNames,
-  VersionBody,
-} from "../../contract/common.js";
+import { EnabledBody, ListOf, ListQuery, VersionBody } from "../../contract/common.js";
 import {
   DefinitionSource,
   InstalledService,
@@ -24,6 +16,7 @@ import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
+import { settingsRoutes } from "../settings/routes.js";
 
 const IdParams = Type.Object({ id: Type.String() });
 const tags = ["services"];
@@ -136,60 +129,28 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
         return noContent();
       },
     }),
-    defineRoute({
-      method: "get",
-      path: "/services/{id}/config",
-      operationId: "getServiceConfig",
-      summary: "Get a service's config with defaults applied",
+    ...settingsRoutes({
+      collection: "/services",
+      operationNoun: "Service",
       tags,
-      params: IdParams,
-      responses: { 200: { description: "The config", schema: ConfigBody } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { config: services.config(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/services/{id}/config",
-      operationId: "patchServiceConfig",
-      summary: "Patch a service's config (merge patch object or RFC 6902 array)",
-      description:
+      summaries: {
+        getConfig: "Get a service's config with defaults applied",
+        patchConfig: "Patch a service's config (merge patch object or RFC 6902 array)",
+        getSecrets: "Names of the secrets that are set (never their values)",
+        patchSecrets: "Patch a service's secrets (write-only; same patch forms as config, `test` refused)",
+      },
+      patchConfigDescription:
         "Validated against the config schema; nothing is stored on failure. An enabled service is re-hydrated.",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "The new config", schema: ConfigBody } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
-      handler: async ({ params, body }) => json(200, { config: await services.patchConfig(params.id, body) }),
-    }),
-    defineRoute({
-      method: "get",
-      path: "/services/{id}/secrets",
-      operationId: "getServiceSecrets",
-      summary: "Names of the secrets that are set (never their values)",
-      tags,
-      params: IdParams,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["not_found"],
-      handler: ({ params }) => json(200, { set: services.secretNames(params.id) }),
-    }),
-    defineRoute({
-      method: "patch",
-      path: "/services/{id}/secrets",
-      operationId: "patchServiceSecrets",
-      summary: "Patch a service's secrets (write-only; same patch forms as config, `test` refused)",
-      tags,
-      params: IdParams,
-      body: PatchBody,
-      responses: { 200: { description: "Secret names", schema: SecretNames } },
-      errors: ["bad_request", "validation_failed", "not_found", "conflict", "adapter_error", "invoke_timeout"],
-      handler: async ({ params, body }) => json(200, { set: await services.patchSecrets(params.id, body) }),
+      // Re-hydrating reads the service's secrets (409 when they cannot be decrypted) and calls the adapter.
+      applyErrors: ["conflict", "adapter_error", "invoke_timeout"],
+      settings: services.settings,
     }),
   ];
 }
 
 const REGISTRY_INSTALL_ERRORS: ErrorCode[] = [...DEFINITION_ERRORS, "upstream_error"];
 
-/** Installs and updates from registry descriptors (SPEC section 9). */
+/** Installs and updates from registry descriptors. */
 export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteDefinition[] {
   return [
     defineRoute({

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type InProcessHost, startInProcess } from "./support/in-process-host.js";
+import { type InProcessHost, startInProcess } from "../support/in-process.js";
 
 const resolve = createRequire(import.meta.url).resolve;
 const DOCUMENTS = {

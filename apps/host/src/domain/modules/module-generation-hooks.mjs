@@ -8,12 +8,16 @@
  * `generation`, so one load of a module sees one version of all its files.
  * Files that already carry a query, and non-file URLs (`node:`, `data:`),
  * are left alone. Runs on Node's loader thread: no host state in here.
+ *
+ * Plain JavaScript (types in the .d.mts beside it, copied to dist by the
+ * build): Node loads it by itself, on that thread, also when the host runs
+ * from its TypeScript sources (the in-process tests).
  */
-import type { ResolveHook } from "node:module";
 
 export const GENERATION_PARAM = "generation";
 
-export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
+/** @type {import("node:module").ResolveHook} */
+export const resolve = async (specifier, context, nextResolve) => {
   const resolved = await nextResolve(specifier, context);
   const generation = context.parentURL?.startsWith("file:")
     ? new URL(context.parentURL).searchParams.get(GENERATION_PARAM)

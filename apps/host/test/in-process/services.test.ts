@@ -1,16 +1,20 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHost, type TestHost } from "./support/host.js";
-import { enableRecorder, hookCalls, hooksSince, installRecorded, recorderDefinition } from "./support/recorder.js";
+import { type InProcessHost, startInProcess } from "../support/in-process.js";
+import { enableRecorder, hookCalls, hooksSince, installRecorded, recorderDefinition } from "../support/recorder.js";
 
-let host: TestHost;
+/**
+ * The service lifecycle (install, enable, config and secrets, update, delete) through the real `recorder` adapter,
+ * whose hook log shows which adapter hooks ran and in which order.
+ */
+let host: InProcessHost;
 let hookLog: string;
 let files: Server;
 let filesUrl: string;
 
 beforeAll(async () => {
-  host = await startHost({ modules: ["recorder"] });
+  host = await startInProcess({ modules: ["recorder"] });
   hookLog = await enableRecorder(host);
   // A real HTTP server for installs from a URL.
   files = createServer((req, res) => {
@@ -176,7 +180,7 @@ describe("install", () => {
   });
 });
 
-describe("lifecycle hooks in the order the seeds name them", () => {
+describe("adapter hooks in the order of the lifecycle", () => {
   it("enable → hydrate; config patch → hydrate; update → dehydrate then new tools; disable and delete → dehydrate", async () => {
     await installRecorded(host, "life", [{ id: "keep" }, { id: "drop" }, { id: "off" }]);
     let mark = hookCalls(hookLog).length;

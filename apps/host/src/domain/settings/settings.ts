@@ -1,0 +1,119 @@
+/**
+ * Config and secrets of one kind of owner (modules, services), written
+ * once: read with defaults applied, patch (JSON merge patch or RFC 6902,
+ * lib/json-patch.ts), validate against the owner's schema, store, put to
+ * use, and roll the previous values back if putting them to use fails.
+ *
+ * Config lives in the owner's own row (`writeConfig`), secrets in the
+ * SecretStore (sealed, write-only: only their names are ever returned).
+ * What "put to use" means is the owner's: a module restarts, a service is
+ * re-hydrated. Each patch holds the owner's lock, so it cannot interleave
+ * with an enable or an update of the same owner across their awaits.
+ */
+import { CyrnelError } from "../../errors.js";
+import { applyPatch } from "../../lib/json-patch.js";
+import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
+import type { KeyedMutex } from "../../lib/keyed-mutex.js";
+import type { SecretOwner, SecretStore } from "../secrets/secret-store.js";
+
+export type SettingsKind = "config" | "secrets";
+type Values = Record<string, unknown>;
+
+/** One kind of owner of settings. `T` is what `find` returns: the owner's state at the start of a patch. */
+export interface SettingsOwner<T> {
+  /** Whose secrets these are in the SecretStore. */
+  type: SecretOwner["type"];
+  /** The owner's lock, shared with its other operations. */
+  locks: KeyedMutex;
+  /** The owner's current state, or a 404. */
+  find(id: string): T;
+  /** The schema values are shown and used with (its defaults are applied). */
+  schema(owner: T, kind: SettingsKind): Record<string, unknown>;
+  /** The schema a patched value must satisfy, when it differs from `schema` (e.g. while disabled). */
+  patchSchema?(owner: T, kind: SettingsKind): Record<string, unknown>;
+  /** The head of the `validation_failed` message, e.g. `invalid module config`. */
+  invalid(owner: T, kind: SettingsKind): string;
+  /** The config as stored (defaults not applied). */
+  storedConfig(owner: T): Values;
+  writeConfig(id: string, config: Values): void;
+  /** Puts the stored values to use (restart, re-hydrate). Throwing rolls them back; the error reaches the caller. */
+  apply(owner: T): Promise<void>;
+  /** Puts the restored previous values to use after `apply` failed; deals with its own failure. */
+  reapply(owner: T): Promise<void>;
+}
+
+export class Settings<T> {
+  constructor(
+    private readonly owner: SettingsOwner<T>,
+    private readonly secrets: SecretStore,
+    private readonly validator: SchemaValidator,
+  ) {}
+
+  /** The config with its schema's defaults applied: what a patch applies to, and what the owner is given. */
+  config(id: string): Values {
+    return this.shown(this.owner.find(id));
+  }
+
+  patchConfig(id: string, patch: unknown): Promise<Values> {
+    return this.owner.locks.run(id, async () => {
+      const owner = this.owner.find(id);
+      const previous = this.owner.storedConfig(owner);
+      // Patches apply to what GET shows (defaults included), so `replace /retries` works on a default value.
+      const next = applyPatch(this.shown(owner), patch);
+      this.requireValid(owner, "config", next);
+      this.owner.writeConfig(id, next);
+      await this.apply(owner, () => this.owner.writeConfig(id, previous));
+      return this.config(id);
+    });
+  }
+
+  /** Names of the secrets that have a value (never the values). */
+  secretNames(id: string): string[] {
+    this.owner.find(id);
+    return this.secrets.names(this.secretOwner(id));
+  }
+
+  patchSecrets(id: string, patch: unknown): Promise<string[]> {
+    return this.owner.locks.run(id, async () => {
+      const owner = this.owner.find(id);
+      const secretOwner = this.secretOwner(id);
+      const previous = this.secrets.read(secretOwner);
+      // `test` would let a caller probe secret values one guess at a time.
+      const next = applyPatch(previous, patch, { forbidden: ["test"] });
+      this.requireValid(owner, "secrets", next);
+      this.secrets.replace(secretOwner, next);
+      await this.apply(owner, () => this.secrets.replace(secretOwner, previous));
+      return this.secrets.names(secretOwner);
+    });
+  }
+
+  private shown(owner: T): Values {
+    return this.validator.validate(this.owner.schema(owner, "config"), this.owner.storedConfig(owner)).value as Values;
+  }
+
+  private requireValid(owner: T, kind: SettingsKind, value: Values): void {
+    const schema = this.owner.patchSchema?.(owner, kind) ?? this.owner.schema(owner, kind);
+    const result = this.validator.validate(schema, value);
+    if (!result.valid) {
+      throw new CyrnelError(
+        "validation_failed",
+        summariseIssues(this.owner.invalid(owner, kind), result.errors),
+        result.errors,
+      );
+    }
+  }
+
+  private async apply(owner: T, restore: () => void): Promise<void> {
+    try {
+      await this.owner.apply(owner);
+    } catch (error) {
+      restore();
+      await this.owner.reapply(owner);
+      throw error;
+    }
+  }
+
+  private secretOwner(id: string): SecretOwner {
+    return { type: this.owner.type, id };
+  }
+}
