@@ -20,9 +20,10 @@ import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain 
 import { displayUrl, send, successBody } from "./http.js";
 import { TokenCache, type TokenRequest } from "./oauth2.js";
 import { FRAMING_HEADERS } from "./operations.js";
+import { BODY_KEY } from "./parameters.js";
 import { isRecord, own } from "./records.js";
 import { buildRequest, type PreparedRequest, withCredentials } from "./request.js";
-import { withSecretParameters } from "./secret-parameters.js";
+import { withSecretFields, withSecretParameters } from "./secret-parameters.js";
 
 /** What the adapter keeps per hydrated service (in memory only: secrets included). */
 interface ServiceRuntime {
@@ -152,14 +153,19 @@ export class OpenApiAdapter implements AdapterModule {
     baseUrl: string,
     mayRetry: boolean,
   ): Promise<unknown> {
-    const { credentials, tokens } = await this.credentials(service, tool, request, parameters, baseUrl);
-    const { url, headers } = withCredentials(request, credentials);
+    const { credentials: given, tokens, tokenOf } = await this.credentials(service, tool, request, parameters, baseUrl);
+    // Form fields a secret provides are filled in now that the tokens are known; messages keep showing the
+    // request as the caller made it (a GET sends its form fields in the URL).
+    const fields = withSecretFields(tool.body?.secretFields, own(parameters, BODY_KEY), tokenOf);
+    const sent = fields ? buildRequest(tool, baseUrl, service.headers, { ...parameters, body: fields.body }) : request;
+    const credentials = fields ? { ...given, secrets: [...given.secrets, ...fields.secrets] } : given;
+    const { url, headers } = withCredentials(sent, credentials);
     const exchange = {
       method: request.method,
       url,
       displayUrl: displayUrl(request.url),
       headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
+      ...(sent.body === undefined ? {} : { body: sent.body }),
       timeoutMs: service.timeoutMs,
       maxResponseBytes: service.maxResponseBytes,
       cancel: this.lifetime.signal,
@@ -190,7 +196,7 @@ export class OpenApiAdapter implements AdapterModule {
     request: PreparedRequest,
     parameters: Record<string, unknown>,
     baseUrl: string,
-  ): Promise<{ credentials: Credentials; tokens: TokenUse[] }> {
+  ): Promise<{ credentials: Credentials; tokens: TokenUse[]; tokenOf: (scheme: string) => string | undefined }> {
     const schemes = service.domain.securitySchemes;
     const alternative = selectAlternative(tool.security, schemes, service.secrets);
     if (alternative === null) {
@@ -225,6 +231,7 @@ export class OpenApiAdapter implements AdapterModule {
       const domain = Object.hasOwn(schemes, scheme) ? schemes[scheme] : undefined;
       return fetched.get(scheme) ?? (domain && schemeToken(domain, own(service.secrets, scheme)));
     };
-    return { credentials: withSecretParameters(mergeCredentials(parts), tool.parameters, parameters, tokenOf), tokens };
+    const credentials = withSecretParameters(mergeCredentials(parts), tool.parameters, parameters, tokenOf);
+    return { credentials, tokens, tokenOf };
   }
 }

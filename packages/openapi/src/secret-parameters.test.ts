@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emptyCredentials, type SchemeDomain } from "./auth.js";
 import type { ParameterBinding } from "./domain.js";
 import type { ParameterLocation } from "./operations.js";
-import { coveringScheme, withSecretParameters } from "./secret-parameters.js";
+import { coveringScheme, withSecretFields, withSecretParameters } from "./secret-parameters.js";
 
 const SCHEMES: Record<string, SchemeDomain> = {
   api_key: { type: "apiKey", in: "header", name: "X-Api-Key" },
@@ -73,5 +73,31 @@ describe("withSecretParameters", () => {
       tokenOf,
     );
     expect(out).toEqual(credentials);
+  });
+});
+
+describe("withSecretFields", () => {
+  const tokenOf = (scheme: string) => (scheme === "slackAuth" ? "xoxb-1" : undefined);
+  const fields = { token: "slackAuth", other: "unset" };
+
+  it("fills an omitted field, and makes a body when none was given", () => {
+    expect(withSecretFields(fields, { name: "x" }, tokenOf)).toEqual({
+      body: { name: "x", token: "xoxb-1" },
+      secrets: ["xoxb-1"],
+    });
+    expect(withSecretFields(fields, undefined, tokenOf)).toEqual({ body: { token: "xoxb-1" }, secrets: ["xoxb-1"] });
+  });
+
+  it.each([
+    ["the caller's own token", { token: "mine" }],
+    ["a body given as encoded text", "token=mine"],
+    ["a body that is not an object", [1, 2]],
+  ])("leaves %s alone", (_label, body) => {
+    expect(withSecretFields(fields, body, tokenOf)).toBeUndefined();
+  });
+
+  it("adds nothing without covered fields or tokens", () => {
+    expect(withSecretFields(undefined, {}, tokenOf)).toBeUndefined();
+    expect(withSecretFields({ other: "unset" }, {}, tokenOf)).toBeUndefined();
   });
 });

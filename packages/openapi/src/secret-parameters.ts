@@ -23,7 +23,10 @@ import { own } from "./records.js";
  *    operation's security that carries a token (apiKey, bearer, OAuth2, OpenID
  *    Connect): that is Slack's case, whose `token` no scheme mentions.
  *
- * HTTP basic never covers a parameter (there is no single value to send).
+ * The same rules (2 and 3) apply to the fields of a form body
+ * (urlencoded or multipart) whose schema lists them: Slack sends `token` as
+ * a required form field on some methods. HTTP basic never covers a
+ * parameter (there is no single value to send).
  */
 
 /** Schemes whose secret is (or yields) one token string. */
@@ -33,12 +36,12 @@ const CREDENTIAL_NAMES = new Set(["token", "accesstoken", "apikey", "apitoken", 
 
 const credentialName = (name: string) => CREDENTIAL_NAMES.has(name.toLowerCase().replace(/[-_]/g, ""));
 
-const sameName = (location: ParameterLocation, a: string, b: string) =>
+const sameName = (location: ParameterLocation | "body", a: string, b: string) =>
   location === "header" ? a.toLowerCase() === b.toLowerCase() : a === b;
 
 /** The scheme whose secret is this parameter's value, or undefined. */
 export function coveringScheme(
-  parameter: { name: string; in: ParameterLocation },
+  parameter: { name: string; in: ParameterLocation | "body" },
   security: readonly SecurityAlternative[],
   schemes: Record<string, SchemeDomain>,
 ): string | undefined {
@@ -106,4 +109,32 @@ export function withSecretParameters(
     out.secrets.push(token);
   }
   return out;
+}
+
+/**
+ * A form body's covered fields filled in where the caller left them out (a
+ * body the caller did not give at all starts empty); `undefined` when
+ * nothing is to be sent: no covered field, or no token for any. A body
+ * given as encoded text is the caller's own and is left as it is.
+ */
+export function withSecretFields(
+  fields: Record<string, string> | undefined,
+  body: unknown,
+  tokenOf: (scheme: string) => string | undefined,
+): { body: Record<string, unknown>; secrets: string[] } | undefined {
+  if (
+    fields === undefined ||
+    (body !== undefined && (typeof body !== "object" || body === null || Array.isArray(body)))
+  )
+    return undefined;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown> | undefined) };
+  const secrets: string[] = [];
+  for (const [field, scheme] of Object.entries(fields)) {
+    if (out[field] !== undefined && out[field] !== null) continue;
+    const token = tokenOf(scheme);
+    if (token === undefined) continue;
+    Object.defineProperty(out, field, { value: token, enumerable: true, writable: true, configurable: true });
+    secrets.push(token);
+  }
+  return secrets.length > 0 ? { body: out, secrets } : undefined;
 }

@@ -43,10 +43,12 @@ export function buildTool(
   });
   let body: BodyBinding | null = null;
   if (operation.body && bodyMedia) {
-    const { schema, refs: used, binding } = bodySchema(operation.body, bodyMedia, emitter);
-    for (const ref of used) refs.add(ref);
+    const input = bodySchema(operation.body, bodyMedia, emitter);
+    for (const ref of input.refs) refs.add(ref);
+    const { schema, binding, fieldsLeft } = withCoveredFields(input, operation, schemes);
     define(properties, BODY_KEY, schema);
-    if (operation.body.required) required.push(BODY_KEY);
+    // A body whose every required field a secret provides may be left out: it is sent with those fields.
+    if (operation.body.required && fieldsLeft) required.push(BODY_KEY);
     body = binding;
   }
   const inputDefs = emitter.defs(refs, "request");
@@ -174,6 +176,42 @@ function bodySchema(body: RequestBody, media: RequestBody["content"][number], em
   if (kind !== "multipart") return { schema: { ...schema, description }, refs, binding };
   const files = fileProperties(media.schema, emitter);
   return { schema: withFileInputs({ ...schema, description }, files), refs, binding: { ...binding, files } };
+}
+
+/**
+ * The fields of a form body that a secret provides (`secret-parameters.ts`),
+ * made optional and bound to their scheme; `fieldsLeft` says whether the
+ * body still has required fields of its own.
+ */
+function withCoveredFields(
+  input: BodyInput,
+  operation: Operation,
+  schemes: Record<string, SchemeDomain>,
+): { schema: JSONSchema; binding: BodyBinding; fieldsLeft: boolean } {
+  const { schema, binding } = input;
+  const kind = bodyKind(binding.mediaType);
+  const properties = own(schema, "properties");
+  if ((kind !== "form" && kind !== "multipart") || binding.whole || !isRecord(properties))
+    return { schema, binding, fieldsLeft: true };
+  const fields: Record<string, string> = {};
+  const covered: JsonRecord = { ...properties };
+  for (const [name, property] of entriesOf(properties)) {
+    const scheme = coveringScheme({ name, in: "body" }, operation.security, schemes);
+    if (!scheme || !isRecord(property)) continue;
+    define(fields, name, scheme);
+    const described = typeof property.description === "string" ? property.description : undefined;
+    define(covered, name, { ...property, description: coveredDescription(described, scheme) });
+  }
+  if (Object.keys(fields).length === 0) return { schema, binding, fieldsLeft: true };
+  const required = (ownArray(schema, "required") ?? []).filter(
+    (name) => typeof name !== "string" || !Object.hasOwn(fields, name),
+  );
+  const { required: _required, ...rest } = schema as JsonRecord;
+  return {
+    schema: { ...rest, properties: covered, ...(required.length > 0 ? { required } : {}) } as JSONSchema,
+    binding: { ...binding, secretFields: fields },
+    fieldsLeft: required.length > 0,
+  };
 }
 
 function typesOf(schema: unknown): string[] {

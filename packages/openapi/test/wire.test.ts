@@ -246,6 +246,24 @@ describe("Slack: the token parameter every operation declares comes from the sec
     expect(server.requests[2]!.headers.token).toBe("xoxp-callers-own");
   });
 
+  it("a form field token is filled too, and a body of nothing but the token may be left out", async () => {
+    const deletePhoto = tool(host, "slack", "users_deletePhoto").inputSchema;
+    expect(deletePhoto.required ?? []).not.toContain("body");
+    const emoji = propertiesOf(tool(host, "slack", "admin_emoji_add").inputSchema).body!;
+    expect(emoji.required).toEqual(["name", "url"]);
+
+    await host.invoke("slack", "users_deletePhoto", {});
+    await host.invoke("slack", "admin_emoji_add", { body: { name: "party", url: "https://x/p.png" } });
+    await host.invoke("slack", "admin_emoji_add", {
+      body: { name: "party", url: "https://x/p.png", token: "xoxp-own" },
+    });
+    expect(server.requests.map((request) => request.body.toString("utf8"))).toEqual([
+      `token=${TOKEN}`,
+      `name=party&url=https%3A%2F%2Fx%2Fp.png&token=${TOKEN}`,
+      "name=party&url=https%3A%2F%2Fx%2Fp.png&token=xoxp-own",
+    ]);
+  });
+
   it("the filled token is scrubbed from what the upstream echoes back", async () => {
     server.handle((request, response) => json(response, 200, { ok: true, echoed: request.headers.token }));
     const result = await host.invoke("slack", "auth_test", {});
