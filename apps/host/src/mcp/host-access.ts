@@ -22,9 +22,11 @@ import type { ServiceRecord } from "../contract/services.js";
 import type { ToolRecord } from "../contract/tools.js";
 
 export interface ToolFilter {
-  /** Case-insensitive substring of the tool's name or description. */
-  query?: string;
+  /** Words of the task: results ranked by `GET /tools?search=` (BM25); without them, every tool in list order. */
+  search?: string;
   serviceId?: string;
+  /** With `search`: also tools that cannot be called now. */
+  includeDisabled?: boolean;
   limit: number;
 }
 
@@ -70,8 +72,10 @@ export function hostAccess(api: CyrnelApi): HostAccess {
   return {
     listServices: () => api.listAll<ServiceRecord>("/services"),
 
-    async listTools({ query, serviceId, limit }) {
-      const page = await api.json<Page<ToolRecord>>("GET", "/tools", { query: { query, serviceId, limit } });
+    async listTools({ search, serviceId, includeDisabled, limit }) {
+      const page = await api.json<Page<ToolRecord>>("GET", "/tools", {
+        query: { search, serviceId, includeDisabled, limit },
+      });
       // GET /tools filters by serviceId without checking it exists; an unknown id is worth saying so.
       if (page.items.length === 0 && serviceId !== undefined) {
         await api.json("GET", `/services/${segment(serviceId)}`);
