@@ -37,7 +37,10 @@ export interface HostAccess {
   /** The `.d.ts` of `GET /environment/types` (or its index), for all callable tools or those filtered. */
   types(filter?: TypesFilter): Promise<string>;
   /** Creates a process and waits until it is idle (or `signal` aborts, which stops the wait, not the process). */
-  runCode(input: { code: string; timeoutMs?: number }, signal: AbortSignal): Promise<ProcessReport>;
+  runCode(
+    input: { code: string; timeoutMs?: number; typecheck?: boolean },
+    signal: AbortSignal,
+  ): Promise<ProcessReport>;
   getProcess(id: number): Promise<ProcessReport>;
 }
 
@@ -68,7 +71,7 @@ export function hostAccess(api: CyrnelApi): HostAccess {
       return api.text("GET", `/environment/types${search === "" ? "" : `?${search}`}`);
     },
 
-    runCode: ({ code, timeoutMs }, signal) => api.runProcess({ code, timeoutMs }, { signal }),
+    runCode: ({ code, timeoutMs, typecheck }, signal) => api.runProcess({ code, timeoutMs, typecheck }, { signal }),
 
     getProcess: (id) => api.processReport(id),
   };

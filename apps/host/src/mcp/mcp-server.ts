@@ -159,7 +159,9 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         "Write ONE program that does the whole task: call tools with " +
         "`await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ...parameters })`, loop, branch and compute in " +
         "code, and report the result with `cyrnel.output({ ... })` (calls are shallow-merged; output only what you " +
-        "need). The code is the body of an async function: top-level await works, types are stripped, not checked. " +
+        "need; a value you `return` is discarded). The code is the body of an async function: top-level await " +
+        "works. It is type-checked against the tools' types (get_types) before it runs: type errors end it at once, " +
+        "listed as `code.ts:line:col TSnnnn message`, and no tool is called. " +
         "console.log goes to stdout, console.warn/error to stderr. A failing tool call throws an Error with `status` " +
         "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 502 adapter_error, 504 " +
         "invoke_timeout) that you can catch. There is no fetch, require, import, process or file system. Answers " +
@@ -178,11 +180,18 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
             "Stop the program after it has run this many milliseconds (default 30000, at most 2147483647); " +
               "it may also wait this long for a free sandbox before it runs",
           ),
+        typecheck: z
+          .boolean()
+          .optional()
+          .describe(
+            "Type-check before running (default true). Set false only to run code the checker refuses although " +
+              "it is right, e.g. when an API's published types are wrong",
+          ),
       },
       outputSchema: PROCESS_SUMMARY,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
-    guarded("run_code", async ({ code, timeoutMs }, extra) => {
+    guarded("run_code", async ({ code, timeoutMs, typecheck }, extra) => {
       const token = extra._meta?.progressToken;
       const started = Date.now();
       const progress =
@@ -198,7 +207,7 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
                 .catch(() => undefined);
             }, PROGRESS_INTERVAL_MS);
       try {
-        const report = await access.runCode({ code, timeoutMs }, extra.signal);
+        const report = await access.runCode({ code, timeoutMs, typecheck }, extra.signal);
         return processSummary(report, report.exitState !== "success");
       } finally {
         clearInterval(progress);
