@@ -141,6 +141,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     events: moduleEvents,
     invokeTool: (input) => gate.invoke(input),
     catalog: () => store.catalog(),
+    serviceTools: (serviceId) => store.toolsJson(serviceId),
   });
   const modulesDir = join(config.dataDir, "modules");
   // One lock per module: enabling, settings and loading never interleave on one module.

@@ -327,6 +327,7 @@ function compile30(): Validators {
     if (reference < 0 || expected === undefined) return;
     delete node.oneOf;
     node.if = { type: "object", required: ["$ref"] };
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `if`/`then`/`else`, not a promise.
     node.then = {
       allOf: [{ $ref: "#/definitions/Reference" }, { [KEYWORD]: String(expected.$ref).replace("#/definitions/", "") }],
     };

@@ -53,7 +53,7 @@ export interface HostAccess {
   /** The `.d.ts` of `GET /environment/types` (or its index), for all callable tools or those filtered. */
   types(filter?: TypesFilter): Promise<string>;
   /** Creates a process and answers it at once (queued or running). */
-  startProcess(input: { code: string; timeoutMs?: number }): Promise<ProcessRecord>;
+  startProcess(input: { code: string; timeoutMs?: number; typecheck?: boolean }): Promise<ProcessRecord>;
   /**
    * Waits until the process is idle or `signal` aborts (which stops the wait, not the process); answers its
    * state then. stdout is handed to `onStdout` as it is written.
@@ -95,7 +95,8 @@ export function hostAccess(api: CyrnelApi): HostAccess {
       return api.text("GET", `/environment/types${search === "" ? "" : `?${search}`}`);
     },
 
-    startProcess: ({ code, timeoutMs }) => api.json<ProcessRecord>("POST", "/processes", { body: { code, timeoutMs } }),
+    startProcess: ({ code, timeoutMs, typecheck }) =>
+      api.json<ProcessRecord>("POST", "/processes", { body: { code, timeoutMs, typecheck } }),
 
     waitForProcess: (id, signal, onStdout) =>
       api.waitForProcess(id, { signal, onText: (stream, text) => stream === "stdout" && onStdout(text) }),

@@ -114,6 +114,8 @@ export class ServiceStore {
    * every process gets, the tool gate's lookups — is kept until it changes.
    */
   private written = 0;
+  /** Per service, the value of `written` at its last write: its revision in the catalog. */
+  private readonly serviceWritten = new Map<string, number>();
   private catalogCache: { revision: number; catalog: ServiceCatalog } | undefined;
 
   constructor(readonly db: Db) {}
@@ -187,7 +189,7 @@ export class ServiceStore {
   }
 
   insert(service: NewService): void {
-    this.written++;
+    this.touch(service.id);
     const now = new Date().toISOString();
     this.largeWrite((tx) => {
       tx.insert(services)
@@ -227,7 +229,7 @@ export class ServiceStore {
       version?: string | null;
     },
   ): void {
-    this.written++;
+    this.touch(id);
     this.largeWrite((tx) => {
       const previous = new Map(
         tx
@@ -263,7 +265,7 @@ export class ServiceStore {
     id: string,
     values: Partial<Pick<typeof services.$inferInsert, "enabled" | "stale" | "staleReason" | "config">>,
   ): void {
-    this.written++;
+    this.touch(id);
     this.db
       .update(services)
       .set({ ...values, updatedAt: new Date().toISOString() })
@@ -272,7 +274,7 @@ export class ServiceStore {
   }
 
   delete(id: string): void {
-    this.written++;
+    this.touch(id);
     this.db.delete(services).where(eq(services.id, id)).run();
   }
 
@@ -380,7 +382,7 @@ export class ServiceStore {
   }
 
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean): void {
-    this.written++;
+    this.touch(serviceId);
     this.db
       .update(tools)
       .set({ enabled })
@@ -405,12 +407,47 @@ export class ServiceStore {
       .all();
     const catalog: ServiceCatalog = {};
     for (const row of rows) {
-      catalog[row.serviceId] ??= { tools: [] };
+      catalog[row.serviceId] ??= { tools: [], revision: this.serviceRevision(row.serviceId) };
       catalog[row.serviceId]!.tools.push(row.toolId);
     }
     for (const entry of Object.values(catalog)) Object.freeze(Object.freeze(entry).tools);
     this.catalogCache = { revision, catalog: Object.freeze(catalog) };
     return this.catalogCache.catalog;
+  }
+
+  /**
+   * The effectively enabled tools of one service with their schemas, as the
+   * JSON text of a `ToolDocsInput[]` built from the stored JSON without
+   * parsing it (a large API's schemas are hundreds of megabytes; the
+   * environment parses them off the event loop), and the service's revision.
+   */
+  toolsJson(serviceId: string): { revision: string; toolsJson: string } {
+    const rows = this.db
+      .select({
+        id: tools.id,
+        description: tools.description,
+        inputSchema: sql<string>`${tools.inputSchema}`,
+        outputSchema: sql<string>`${tools.outputSchema}`,
+      })
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(
+        and(
+          eq(tools.serviceId, serviceId),
+          eq(tools.enabled, true),
+          eq(services.enabled, true),
+          eq(services.stale, false),
+        ),
+      )
+      .orderBy(asc(tools.position))
+      .all();
+    const service = JSON.stringify(serviceId);
+    const entries = rows.map(
+      (row) =>
+        `{"serviceId":${service},"toolId":${JSON.stringify(row.id)},"description":${JSON.stringify(row.description)},` +
+        `"inputSchema":${row.inputSchema},"outputSchema":${row.outputSchema}}`,
+    );
+    return { revision: this.serviceRevision(serviceId), toolsJson: `[${entries.join(",")}]` };
   }
 
   /** Every effectively enabled tool with its schemas (for `GET /environment/types`). */
@@ -461,6 +498,17 @@ export class ServiceStore {
         tool.endpoint,
       );
     });
+  }
+
+  /** Every write about a service changes the revision of the catalog and of that service. */
+  private touch(serviceId: string): void {
+    this.written++;
+    this.serviceWritten.set(serviceId, this.written);
+  }
+
+  /** Changes with every write about the service (since this host started: environments live as long as the host). */
+  private serviceRevision(serviceId: string): string {
+    return String(this.serviceWritten.get(serviceId) ?? 0);
   }
 
   private serviceColumns() {
