@@ -11,7 +11,7 @@ import { DRAFT_07, type SchemaEmitter } from "./schemas.js";
 import { coveredDescription, coveringScheme } from "./secret-parameters.js";
 
 /**
- * Stage 4: one normalised operation → one tool. `inputSchema` is an object
+ * Stage 4 (see the README's table): one normalised operation → one tool. `inputSchema` is an object
  * with a property per parameter (see `parameters.ts` for the names) and
  * `body` for the request body; `outputSchema` describes the success
  * response's body (`{}` when the document declares none).

