@@ -2,7 +2,6 @@ import { createRequire } from "node:module";
 import type { ErrorObject, FuncKeywordDefinition, SchemaValidateFunction, ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import AjvDraft04 from "ajv-draft-04";
-
 import { isLocalRef, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
 
