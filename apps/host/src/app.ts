@@ -178,6 +178,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     runEnding: (processId, reason) => approvals.expireProcess(processId, reason),
     callCounts: (processId) => calls.countsOfLatestRun(processId),
     catalog: () => store.catalog(),
+    serviceTools: (serviceId) => store.toolsJson(serviceId),
   });
   const modulesDir = join(config.dataDir, "modules");
   // One lock per module: enabling, settings and loading never interleave on one module.

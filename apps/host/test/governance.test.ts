@@ -48,9 +48,12 @@ async function setPolicy(policy: unknown, service = "shop") {
   return response.body;
 }
 
-/** Starts a process without waiting for it. */
+/**
+ * Starts a process without waiting for it. Unchecked: some programs here make wrong calls on purpose, for the gate
+ * to refuse and record.
+ */
 async function start(code: string, timeoutMs = 60_000): Promise<number> {
-  const response = await host.api("POST", "/processes", { code, timeoutMs });
+  const response = await host.api("POST", "/processes", { code, timeoutMs, typecheck: false });
   expect(response.status, response.text).toBe(201);
   return response.body.id;
 }
@@ -325,6 +328,7 @@ describe("call records", () => {
     await setPolicy({ rules: [{ tools: "broken", action: "deny" }] });
     const run = await host.api("POST", "/processes", {
       block: true,
+      typecheck: false,
       code: `
         const outcome = (call: Promise<unknown>) => call.then(() => "ok", (error) => error.code);
         cyrnel.output({

@@ -265,14 +265,17 @@ describe("sizes", () => {
           code: error.code,
           messageLength: error.message.length,
           detailsLength: JSON.stringify(error.details ?? null).length,
-          message: error.message.slice(-200),
+          message: error.message.slice(-500),
         });
       }
     `);
     expect(output).toMatchObject({ failed: true, code: "adapter_error" });
     expect(output.messageLength).toBeLessThanOrEqual(8 * 1024 + 100);
     expect(output.detailsLength).toBeLessThanOrEqual(64 * 1024 + 200);
-    expect(output.message).toMatch(/\[cut: [\d,]+ more characters\]$/);
+    // The adapter's message is cut (with room kept), then the upstream's answer follows, itself cut at 300.
+    expect(output.message).toMatch(
+      /\[cut: [\d,]+ more characters\] \(upstream status 414\): \{"echo":"\{\\"q\\":\\"q+…$/,
+    );
     await host.waitForLog((entry) => entry.msg === "tool call failed" && entry.service === "bulky");
     const lines = host.output.slice(before);
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(64 * 1024);

@@ -21,9 +21,9 @@ export async function generateDefinition(text: string, limits: DefinitionLimits 
     const api = describeApi(parsed);
     const emitter = createSchemaEmitter(parsed.document, parsed.version);
     const ids = uniqueToolIds(api.operations.map((op) => baseToolId(op.operationId, op.method, op.path)));
-    const tools = api.operations.map((operation, index) => buildTool(operation, ids[index]!, emitter));
-    const server = serverDomain(api.servers[0]);
     const schemes = schemeDomains(api.securitySchemes);
+    const tools = api.operations.map((operation, index) => buildTool(operation, ids[index]!, emitter, schemes));
+    const server = serverDomain(api.servers[0]);
     const adapterDomain: ServiceDomain = { format: DOMAIN_FORMAT, server, securitySchemes: schemes };
     return {
       name: api.title,

@@ -2,7 +2,7 @@ import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
 
 /**
- * Stage 1b: how big the document really is. A short text can stand for an
+ * Stage 1, after parsing (see the README's table): how big the document really is. A short text can stand for an
  * enormous document: YAML aliases and `$ref`s share one node between many
  * places, and swagger-parser's validation (and parts of the later stages)
  * walk the document with every alias and `$ref` expanded — 25 anchors that

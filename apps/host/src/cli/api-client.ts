@@ -101,7 +101,7 @@ export class CyrnelApi {
    * answers the record as it is.
    */
   async runProcess(
-    input: { code: string; ref?: string; timeoutMs?: number | null },
+    input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean },
     options: FollowOptions & { onCreated?: (record: ProcessRecord) => void } = {},
   ): Promise<ProcessReport> {
     const created = await this.json<ProcessRecord>("POST", "/processes", { body: input });

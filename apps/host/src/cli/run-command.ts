@@ -17,9 +17,10 @@ import { startProgress } from "./progress.js";
 import { readAll } from "./secret-input.js";
 
 export const RUN_HELP = `Usage:
-  cyrnel run <file.ts|-> [--timeout <ms>|<n>s|<n>m|none] [--ref <label>]
+  cyrnel run <file.ts|-> [--timeout <ms>|<n>s|<n>m|none] [--ref <label>] [--no-typecheck]
 
-Runs the file (or stdin with -) in the host's active environment and waits. Its stdout and stderr
+Runs the file (or stdin with -) in the host's active environment and waits. The environment
+type-checks it first (type errors end it before anything runs); --no-typecheck runs it unchecked. Its stdout and stderr
 stream to this terminal as they are written; when a tool call waits for an operator's approval (its
 policy is ask), the process is suspended and that is said on stderr, with the approval's id, and again
 when it is decided. When it ends, its output is printed as JSON. With --json, only the whole process
@@ -41,6 +42,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals: given } = parseCommand(args, {
     timeout: { type: "string" },
     ref: { type: "string" },
+    "no-typecheck": { type: "boolean" },
   });
   if (values.help) {
     process.stdout.write(`${RUN_HELP}\n`);
@@ -77,7 +79,7 @@ export async function runCommand(args: string[]): Promise<number> {
   let report: ProcessReport;
   try {
     report = await api.runProcess(
-      { code, ref: values.ref, timeoutMs },
+      { code, ref: values.ref, timeoutMs, ...(values["no-typecheck"] ? { typecheck: false } : {}) },
       {
         onCreated: (record) => {
           created = record;

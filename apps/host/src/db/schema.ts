@@ -68,6 +68,8 @@ export const tools = sqliteTable(
     /** What the adapter says calling the tool does (read-only, destructive, …); policies match against it. */
     annotations: text("annotations", { mode: "json" }).$type<ToolAnnotations>().notNull().default(sql`'{}'`),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    /** `ToolDefinition.endpoint` (e.g. `POST /v1/refunds`), indexed for search; null when the adapter gives none. */
+    endpoint: text("endpoint"),
   },
   (table) => [
     primaryKey({ columns: [table.serviceId, table.id] }),

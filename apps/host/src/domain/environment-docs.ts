@@ -14,10 +14,11 @@
  */
 import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { cutText } from "../cut-text.js";
-import { CyrnelError, messageOf, noEnvironment, notFound } from "../errors.js";
+import { CyrnelError, messageOf, noEnvironment } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
 import type { Policies } from "./governance/policies.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
+import { serviceNotFound, toolNotFound } from "./services/not-found.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
 
 /** Which tools `GET /environment/types` covers: all callable ones when both lists are empty. */
@@ -171,15 +172,14 @@ export class EnvironmentDocs {
 /** The tool, or a 404 naming what is missing: the service, or the tool on it. */
 export function requireTool(store: ServiceStore, serviceId: string, toolId: string): ToolRow {
   const row = store.getTool(serviceId, toolId);
-  if (!row)
-    throw notFound(store.get(serviceId) ? `tool "${toolId}" on service "${serviceId}"` : `service "${serviceId}"`);
+  if (!row) throw toolNotFound(store, serviceId, toolId);
   return row;
 }
 
 /** The service, or 404 when it does not exist and 409 when it is disabled or stale (no tool of it can be called). */
 function requireCallableService(store: ServiceStore, serviceId: string): void {
   const service = store.get(serviceId);
-  if (!service) throw notFound(`service "${serviceId}"`);
+  if (!service) throw serviceNotFound(store, serviceId);
   if (service.stale) {
     throw new CyrnelError(
       "service_disabled",

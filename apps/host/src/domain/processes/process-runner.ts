@@ -21,6 +21,7 @@ import type {
   ExecutionExitState,
   ExecutionState,
   InvokeInput,
+  ServiceCatalog,
 } from "@cyrnel/sdk";
 import type { ProcessEvent } from "../../contract/processes.js";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
@@ -63,8 +64,10 @@ export interface ProcessRunnerOptions {
   runEnding(processId: number, reason: string): void;
   /** The tool calls of a process's latest run. */
   callCounts(processId: number): CallCounts;
-  /** Snapshot of effectively enabled services and tool ids for discovery inside the sandbox. */
-  catalog(): Record<string, { tools: string[] }>;
+  /** Snapshot of the services and tool ids a run can reach (today: every effectively enabled one). */
+  catalog(): ServiceCatalog;
+  /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
+  serviceTools(serviceId: string): { revision: string; toolsJson: string };
 }
 
 /**
@@ -159,6 +162,7 @@ export class ProcessRunner {
     },
     emitStdout: (executionId, chunk) => this.emit(executionId, "stdout", chunk),
     emitStderr: (executionId, chunk) => this.emit(executionId, "stderr", chunk),
+    serviceTools: async (serviceId) => this.options.serviceTools(serviceId),
     emitOutput: (executionId, patch) => {
       const execution = this.live.get(executionId);
       if (!execution || execution.forced) return;
@@ -171,7 +175,11 @@ export class ProcessRunner {
 
   // ---- API operations ---------------------------------------------------------
 
-  create(input: { code: string; ref?: string; timeoutMs?: number | null }): ProcessView {
+  /**
+   * `typecheck`: check the code's types before it runs (`true`), run it
+   * unchecked (`false`), or leave it to the environment's default (absent).
+   */
+  create(input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean }): ProcessView {
     if (Buffer.byteLength(input.code) > this.options.limits.codeBytes) {
       throw new CyrnelError("payload_too_large", `code exceeds the limit of ${this.options.limits.codeBytes} bytes`);
     }
@@ -184,13 +192,14 @@ export class ProcessRunner {
         `"timeoutMs" must be an integer from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days), or null for no limit`,
       );
     }
-    const environment = this.requireEnvironment();
+    const environment = this.requireEnvironment(input.typecheck);
     const { processId, executionId } = this.options.store.create({ code: input.code, ref, timeoutMs }, environment.id);
-    this.start({ processId, executionId, code: input.code, timeoutMs }, environment);
+    this.start({ processId, executionId, code: input.code, timeoutMs, typecheck: input.typecheck }, environment);
     return this.get(processId);
   }
 
-  run(id: number, force: boolean): ProcessView {
+  /** Runs an idle process again; `typecheck` as for {@link create} (each run decides for itself). */
+  run(id: number, force: boolean, typecheck?: boolean): ProcessView {
     const row = this.get(id);
     if (row.state !== "idle")
       throw new CyrnelError("conflict", `process ${id} is ${row.state}; it must be idle to run`);
@@ -200,9 +209,9 @@ export class ProcessRunner {
         `process ${id} has results from an earlier run; pass "force": true to replace them`,
       );
     }
-    const environment = this.requireEnvironment();
+    const environment = this.requireEnvironment(typecheck);
     const executionId = this.options.store.startRun(id, environment.id);
-    this.start({ processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs }, environment);
+    this.start({ processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, typecheck }, environment);
     return this.get(id);
   }
 
@@ -372,10 +381,18 @@ export class ProcessRunner {
    * The active environment, if it takes one more run now. Asked before
    * anything is written: a refused submission leaves no process behind, and
    * `start` follows in the same synchronous turn, so the answer still holds.
+   * A run that asks for a type check needs an environment that can check:
+   * running the code unchecked instead is what it asked not to happen.
    */
-  private requireEnvironment() {
+  private requireEnvironment(typecheck: boolean | undefined) {
     const environment = this.options.environment();
     if (!environment) throw noEnvironment();
+    if (typecheck === true && environment.module.supportsTypecheck !== true) {
+      throw new CyrnelError(
+        "bad_request",
+        `the active environment "${environment.id}" cannot type-check code; leave "typecheck" out or set it to false`,
+      );
+    }
     const admission = environment.module.admit?.();
     if (admission !== undefined && !admission.admitted) throw atCapacity(admission.reason, admission.retryAfterSeconds);
     return environment;
@@ -383,7 +400,7 @@ export class ProcessRunner {
 
   /** Hands a recorded run to the environment; `run` is its execution row, already written. */
   private start(
-    run: { processId: number; executionId: number; code: string; timeoutMs: number | null },
+    run: { processId: number; executionId: number; code: string; timeoutMs: number | null; typecheck?: boolean },
     environment: { id: string; module: EnvironmentModule },
   ): void {
     const { processId, executionId, timeoutMs } = run;
@@ -422,7 +439,7 @@ export class ProcessRunner {
         executionId,
         processId,
         code: run.code,
-        options: { timeoutMs },
+        options: { timeoutMs, ...(run.typecheck === undefined ? {} : { typecheck: run.typecheck }) },
         services: this.options.catalog(),
       })
       .then(

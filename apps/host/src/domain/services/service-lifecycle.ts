@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
 import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
 import { isUniqueViolation } from "../../db/client.js";
-import { CyrnelError, messageOf, notFound } from "../../errors.js";
+import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { KeyedMutex } from "../../lib/keyed-mutex.js";
@@ -22,6 +22,7 @@ import type { ModuleEvents } from "../modules/module-events.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
+import { serviceNotFound } from "./not-found.js";
 import { serviceDetail } from "./records.js";
 import { type ServiceRow, type ServiceStore, toolRows } from "./service-store.js";
 
@@ -291,7 +292,7 @@ export class ServiceLifecycle {
 
   private row(id: string): ServiceRow {
     const row = this.options.store.get(id);
-    if (!row) throw notFound(`service "${id}"`);
+    if (!row) throw serviceNotFound(this.options.store, id);
     return row;
   }
 

@@ -38,4 +38,16 @@ CREATE TABLE `service_policies` (
 	FOREIGN KEY (`service_id`) REFERENCES `services`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-ALTER TABLE `tools` ADD `annotations` text DEFAULT '{}' NOT NULL;
+ALTER TABLE `tools` ADD `annotations` text DEFAULT '{}' NOT NULL;--> statement-breakpoint
+-- Tools written before this migration get the openapi adapter's annotations from their routing data once,
+-- here, as the adapter now sets them (packages/openapi/src/annotations.ts): GET, HEAD and OPTIONS read-only,
+-- DELETE destructive, PUT and DELETE idempotent, every operation open-world. Other adapters' tools claim
+-- nothing until their service is updated.
+UPDATE `tools` SET `annotations` = json_object(
+  'readOnly', json(CASE WHEN lower(json_extract(`adapter_domain`, '$.method')) IN ('get', 'head', 'options') THEN 'true' ELSE 'false' END),
+  'destructive', json(CASE WHEN lower(json_extract(`adapter_domain`, '$.method')) = 'delete' THEN 'true' ELSE 'false' END),
+  'idempotent', json(CASE WHEN lower(json_extract(`adapter_domain`, '$.method')) IN ('put', 'delete') THEN 'true' ELSE 'false' END),
+  'openWorld', json('true'))
+WHERE `service_id` IN (SELECT `id` FROM `services` WHERE `adapter` = 'openapi')
+  AND json_valid(`adapter_domain`)
+  AND json_type(`adapter_domain`, '$.method') = 'text';
