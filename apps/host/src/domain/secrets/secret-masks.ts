@@ -13,6 +13,8 @@ import { cutText } from "../../cut-text.js";
 import type { SecretStore } from "./secret-store.js";
 
 const REDACTED = "[redacted]";
+/** Room for `cutText`'s marker (`… [cut: N more characters]`) when a preview is shrunk to fit. */
+const MARKER_ROOM_CHARS = 64;
 
 export class SecretMasks {
   private readonly forms = new Map<string, readonly string[]>();
@@ -106,12 +108,13 @@ export function boundedJson(value: unknown, maxChars: number, needles: readonly 
     const json = JSON.stringify(masked);
     if (json.length <= maxChars) return { value: masked, json };
   }
-  // Escaping (quotes and backslashes of the JSON text) makes the string's JSON longer than the text: shrink to fit.
+  // Escaping (quotes and backslashes of the JSON text) makes the string's JSON longer than the text, up to several
+  // times: shrink in proportion, with room for the marker, until it fits.
   let keep = maxChars;
   for (;;) {
-    const cut = maskedPrefix(text, Math.max(0, keep), needles);
+    const cut = maskedPrefix(text, keep, needles);
     const json = JSON.stringify(cut);
-    if (json.length <= maxChars || keep <= 0) return { value: cut, json };
-    keep -= json.length - maxChars;
+    if (json.length <= maxChars || keep === 0) return { value: cut, json };
+    keep = Math.max(0, Math.min(keep - 1, Math.floor((keep * maxChars) / json.length) - MARKER_ROOM_CHARS));
   }
 }

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { ListOf, ListQuery } from "../../contract/common.js";
 import { Approval, ApprovalDecision, ApprovalState } from "../../contract/governance.js";
 import type { Approvals } from "../../domain/governance/approvals.js";
-import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
+import { pageById } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
 
 const tags = ["approvals"];
@@ -54,19 +54,15 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       }),
       responses: { 200: { description: "A page of approvals", schema: ListOf(Approval) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
-        const limit = query.limit ?? 100;
-        const rows = approvals.list({ ...query, limit, before: decodeCursor(query.cursor, isNumber) });
-        return json(
+      handler: ({ query }) =>
+        json(
           200,
-          toPage(
-            rows,
-            limit,
+          pageById(
+            query,
+            (limit, before) => approvals.list({ ...query, limit, before }),
             (row) => row,
-            (row) => row.id,
           ),
-        );
-      },
+        ),
     }),
     defineRoute({
       method: "get",

@@ -5,20 +5,17 @@ import { type CallLog, callRecord } from "../../domain/governance/call-log.js";
 import type { CallFilter } from "../../domain/governance/call-store.js";
 import type { ProcessRunner } from "../../domain/processes/process-runner.js";
 import { CyrnelError } from "../../errors.js";
-import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
+import { pageById } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
 
 const tags = ["calls"];
 
 export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRunner, "get">): RouteDefinition[] {
-  const page = (filter: Omit<CallFilter, "limit" | "before">, query: { limit?: number; cursor?: string }) => {
-    const limit = query.limit ?? 100;
-    const rows = calls.list({ ...filter, limit, before: decodeCursor(query.cursor, isNumber) });
-    return json(
+  const page = (filter: Omit<CallFilter, "limit" | "before">, query: { limit?: number; cursor?: string }) =>
+    json(
       200,
-      toPage(rows, limit, callRecord, (row) => row.id),
+      pageById(query, (limit, before) => calls.list({ ...filter, limit, before }), callRecord),
     );
-  };
 
   return [
     defineRoute({
