@@ -10,9 +10,10 @@
  * Retention: records older than `CYRNEL_CALLS_RETENTION_DAYS` are deleted
  * at start and once a day.
  */
+import type { CallCounts, CallRecord } from "../../contract/governance.js";
 import { messageOf } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
-import type { CallCounts, CallFilter, CallRow, CallStore, NewCallRow } from "./call-store.js";
+import type { CallFilter, CallRow, CallStore, NewCallRow } from "./call-store.js";
 
 /** Who made a call: a run of a process (its key, once keys exist), or a direct invoke (no process). */
 export interface CallOrigin {
@@ -36,20 +37,6 @@ export interface EndedCall {
   status: number | null;
   /** The parameters' preview: the (masked) value and its JSON text. */
   parameters: { value: unknown; json: string };
-}
-
-/** A call record as the API shows it (`executionId` stays inside). */
-export interface CallRecord {
-  id: number;
-  processId: number | null;
-  keyId: string | null;
-  serviceId: string;
-  toolId: string;
-  startedAt: string;
-  durationMs: number;
-  outcome: string;
-  status: number | null;
-  parameters: unknown;
 }
 
 export interface CallLogOptions {
@@ -146,7 +133,7 @@ export class CallLog {
   }
 }
 
-/** The API shape of a stored record. */
+/** The API shape of a stored record (`executionId` stays inside). */
 export function callRecord(row: CallRow): CallRecord {
   const { executionId: _run, ...record } = row;
   return record;

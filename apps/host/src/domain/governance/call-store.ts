@@ -4,6 +4,7 @@
  * call no statement preparation and no commit of its own.
  */
 import { and, desc, eq, gte, lt, max, type SQL, sql } from "drizzle-orm";
+import type { CallCounts } from "../../contract/governance.js";
 import type { Db } from "../../db/client.js";
 import { calls, executions } from "../../db/schema.js";
 
@@ -21,13 +22,6 @@ export interface CallFilter {
   since?: string;
   before?: number;
   limit: number;
-}
-
-/** How many calls one run made, and how many failed, in all and per `serviceId.toolId`. */
-export interface CallCounts {
-  count: number;
-  failed: number;
-  byTool: Record<string, { count: number; failed: number }>;
 }
 
 const param = (name: string) => sql.placeholder(name);

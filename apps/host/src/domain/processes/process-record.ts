@@ -3,8 +3,8 @@
  * record with its results (once idle), those results sized for an LLM, and
  * each of its texts whole.
  */
+import type { CallCounts } from "../../contract/governance.js";
 import type { BoundedResult, ProcessRecord, ProcessResult, ProcessText } from "../../contract/processes.js";
-import type { CallCounts } from "../governance/call-store.js";
 import { boundTexts } from "./bounded-results.js";
 import type { ProcessView } from "./process-runner.js";
 import type { ProcessRow } from "./process-store.js";

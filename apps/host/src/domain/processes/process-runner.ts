@@ -23,12 +23,12 @@ import type {
   InvokeInput,
   ServiceCatalog,
 } from "@cyrnel/sdk";
+import type { CallCounts } from "../../contract/governance.js";
 import type { ProcessEvent } from "../../contract/processes.js";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import type { ApprovalRow } from "../governance/approval-store.js";
 import type { CallOrigin } from "../governance/call-log.js";
-import type { CallCounts } from "../governance/call-store.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
