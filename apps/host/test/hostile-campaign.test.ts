@@ -156,9 +156,17 @@ async function disableTool(service: string, tool: string) {
   expect(response.body).toMatchObject({ enabled: false, effectivelyEnabled: false });
 }
 
-/** POST /processes with block:true: the finished process. */
+/**
+ * POST /processes with block:true: the finished process. Unchecked: these attack the sandbox itself, and
+ * the type check (which refuses most of them before they run) is no security boundary.
+ */
 async function run(code: string, timeoutMs: number = GENEROUS_MS): Promise<ProcessRecord> {
-  const response = await host.api<ProcessRecord>("POST", "/processes", { code, block: true, timeoutMs });
+  const response = await host.api<ProcessRecord>("POST", "/processes", {
+    code,
+    block: true,
+    timeoutMs,
+    typecheck: false,
+  });
   expect(response.status, response.text).toBe(201);
   expect(response.body.state).toBe("idle");
   return response.body;

@@ -204,8 +204,20 @@ describe("/mcp on Streamable HTTP", () => {
     });
   });
 
-  it("reports tool errors inside the program with status and code", async () => {
+  it("type-checks the program first: a type error ends it at once, listed with its line and column", async () => {
     const result = await call(client, "run_code", {
+      code: `const forecast = await cyrnel.services.weather.tools.getForecast.invoke({ days: 2 });\ncyrnel.output({ forecast });`,
+    });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ exitState: "failed", output: {}, stdout: "", stderr: "" });
+    expect((result.structuredContent as any).error).toMatch(
+      /^Type check failed with 1 type error, so the code did not run:\ncode\.ts:1:73 TS2345 .*Property 'city' is missing/,
+    );
+  });
+
+  it("reports tool errors inside the program with status and code (typecheck: false, the missing city is on purpose)", async () => {
+    const result = await call(client, "run_code", {
+      typecheck: false,
       code: `try {
   await cyrnel.services.weather.tools.getForecast.invoke({ city: "atlantis" });
 } catch (error) {

@@ -61,6 +61,8 @@ describe("Checker", () => {
     expect(
       errors(`const sorted = [3, 1].toSorted((a, b) => a - b).findLast((n) => n > 0);
 const id = setTimeout((x: string) => console.log(x), 10, "a");
+await new Promise((resolve) => setTimeout(resolve, 10));
+await new Promise<void>((resolve) => setTimeout(resolve, 10));
 clearTimeout(id);
 cyrnel.output({ sorted });
 const keys: string[] = Object.keys(cyrnel.services);`),

@@ -196,6 +196,7 @@ export function renderRuntimeSurface(services: readonly SurfaceService[]): strin
     "};",
     "",
     "/** Timers end with the process: a timer still pending when the code finishes never fires. */",
+    "declare function setTimeout(callback: (_: void) => void, delay?: number): number;",
     "declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, delay?: number, ...args: A): number;",
     "declare function clearTimeout(id: number | undefined): void;",
     "",
