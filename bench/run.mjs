@@ -4,10 +4,11 @@ import { installLarge } from "./install-large.mjs";
 import { processRoundtrip } from "./process-roundtrip.mjs";
 import { toolCalls } from "./tool-calls.mjs";
 import { toolsList } from "./tools-list.mjs";
+import { typecheck } from "./typecheck.mjs";
 import { typesSize } from "./types-size.mjs";
 
 const results = [];
-for (const bench of [processRoundtrip, toolCalls, concurrency, installLarge, toolsList, typesSize])
+for (const bench of [processRoundtrip, toolCalls, concurrency, installLarge, toolsList, typesSize, typecheck])
   results.push(...(await bench()));
 console.log("\nsummary (ratio = cyrnel / baseline; lower is better, except throughput where higher is better)");
 for (const result of results) console.log(`  ${result.ratio.toFixed(2).padStart(8)}×  ${result.name}`);
