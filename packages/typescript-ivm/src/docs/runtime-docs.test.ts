@@ -21,8 +21,16 @@ describe("renderRuntimeDocs", () => {
       "`status`, `code`",
       "SyntaxError: <message> (line L, column C)",
       "at code.ts:<line>:<column>",
+      "Before it runs, the code is **type-checked**",
+      "code.ts:<line>:<column> TS<code> <message>",
+      "typecheck: false",
+      "[cyrnel] unhandled rejection of a tool call",
     ]) {
       expect(docs).toContain(text);
     }
+  });
+
+  it("says when checks are off by default", () => {
+    expect(renderRuntimeDocs(parseConfig({ typecheck: false }))).toContain("off by default here");
   });
 });

@@ -185,7 +185,9 @@ export class TypeChecks {
         if (answer.ok) this.thread.declared.set(service.serviceId, declarations);
         else {
           declared = false;
-          notes.push(serviceNotTypeChecked(service.serviceId, `its declarations could not be parsed: ${answer.message}`));
+          notes.push(
+            serviceNotTypeChecked(service.serviceId, `its declarations could not be parsed: ${answer.message}`),
+          );
         }
       }
       if (!declarations.ok) notes.push(serviceNotTypeChecked(service.serviceId, declarations.reason));
