@@ -12,6 +12,7 @@ describe("loadConfig", () => {
     ["CYRNEL_SECRETS_PREVIOUS_KEYS", "abc", ""],
     ["CYRNEL_MODULE_LOAD_TIMEOUT_MS", "0", ""],
     ["CYRNEL_DOWNLOAD_DENY_PRIVATE", "maybe", ""],
+    ["CYRNEL_ALLOW_ANONYMOUS", "yes please", ""],
   ])("refuses %s=%s with an error naming the variable", (variable, value, mentions) => {
     let thrown: unknown;
     try {
@@ -26,6 +27,11 @@ describe("loadConfig", () => {
   });
 
   it("takes the defaults for unset and blank variables", () => {
-    expect(loadConfig({ CYRNEL_PORT: "  " })).toMatchObject({ port: 9371, logLevel: "info", secretsKey: null });
+    expect(loadConfig({ CYRNEL_PORT: "  " })).toMatchObject({
+      port: 9371,
+      logLevel: "info",
+      secretsKey: null,
+      allowAnonymous: false,
+    });
   });
 });

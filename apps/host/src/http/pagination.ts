@@ -38,3 +38,5 @@ export const isString = (value: unknown): value is string => typeof value === "s
 export const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
 export const isStringPair = (value: unknown): value is [string, number] =>
   Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "number";
+export const isTwoStrings = (value: unknown): value is [string, string] =>
+  Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string";

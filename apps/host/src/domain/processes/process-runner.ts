@@ -16,9 +16,11 @@ import type {
   ExecutionExitState,
   ExecutionState,
   InvokeInput,
+  ServiceCatalog,
 } from "@cyrnel/sdk";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
+import type { CallContext, Caller } from "../governance/caller.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
@@ -47,9 +49,14 @@ export interface ProcessRunnerOptions {
    */
   events: ModuleEvents;
   /** Tool calls from code go through the same gate as `POST /tools/.../invoke`. */
-  invokeTool(input: InvokeInput): Promise<unknown>;
-  /** Snapshot of effectively enabled services and tool ids for discovery inside the sandbox. */
-  catalog(): Record<string, { tools: string[] }>;
+  invokeTool(input: InvokeInput, call: CallContext): Promise<unknown>;
+  /** Snapshot of the effectively enabled services and tool ids this caller sees, for discovery inside the sandbox. */
+  catalog(caller: Caller): ServiceCatalog;
+  /**
+   * Who a process's tool calls run as, asked at each call: the key that created it as it is now (its allow-list
+   * narrowed or widened since), or a `forbidden` error once that key is revoked or expired.
+   */
+  caller(keyId: string | null): Caller;
 }
 
 /**
@@ -65,6 +72,8 @@ const KILL_GRACE_MS = 2_000;
 interface LiveExecution {
   executionId: number;
   processId: number;
+  /** The process's key (see `ProcessRunnerOptions.caller`). */
+  keyId: string | null;
   environmentId: string;
   environment: EnvironmentModule;
   timeoutMs: number | null;
@@ -113,7 +122,8 @@ export class ProcessRunner {
       if (execution?.state !== "running") {
         throw new CyrnelError("conflict", `execution ${executionId} is not running`);
       }
-      return this.options.invokeTool(input);
+      const caller = this.options.caller(execution.keyId);
+      return this.options.invokeTool(input, { caller, processId: execution.processId });
     },
     setState: (executionId, state) => {
       const execution = this.live.get(executionId);
@@ -143,7 +153,8 @@ export class ProcessRunner {
 
   // ---- API operations ---------------------------------------------------------
 
-  create(input: { code: string; ref?: string; timeoutMs?: number | null }): ProcessRow {
+  /** `keyId`: the stored key that creates it (null for CYRNEL_API_KEY or without authentication); it owns it. */
+  create(input: { code: string; ref?: string; timeoutMs?: number | null }, keyId: string | null): ProcessRow {
     if (Buffer.byteLength(input.code) > this.options.limits.codeBytes) {
       throw new CyrnelError("payload_too_large", `code exceeds the limit of ${this.options.limits.codeBytes} bytes`);
     }
@@ -157,8 +168,11 @@ export class ProcessRunner {
       );
     }
     const environment = this.requireEnvironment();
-    const { processId, executionId } = this.options.store.create({ code: input.code, ref, timeoutMs }, environment.id);
-    this.start({ processId, executionId, code: input.code, timeoutMs }, environment);
+    const { processId, executionId } = this.options.store.create(
+      { code: input.code, ref, timeoutMs, keyId },
+      environment.id,
+    );
+    this.start({ processId, executionId, code: input.code, timeoutMs, keyId }, environment);
     return this.get(processId);
   }
 
@@ -174,7 +188,7 @@ export class ProcessRunner {
     }
     const environment = this.requireEnvironment();
     const executionId = this.options.store.startRun(id, environment.id);
-    this.start({ processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs }, environment);
+    this.start({ processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, keyId: row.keyId }, environment);
     return this.get(id);
   }
 
@@ -301,14 +315,15 @@ export class ProcessRunner {
 
   /** Hands a recorded run to the environment; `run` is its execution row, already written. */
   private start(
-    run: { processId: number; executionId: number; code: string; timeoutMs: number | null },
+    run: { processId: number; executionId: number; code: string; timeoutMs: number | null; keyId: string | null },
     environment: { id: string; module: EnvironmentModule },
   ): void {
-    const { processId, executionId, timeoutMs } = run;
+    const { processId, executionId, timeoutMs, keyId } = run;
     let finish!: (exitState: ExecutionExitState) => void;
     const execution: LiveExecution = {
       executionId,
       processId,
+      keyId,
       environmentId: environment.id,
       environment: environment.module,
       timeoutMs,
@@ -339,7 +354,7 @@ export class ProcessRunner {
         processId,
         code: run.code,
         options: { timeoutMs },
-        services: this.options.catalog(),
+        services: this.visibleCatalog(keyId),
       })
       .then(
         (exitState) => execution.finish(exitState),
@@ -348,6 +363,18 @@ export class ProcessRunner {
           execution.finish("failed");
         },
       );
+  }
+
+  /** What the run's key sees now; nothing once the key is revoked or expired (its calls would be refused anyway). */
+  private visibleCatalog(keyId: string | null): ServiceCatalog {
+    let caller: Caller;
+    try {
+      caller = this.options.caller(keyId);
+    } catch (error) {
+      if (error instanceof CyrnelError && error.code === "forbidden") return {};
+      throw error;
+    }
+    return this.options.catalog(caller);
   }
 
   /**

@@ -1,6 +1,6 @@
 /** All SQL about services and tools. Multi-row changes run in one transaction. */
 import type { ServiceCatalog, ServiceDefinition } from "@cyrnel/sdk";
-import { type AnyColumn, and, asc, eq, getTableColumns, gt, or, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, eq, getTableColumns, gt, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { services, tools } from "../../db/schema.js";
 
@@ -17,6 +17,8 @@ const toolCount = sql<number>`(select count(*) from "tools" as "t" where "t"."se
 const contains = (column: AnyColumn, needle: string) => sql`instr(casefold(${column}), casefold(${needle})) > 0`;
 
 export interface ServiceFilter {
+  /** Only these ids (an API key's allow-list); undefined = all. */
+  ids?: readonly string[];
   query?: string;
   enabled?: boolean;
   adapter?: string;
@@ -25,6 +27,8 @@ export interface ServiceFilter {
 }
 
 export interface ToolFilter {
+  /** Only tools of these services (an API key's allow-list); undefined = all. */
+  serviceIds?: readonly string[];
   serviceId?: string;
   query?: string;
   enabled?: boolean;
@@ -67,6 +71,7 @@ export class ServiceStore {
 
   list(filter: ServiceFilter): ServiceRow[] {
     const conditions: (SQL | undefined)[] = [
+      filter.ids === undefined ? undefined : inArray(services.id, [...filter.ids]),
       filter.query === undefined
         ? undefined
         : or(
@@ -203,6 +208,7 @@ export class ServiceStore {
 
   listTools(filter: ToolFilter): ToolRow[] {
     const conditions: (SQL | undefined)[] = [
+      filter.serviceIds === undefined ? undefined : inArray(tools.serviceId, [...filter.serviceIds]),
       filter.serviceId === undefined ? undefined : eq(tools.serviceId, filter.serviceId),
       filter.query === undefined
         ? undefined

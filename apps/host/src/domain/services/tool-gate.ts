@@ -7,10 +7,11 @@
 import { adapterErrorDetails, type InvokeInput, secretForms } from "@cyrnel/sdk";
 import type { ValidateFunction } from "ajv";
 import { cutText } from "../../cut-text.js";
-import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
+import { CyrnelError, MAX_MESSAGE_CHARS, messageOf, notFound } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
+import { type CallContext, seesService } from "../governance/caller.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import type { ServiceRow, ServiceStore, ToolRow } from "./service-store.js";
@@ -46,8 +47,13 @@ export class ToolGate {
 
   constructor(private readonly options: ToolGateOptions) {}
 
-  async invoke(input: InvokeInput): Promise<unknown> {
+  /**
+   * `call` says who calls (its key's allow-list applies: a service outside it
+   * is a 404 exactly like one that does not exist) and from which process.
+   */
+  async invoke(input: InvokeInput, call: CallContext): Promise<unknown> {
     const { serviceId, toolId } = input;
+    if (!seesService(call.caller, serviceId)) throw notFound(`service "${serviceId}"`);
     const { service, tool, validate } = this.lookup(serviceId, toolId);
     if (service.stale) {
       throw new CyrnelError(
@@ -106,7 +112,7 @@ export class ToolGate {
     const known = this.lookups.get(key);
     if (known) return known;
     const service = this.options.store.get(serviceId);
-    if (!service) throw new CyrnelError("not_found", `service "${serviceId}" not found`);
+    if (!service) throw notFound(`service "${serviceId}"`);
     const tool = this.options.store.getTool(serviceId, toolId);
     if (!tool) throw new CyrnelError("not_found", `tool "${toolId}" not found on service "${serviceId}"`);
     let validate: Lookup["validate"];

@@ -2,15 +2,28 @@ import { Type } from "@sinclair/typebox";
 import type { Context } from "hono";
 import { ListOf, ListQuery } from "../../contract/common.js";
 import { ExitState, type ProcessEvent, ProcessRecord, ProcessReport, ProcessState } from "../../contract/processes.js";
+import { type Caller, reachesProcess } from "../../domain/governance/caller.js";
 import { processRecord, processResult } from "../../domain/processes/process-record.js";
 import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../domain/processes/process-runner.js";
 import type { ProcessRow } from "../../domain/processes/process-store.js";
+import { notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 
 const tags = ["processes"];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+/**
+ * Agents reach only the processes their key created: every route on one
+ * process answers another's exactly as a process that does not exist.
+ */
 export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
+  const reachable = (caller: Caller, id: number): ProcessRow => {
+    const row = runner.get(id);
+    if (!reachesProcess(caller, row)) throw notFound(`process ${id}`);
+    return row;
+  };
+
   /** With `block`, answer once the process is idle, with its results. */
   const respond = async (row: ProcessRow, block: boolean | undefined, status: number, context: Context) =>
     block
@@ -22,6 +35,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       method: "post",
       path: "/processes",
       operationId: "createProcess",
+      access: "agent",
       summary: "Run TypeScript in the active environment",
       description:
         "Code runs as the body of an async function (top-level await). With `block: true` the response waits until " +
@@ -49,15 +63,18 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         },
       },
       errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment", "at_capacity"],
-      handler: async ({ body, context }) => respond(runner.create(body), body.block, 201, context),
+      handler: async ({ body, caller, context }) =>
+        respond(runner.create(body, caller.keyId), body.block, 201, context),
     }),
     defineRoute({
       method: "get",
       path: "/processes",
       operationId: "listProcesses",
-      summary: "List processes, newest first",
+      access: "agent",
+      summary: "List processes, newest first (an agent key: its own only)",
       tags,
       query: Type.Object({
+        keyId: Type.Optional(Type.String({ description: "Only those created with this stored key" })),
         state: Type.Optional(ProcessState),
         exitState: Type.Optional(ExitState),
         ref: Type.Optional(Type.String()),
@@ -65,9 +82,12 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       }),
       responses: { 200: { description: "A page of processes", schema: ListOf(ProcessRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
+      handler: ({ query, caller }) => {
         const limit = query.limit ?? 100;
-        const rows = runner.list({ ...query, limit, before: decodeCursor(query.cursor, isNumber) });
+        // An agent lists its own processes only: asking for another key's finds none.
+        const keyId = caller.role === "admin" ? query.keyId : (caller.keyId ?? "");
+        if (query.keyId !== undefined && query.keyId !== keyId) return json(200, { items: [], nextCursor: null });
+        const rows = runner.list({ ...query, keyId, limit, before: decodeCursor(query.cursor, isNumber) });
         return json(
           200,
           toPage(rows, limit, processRecord, (row) => row.id),
@@ -78,52 +98,63 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       method: "get",
       path: "/processes/{id}",
       operationId: "getProcess",
+      access: "agent",
       summary: "Get a process",
       tags,
       params: IdParams,
       responses: { 200: { description: "The process", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params }) => json(200, processRecord(runner.get(params.id))),
+      handler: ({ params, caller }) => json(200, processRecord(reachable(caller, params.id))),
     }),
     defineRoute({
       method: "get",
       path: "/processes/{id}/code",
       operationId: "getProcessCode",
+      access: "agent",
       summary: "The submitted source",
       tags,
       params: IdParams,
       responses: { 200: { description: "Source", schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params }) => text(200, runner.get(params.id).code, "text/plain; charset=utf-8"),
+      handler: ({ params, caller }) => text(200, reachable(caller, params.id).code, "text/plain; charset=utf-8"),
     }),
     defineRoute({
       method: "get",
       path: "/processes/{id}/output",
       operationId: "getProcessOutput",
+      access: "agent",
       summary: "Everything passed to cyrnel.output(...), shallow-merged (once idle)",
       tags,
       params: IdParams,
       responses: { 200: { description: "Output", schema: Type.Record(Type.String(), Type.Unknown()) } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params }) => json(200, runner.requireIdle(params.id, "output").output ?? {}),
+      handler: ({ params, caller }) => {
+        reachable(caller, params.id);
+        return json(200, runner.requireIdle(params.id, "output").output ?? {});
+      },
     }),
     ...(["stdout", "stderr"] as const).map((stream) =>
       defineRoute({
         method: "get",
         path: `/processes/{id}/${stream}`,
         operationId: `getProcess${stream === "stdout" ? "Stdout" : "Stderr"}`,
+        access: "agent",
         summary: `The process's ${stream} (once idle)`,
         tags,
         params: IdParams,
         responses: { 200: { description: stream, schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
         errors: ["validation_failed", "not_found", "conflict"],
-        handler: ({ params }) => text(200, runner.requireIdle(params.id, stream)[stream], "text/plain; charset=utf-8"),
+        handler: ({ params, caller }) => {
+          reachable(caller, params.id);
+          return text(200, runner.requireIdle(params.id, stream)[stream], "text/plain; charset=utf-8");
+        },
       }),
     ),
     defineRoute({
       method: "get",
       path: "/processes/{id}/events",
       operationId: "followProcess",
+      access: "agent",
       summary: "Follow a process live: stdout and stderr as they are written, then its end",
       description:
         'Newline-delimited JSON, one event per line: `{"type":"stdout"|"stderr","text"}` for what was ' +
@@ -137,7 +168,8 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         200: { description: "NDJSON events", schema: Type.String(), contentType: "application/x-ndjson" },
       },
       errors: ["validation_failed", "not_found", "too_many_followers"],
-      handler: ({ params, signal }) => {
+      handler: ({ params, caller, signal }) => {
+        reachable(caller, params.id);
         const encoder = new TextEncoder();
         let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
         let open = true;
@@ -180,6 +212,7 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       method: "post",
       path: "/processes/{id}/signals/run",
       operationId: "runProcess",
+      access: "agent",
       summary: "Run an idle process again",
       description: "Replacing the results of an earlier run needs `force: true`.",
       tags,
@@ -190,31 +223,39 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
       ),
       responses: { 200: { description: "The process", schema: ProcessReport } },
       errors: ["validation_failed", "not_found", "conflict", "no_environment", "at_capacity"],
-      handler: async ({ params, body, context }) =>
-        respond(runner.run(params.id, body.force ?? false), body.block, 200, context),
+      handler: async ({ params, body, caller, context }) => {
+        reachable(caller, params.id);
+        return respond(runner.run(params.id, body.force ?? false), body.block, 200, context);
+      },
     }),
     defineRoute({
       method: "post",
       path: "/processes/{id}/signals/kill",
       operationId: "killProcess",
+      access: "agent",
       summary: "Cancel a queued or running process",
       description: "queued → idle/canceled; running → terminating → idle/canceled; idle → 409.",
       tags,
       params: IdParams,
       responses: { 200: { description: "The process, idle", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: async ({ params }) => json(200, processRecord(await runner.kill(params.id))),
+      handler: async ({ params, caller }) => {
+        reachable(caller, params.id);
+        return json(200, processRecord(await runner.kill(params.id)));
+      },
     }),
     defineRoute({
       method: "delete",
       path: "/processes/{id}",
       operationId: "deleteProcess",
+      access: "agent",
       summary: "Delete an idle process and its results",
       tags,
       params: IdParams,
       responses: { 204: { description: "Deleted" } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params }) => {
+      handler: ({ params, caller }) => {
+        reachable(caller, params.id);
         runner.delete(params.id);
         return noContent();
       },

@@ -9,11 +9,12 @@ import {
   ServiceRecord,
   UpdateResult,
 } from "../../contract/services.js";
+import { seesService } from "../../domain/governance/caller.js";
 import type { RegistryServiceInstalls } from "../../domain/registries/service-installs.js";
 import { serviceRecord } from "../../domain/services/records.js";
 import type { ServiceLifecycle } from "../../domain/services/service-lifecycle.js";
 import type { ServiceStore } from "../../domain/services/service-store.js";
-import type { ErrorCode } from "../../errors.js";
+import { type ErrorCode, notFound } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { settingsRoutes } from "../settings/routes.js";
@@ -36,6 +37,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "get",
       path: "/services",
       operationId: "listServices",
+      access: "agent",
       summary: "List installed services",
       tags,
       query: Type.Object({
@@ -46,9 +48,14 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       }),
       responses: { 200: { description: "A page of services", schema: ListOf(ServiceRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
+      handler: ({ query, caller }) => {
         const limit = query.limit ?? 100;
-        const rows = store.list({ ...query, limit, after: decodeCursor(query.cursor, isString) });
+        const rows = store.list({
+          ...query,
+          ids: caller.services ?? undefined,
+          limit,
+          after: decodeCursor(query.cursor, isString),
+        });
         return json(
           200,
           toPage(rows, limit, serviceRecord, (row) => row.id),
@@ -59,6 +66,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "post",
       path: "/services",
       operationId: "installService",
+      access: "admin",
       summary: "Install a service from a definition text or URL",
       description:
         "The adapter turns the definition into tools. The service starts disabled unless `enabled: true`; " +
@@ -82,17 +90,22 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "get",
       path: "/services/{id}",
       operationId: "getService",
+      access: "agent",
       summary: "Get a service with its config and secrets schemas",
       tags,
       params: IdParams,
       responses: { 200: { description: "The service", schema: ServiceDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, services.detail(params.id)),
+      handler: ({ params, caller }) => {
+        if (!seesService(caller, params.id)) throw notFound(`service "${params.id}"`);
+        return json(200, services.detail(params.id));
+      },
     }),
     defineRoute({
       method: "patch",
       path: "/services/{id}",
       operationId: "updateService",
+      access: "admin",
       summary: "Update a service from a new definition text or URL",
       description: "Unchanged text (same hash) is a no-op. Tools that survive keep their enabled flag.",
       tags,
@@ -107,6 +120,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "post",
       path: "/services/{id}/enabled",
       operationId: "setServiceEnabled",
+      access: "admin",
       summary: "Enable (validate config and secrets, hydrate) or disable (dehydrate) a service",
       tags,
       params: IdParams,
@@ -119,6 +133,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "delete",
       path: "/services/{id}",
       operationId: "deleteService",
+      access: "admin",
       summary: "Delete a service, its tools, config and secrets",
       tags,
       params: IdParams,
@@ -157,6 +172,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       method: "post",
       path: "/services/install",
       operationId: "installServiceFromRegistry",
+      access: "admin",
       summary: "Install a service from a registry descriptor",
       description:
         "Resolves `version` against the descriptor at `source`, downloads that version's definition, checks its " +
@@ -172,6 +188,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       method: "post",
       path: "/services/{id}/update",
       operationId: "updateServiceFromRegistry",
+      access: "admin",
       summary: "Update a registry-installed service to another version",
       description:
         "Re-resolves the service's stored descriptor. The same definition text is no update (`updated: false`). " +
