@@ -245,8 +245,7 @@ describe("with CYRNEL_API_KEY", () => {
   describe("processes belong to the key that created them", () => {
     let mine: { id: string; key: string };
     let theirs: { id: string; key: string };
-    const as = (key: string, method: string, path: string, body?: unknown) =>
-      host.api(method, path, body, bearer(key));
+    const as = (key: string, method: string, path: string, body?: unknown) => host.api(method, path, body, bearer(key));
     const start = async (key: string, code: string): Promise<ApiResponse> => {
       const response = await as(key, "POST", "/processes", { code, block: true });
       expect(response.status, response.text).toBe(201);
