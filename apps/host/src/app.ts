@@ -239,7 +239,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...moduleRoutes(moduleEntries, moduleRegistry, moduleLoader),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
-    ...processRoutes(runner),
+    ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars }),
     ...environmentRoutes(docs),
     ...keyRoutes(keys),
   ];
@@ -277,9 +277,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   mountRoutes(app, routes, {
     bodyLimit: config.bodyLimitBytes,
     definitionBodyLimit: config.definitionLimitBytes,
-    validateResponses: options.validateResponses ?? false,
+    validateResponses: options.validateResponses ?? config.validateResponses,
   });
-  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes });
+  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
 
   return {
     app,

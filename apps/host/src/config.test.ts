@@ -13,6 +13,8 @@ describe("loadConfig", () => {
     ["CYRNEL_MODULE_LOAD_TIMEOUT_MS", "0", ""],
     ["CYRNEL_DOWNLOAD_DENY_PRIVATE", "maybe", ""],
     ["CYRNEL_ALLOW_ANONYMOUS", "yes please", ""],
+    ["CYRNEL_MCP_WAIT_MS", "-1", "must be an integer"],
+    ["CYRNEL_MCP_WAIT_MS", "2147483648", "between 0 and 2147483647"],
   ])("refuses %s=%s with an error naming the variable", (variable, value, mentions) => {
     let thrown: unknown;
     try {
@@ -32,6 +34,8 @@ describe("loadConfig", () => {
       logLevel: "info",
       secretsKey: null,
       allowAnonymous: false,
+      mcpWaitMs: 50_000,
     });
+    expect(loadConfig({ CYRNEL_MCP_WAIT_MS: "0" }).mcpWaitMs).toBe(0);
   });
 });

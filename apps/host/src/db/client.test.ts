@@ -32,7 +32,16 @@ describe("migrations", () => {
     expect(db.$client.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.$client.pragma("foreign_keys", { simple: true })).toBe(1);
     db.$client.close();
-    expect(tables(file)).toEqual(["executions", "modules", "processes", "registries", "secrets", "services", "tools"]);
+    expect(tables(file)).toEqual([
+      "api_keys",
+      "executions",
+      "modules",
+      "processes",
+      "registries",
+      "secrets",
+      "services",
+      "tools",
+    ]);
   });
 
   it("upgrade a database on the previous schema and keep its rows", () => {

@@ -14,7 +14,7 @@
  */
 import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { cutText } from "../cut-text.js";
-import { CyrnelError, noEnvironment, notFound } from "../errors.js";
+import { CyrnelError, messageOf, noEnvironment, notFound } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
 import { type Caller, seesService } from "./governance/caller.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
@@ -65,16 +65,18 @@ export class EnvironmentDocs {
     const row = requireTool(this.store, viewer, serviceId, toolId);
     const { id, module } = this.environment();
     const options = { maxChars: this.textLimitChars, expandHint: EXPAND_HINT, ...(expand ? { expand } : {}) };
-    try {
-      return this.capped(
-        await this.bounded(id, "generateToolDocs", () => module.generateToolDocs(docsInput(row), options)),
-      );
-    } catch (error) {
-      // The SDK's word for "the page has no such type".
-      if (expand && (error as { code?: unknown } | null)?.code === "not_found")
-        throw new CyrnelError("not_found", (error as Error).message);
-      throw error;
-    }
+    return this.capped(
+      await this.bounded(
+        id,
+        "generateToolDocs",
+        () => module.generateToolDocs(docsInput(row), options),
+        // The SDK's word for "the page has no such type".
+        (error) =>
+          expand && (error as { code?: unknown } | null)?.code === "not_found"
+            ? new CyrnelError("not_found", messageOf(error))
+            : undefined,
+      ),
+    );
   }
 
   /**
@@ -124,12 +126,21 @@ export class EnvironmentDocs {
     return active;
   }
 
-  private async bounded(id: string, hook: string, call: () => Promise<string>): Promise<string> {
+  /**
+   * Calls a documentation hook of the environment under the hook timeout. Whatever it throws becomes an error
+   * naming the module and the hook (`504` for the timeout, else `502`), unless `known` recognises it.
+   */
+  private async bounded(
+    id: string,
+    hook: string,
+    call: () => Promise<string>,
+    known: (error: unknown) => CyrnelError | undefined = () => undefined,
+  ): Promise<string> {
     try {
       return await withTimeout(`${hook} of module "${id}"`, this.hookTimeoutMs, call);
     } catch (error) {
       if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
-      throw error;
+      throw known(error) ?? new CyrnelError("adapter_error", `${hook} of module "${id}" failed: ${messageOf(error)}`);
     }
   }
 

@@ -87,10 +87,13 @@ export class ServiceLifecycle {
         invalid: (row, kind) => `invalid ${kind} for service "${row.id}"`,
         storedConfig: (row) => row.config,
         writeConfig: (id, config) => options.store.update(id, { config }),
+        // Values of a service whose adapter is stopped are stored and put to use when the adapter starts.
         apply: async (before) => {
-          if (before.enabled && !before.stale) await this.hydrate(this.row(before.id));
+          if (before.enabled && !before.stale && this.options.modules.activeAdapter(before.adapter)) {
+            await this.hydrate(this.row(before.id));
+          }
         },
-        reapply: (before) => this.rehydrateOrDisable(before.id),
+        reapply: (before) => this.rehydrateOrMarkUnavailable(before.id),
       },
       options.secrets,
       options.validator,
@@ -371,13 +374,17 @@ export class ServiceLifecycle {
     }
   }
 
-  /** After a failed settings change, with the previous values restored: hydrate again, or disable the service. */
-  private async rehydrateOrDisable(id: string): Promise<void> {
+  /**
+   * After a failed settings change, with the previous values restored: hydrate again. If that fails too, the
+   * service keeps the operator's choice (enabled) but is not running, like one its adapter could not bring up at
+   * start: its record and calls to its tools say why, until a patch or enable hydrates it.
+   */
+  private async rehydrateOrMarkUnavailable(id: string): Promise<void> {
     try {
       await this.hydrate(this.row(id));
     } catch (again) {
-      this.options.store.update(id, { enabled: false });
-      this.options.logger.error("restoring the previous values failed too; service disabled", {
+      this.unavailable.set(id, messageOf(again));
+      this.options.logger.error("restoring the previous values failed too; service kept enabled but not running", {
         service: id,
         error: messageOf(again),
       });

@@ -17,7 +17,7 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
-      errors: ["no_environment", "invoke_timeout"],
+      errors: ["no_environment", "adapter_error", "invoke_timeout"],
       handler: async () => text(200, await docs.runtime(), "text/markdown; charset=utf-8"),
     }),
     defineRoute({
@@ -38,7 +38,15 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
           contentType: "text/plain; charset=utf-8",
         },
       },
-      errors: ["bad_request", "no_environment", "not_found", "service_disabled", "tool_disabled", "invoke_timeout"],
+      errors: [
+        "bad_request",
+        "no_environment",
+        "not_found",
+        "service_disabled",
+        "tool_disabled",
+        "adapter_error",
+        "invoke_timeout",
+      ],
       handler: async ({ query, caller }) =>
         text(
           200,

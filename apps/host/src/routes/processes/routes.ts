@@ -1,23 +1,39 @@
 import { Type } from "@sinclair/typebox";
 import type { Context } from "hono";
 import { ListOf, ListQuery } from "../../contract/common.js";
-import { ExitState, type ProcessEvent, ProcessRecord, ProcessReport, ProcessState } from "../../contract/processes.js";
+import {
+  BoundedResult,
+  ExitState,
+  type ProcessEvent,
+  ProcessRecord,
+  ProcessReport,
+  ProcessState,
+  ProcessText,
+  TextPage,
+} from "../../contract/processes.js";
 import { type Caller, reachesProcess } from "../../domain/governance/caller.js";
-import { processRecord, processResult } from "../../domain/processes/process-record.js";
+import { sliceText } from "../../domain/processes/bounded-results.js";
+import { boundedResult, processRecord, processResult, processText } from "../../domain/processes/process-record.js";
 import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../domain/processes/process-runner.js";
 import type { ProcessRow } from "../../domain/processes/process-store.js";
-import { notFound } from "../../errors.js";
+import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 
 const tags = ["processes"];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const numberFormat = new Intl.NumberFormat("en-US");
+
+export interface ProcessRouteOptions {
+  /** CYRNEL_AGENT_TEXT_LIMIT_CHARS: the most characters of a results answer and of a text page. */
+  agentTextLimitChars: number;
+}
 
 /**
  * Agents reach only the processes their key created: every route on one
  * process answers another's exactly as a process that does not exist.
  */
-export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
+export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: ProcessRouteOptions): RouteDefinition[] {
   const reachable = (caller: Caller, id: number): ProcessRow => {
     const row = runner.get(id);
     if (!reachesProcess(caller, row)) throw notFound(`process ${id}`);
@@ -150,6 +166,66 @@ export function processRoutes(runner: ProcessRunner): RouteDefinition[] {
         },
       }),
     ),
+    defineRoute({
+      method: "get",
+      path: "/processes/{id}/results",
+      operationId: "getProcessResults",
+      access: "agent",
+      summary: "The results of an idle process, sized for an LLM",
+      description:
+        "The process with its output, stdout and stderr (as `POST /processes` with `block` answers), but with " +
+        "stdout, stderr, the output's JSON and the error within CYRNEL_AGENT_TEXT_LIMIT_CHARS characters in total. " +
+        "Texts that fit an equal share are whole; a longer one keeps its head and tail around a marker that names " +
+        "the offset to read on from with `GET /processes/{id}/text`, and is listed in `cut`. A cut output is its " +
+        "JSON text.",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The process and its bounded results", schema: BoundedResult } },
+      errors: ["validation_failed", "not_found", "conflict"],
+      handler: ({ params, caller }) => {
+        reachable(caller, params.id);
+        return json(200, boundedResult(runner.requireIdle(params.id, "results"), agentTextLimitChars));
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/processes/{id}/text",
+      operationId: "getProcessText",
+      access: "agent",
+      summary: "A page of an idle process's stdout, stderr, output JSON or error",
+      description:
+        "Offsets and lengths count UTF-16 code units (JavaScript's string length); a page never ends inside a " +
+        "surrogate pair. Read on from `nextOffset` until it is null: the pages join to the whole text (for " +
+        "`output`, exactly the body of `GET /processes/{id}/output`).",
+      tags,
+      params: IdParams,
+      query: Type.Object({
+        stream: ProcessText,
+        offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: "Where to start" })),
+        limit: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            description: "Most characters to answer (default and at most CYRNEL_AGENT_TEXT_LIMIT_CHARS)",
+          }),
+        ),
+      }),
+      responses: { 200: { description: "The page", schema: TextPage } },
+      errors: ["bad_request", "validation_failed", "not_found", "conflict"],
+      handler: ({ params, query, caller }) => {
+        reachable(caller, params.id);
+        const whole = processText(runner.requireIdle(params.id, query.stream), query.stream);
+        const offset = query.offset ?? 0;
+        if (offset > whole.length) {
+          throw new CyrnelError(
+            "bad_request",
+            `offset ${offset} is past the end of the ${query.stream} of process ${params.id} ` +
+              `(${numberFormat.format(whole.length)} characters)`,
+          );
+        }
+        const page = sliceText(whole, offset, Math.min(query.limit ?? agentTextLimitChars, agentTextLimitChars));
+        return json(200, { stream: query.stream, totalChars: whole.length, ...page });
+      },
+    }),
     defineRoute({
       method: "get",
       path: "/processes/{id}/events",

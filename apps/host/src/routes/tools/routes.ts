@@ -74,7 +74,7 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
-      errors: ["not_found", "no_environment", "invoke_timeout"],
+      errors: ["not_found", "no_environment", "adapter_error", "invoke_timeout"],
       handler: async ({ params, query, caller }) =>
         text(
           200,
