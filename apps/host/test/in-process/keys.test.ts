@@ -321,6 +321,16 @@ describe("with CYRNEL_API_KEY", () => {
       expect(again.body.output.error).toMatchObject({ status: 403, code: "forbidden" });
       expect(again.body.output.error.message).toContain("revoked");
     });
+
+    it("refuses the tool calls of a process whose key expired", async () => {
+      const aging = await createKey(host, { name: "aging agent", role: "agent" });
+      const ran = await start(aging.key, "call:svc.ok");
+      expect(ran.body.output).toMatchObject({ result: expect.anything() });
+      setExpiry(host.dataDir, aging.id, new Date(Date.now() - 1000).toISOString());
+      const again = await host.api("POST", `/processes/${ran.body.id}/signals/run`, { force: true, block: true });
+      expect(again.body.output.error).toMatchObject({ status: 403, code: "forbidden" });
+      expect(again.body.output.error.message).toContain("expired");
+    });
   });
 });
 
