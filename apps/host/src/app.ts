@@ -155,6 +155,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     invokeTool: (input, call) => gate.invoke(input, call),
     catalog: (caller) => visibleCatalog(store.catalog(), caller),
     caller: (keyId) => keys.processCaller(keyId),
+    serviceTools: (serviceId) => store.toolsJson(serviceId),
   });
   const modulesDir = join(config.dataDir, "modules");
   // One lock per module: enabling, settings and loading never interleave on one module.

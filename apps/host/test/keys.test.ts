@@ -40,9 +40,9 @@ async function install(id: string) {
   expect((await host.api("POST", `/services/${id}/enabled`, { enabled: true })).status).toBe(200);
 }
 
-/** Runs code as `key` and waits for its results. */
+/** Runs code as `key` and waits for its results (unchecked: the cases call services that do not type-check). */
 async function run(key: string, code: string) {
-  const response = await as(key, "POST", "/processes", { code, block: true });
+  const response = await as(key, "POST", "/processes", { code, block: true, typecheck: false });
   expect(response.status, response.text).toBe(201);
   expect(response.body.exitState, response.body.error ?? "").toBe("success");
   return response.body;
@@ -124,6 +124,18 @@ describe("a key's service allow-list", () => {
     expect((await as(scoped.key, "GET", "/services/shop")).status).toBe(200);
   });
 
+  it("never suggests a hidden service for a misspelt id", async () => {
+    expect((await as(unscoped.key, "GET", "/services/vaul")).body.error).toContain("did you mean `vault`?");
+    for (const path of ["/services/vaul", "/tools/vaul/getItem", "/environment/types?serviceId=vaul"]) {
+      const answer = await as(scoped.key, "GET", path);
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(answer.body.error).not.toContain("vault");
+    }
+    const invoked = await as(scoped.key, "POST", "/tools/vaul/getItem/invoke", { parameters: { id: "1" } });
+    expect(invoked.status).toBe(404);
+    expect(invoked.body.error).not.toContain("vault");
+  });
+
   it("hides their tools from lists, details and docs", async () => {
     const tools = (await as(scoped.key, "GET", "/tools?limit=1000")).body.items;
     expect(new Set(tools.map((t: any) => t.serviceId))).toEqual(new Set(["shop"]));
@@ -173,13 +185,28 @@ describe("a key's service allow-list", () => {
         shop: await attempt(() => cyrnel.services.shop.tools.getItem.invoke({ id: "7" })),
         vault: await attempt(() => cyrnel.services.vault.tools.getItem.invoke({ id: "7" })),
         nothere: await attempt(() => cyrnel.services.nothere.tools.getItem.invoke({ id: "7" })),
+        misspelt: await attempt(() => cyrnel.services.vaul.tools.getItem.invoke({ id: "7" })),
       });`;
     const scopedRun = await run(scoped.key, program);
     expect(scopedRun.output.services).toEqual(["shop"]);
     expect(scopedRun.output.shop).toEqual({ ok: { id: "7", name: "Item 7", verbose: false } });
     expect(scopedRun.output.vault).toMatchObject({ status: 404, code: "not_found" });
     expect(scopedRun.output.vault.message).toBe(scopedRun.output.nothere.message.replace("nothere", "vault"));
+    expect(scopedRun.output.misspelt.message).not.toContain("vault");
     expect(shop.requests.length).toBe(before + 1);
+
+    // Checked before it runs, the program is checked against the types of the allowed services only.
+    const checked = await as(scoped.key, "POST", "/processes", {
+      code: "await cyrnel.services.vault.tools.getItem.invoke({ id: '7' });",
+      block: true,
+    });
+    expect(checked.body).toMatchObject({ exitState: "failed", error: expect.stringContaining("vault") });
+    expect(shop.requests.length).toBe(before + 1);
+    const allowed = await as(unscoped.key, "POST", "/processes", {
+      code: "await cyrnel.services.vault.tools.getItem.invoke({ id: '7' });",
+      block: true,
+    });
+    expect(allowed.body).toMatchObject({ exitState: "success" });
 
     const unscopedRun = await run(unscoped.key, program);
     expect(unscopedRun.output.services).toEqual(["shop", "vault"]);

@@ -131,6 +131,20 @@ describe("/mcp on Streamable HTTP", () => {
     expect(none.structuredContent).toEqual({ tools: [] });
   });
 
+  it("leaves tools that cannot be called out of a search unless includeDisabled, and finds ids with dots", async () => {
+    const byId = await call(client, "search_tools", { query: "weather.getForecast" });
+    expect((byId.structuredContent as any).tools[0]).toMatchObject({ id: "getForecast" });
+    expect((await host.api("POST", "/tools/weather/getForecast/enabled", { enabled: false })).status).toBe(200);
+    try {
+      const found = await call(client, "search_tools", { query: "forecast" });
+      expect((found.structuredContent as any).tools.map((tool: any) => tool.id)).not.toContain("getForecast");
+      const all = await call(client, "search_tools", { query: "forecast", includeDisabled: true });
+      expect((all.structuredContent as any).tools[0]).toMatchObject({ id: "getForecast", effectivelyEnabled: false });
+    } finally {
+      await host.api("POST", "/tools/weather/getForecast/enabled", { enabled: true });
+    }
+  });
+
   it("serves a tool's docs and the type declarations", async () => {
     const docs = await call(client, "get_tool_docs", { serviceId: "weather", toolId: "getForecast" });
     expect(docs.isError).toBeFalsy();

@@ -15,15 +15,38 @@ export interface ExecutionOptions {
    * then it ends `timeout` without having run.
    */
   timeoutMs: number | null;
+  /**
+   * Whether to type-check the code before it runs (a cyrnel extension):
+   * `true` checks it against the types of the tools in
+   * {@link ExecutionInput.services} and, on errors, ends the run `failed`
+   * without running anything; `false` runs it unchecked; absent leaves it to
+   * the environment's default. Environments that cannot check ignore it (see
+   * `EnvironmentModule.supportsTypecheck`).
+   */
+  typecheck?: boolean;
 }
 
 /**
- * The services and tool ids that were effectively enabled when the run was
- * queued, keyed by service id. Environments use it for discovery (e.g.
- * `Object.keys(cyrnel.services)`); every call still goes through the host's
- * gate, so a tool disabled after the snapshot is refused at call time.
+ * The services and tool ids the run can reach, as they were when it was
+ * queued (today: every effectively enabled one), keyed by service id.
+ * Environments use it for discovery (e.g. `Object.keys(cyrnel.services)`)
+ * and to know which types code is checked against; every call still goes
+ * through the host's gate, so a tool disabled after the snapshot is refused
+ * at call time.
  */
-export type ServiceCatalog = Record<string, { tools: string[] }>;
+export type ServiceCatalog = Record<string, ServiceCatalogEntry>;
+
+export interface ServiceCatalogEntry {
+  /** Ids of the tools the run can reach on this service. */
+  tools: string[];
+  /**
+   * Opaque; changes whenever the service's tools or their schemas change
+   * (an update, a tool enabled or disabled). An environment may keep what it
+   * derives from a service's schemas (e.g. type declarations, see
+   * `EnvironmentBindings.serviceTools`) for as long as it stays the same.
+   */
+  revision: string;
+}
 
 /** One run of a process. A process that is run again gets a new `executionId`. */
 export interface ExecutionInput {

@@ -17,6 +17,7 @@ export {
   type ExecutionOptions,
   type ExecutionState,
   type ServiceCatalog,
+  type ServiceCatalogEntry,
 } from "./execution.js";
 export { isValidIdentifier, RESERVED_IDENTIFIERS } from "./identifier.js";
 export {

@@ -1,5 +1,5 @@
 import type { InvokeInput, JSONSchema, ServiceDefinition, ServiceState, ToolDocsInput } from "./definitions.js";
-import type { ExecutionExitState, ExecutionInput, ExecutionState } from "./execution.js";
+import type { ExecutionExitState, ExecutionInput, ExecutionState, ServiceCatalogEntry } from "./execution.js";
 
 /** Structured logger handed to modules. Fields are redacted by the host (keys named like secrets, tokens, passwords). */
 export interface Logger {
@@ -95,6 +95,18 @@ export interface EnvironmentBindings {
   emitStderr(executionId: number, chunk: string): void;
   /** Shallow-merge `patch` into the process output. */
   emitOutput(executionId: number, patch: Record<string, unknown>): void;
+  /**
+   * The tools of one service a run can reach (its effectively enabled
+   * ones), with their schemas, for what an environment derives from them
+   * (e.g. the declarations it type-checks code against). `toolsJson` is the
+   * JSON text of a `ToolDocsInput[]`: text, not objects, because a large
+   * API's schemas run to hundreds of megabytes of JSON, which an environment
+   * should parse off the host's event loop. `revision` is the service's
+   * {@link ServiceCatalogEntry.revision} the tools are at (newer than a run's
+   * catalog when the service changed since). A service that does not exist
+   * or cannot be called answers no tools.
+   */
+  serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }>;
 }
 
 /** Setup context of an environment module: the common context plus the host bindings. */
@@ -175,6 +187,13 @@ export interface EnvironmentModule extends Module {
    * its capacity can only fail the execution.
    */
   admit?(): EnvironmentAdmission;
+  /**
+   * Optional (a cyrnel extension): whether `execute` honours
+   * `options.typecheck` (type-checks code before running it). The host
+   * refuses a submission that asks for a check (`typecheck: true`) from an
+   * environment without it, instead of running the code unchecked.
+   */
+  readonly supportsTypecheck?: boolean;
 }
 
 /**

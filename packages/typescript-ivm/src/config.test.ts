@@ -15,6 +15,9 @@ describe("parseConfig", () => {
       maxLogBytes: 1024 * 1024,
       maxOutputBytes: 1024 * 1024,
       watchdogTimeoutMs: 10_000,
+      typecheck: true,
+      typecheckTimeoutMs: 5_000,
+      typecheckMemoryMb: 512,
     });
   });
 
@@ -32,6 +35,9 @@ describe("parseConfig", () => {
     [{ defaultTimeoutMs: 0 }, "defaultTimeoutMs must be an integer from 1 to 2147483647 or null, got 0"],
     [{ defaultTimeoutMs: 2 ** 31 }, "defaultTimeoutMs must be an integer from 1 to 2147483647 or null, got 2147483648"],
     [{ watchdogTimeoutMs: 100 }, "watchdogTimeoutMs must be an integer from 500 to 3600000, got 100"],
+    [{ typecheck: "yes" }, 'typecheck must be true or false, got "yes"'],
+    [{ typecheckTimeoutMs: 10 }, "typecheckTimeoutMs must be an integer from 100 to 600000, got 10"],
+    [{ typecheckMemoryMb: 8 }, "typecheckMemoryMb must be an integer from 64 to 16384, got 8"],
   ])("rejects %j", (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(message);
   });

@@ -14,6 +14,10 @@ export interface EnvironmentConfig {
   maxLogBytes: number;
   maxOutputBytes: number;
   watchdogTimeoutMs: number;
+  /** Whether code is type-checked before it runs when its execution does not say (`options.typecheck`). */
+  typecheck: boolean;
+  typecheckTimeoutMs: number;
+  typecheckMemoryMb: number;
 }
 
 /** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
@@ -91,7 +95,21 @@ const INTEGER_OPTIONS = {
     maximum: 3_600_000,
     default: 10_000,
   },
-} satisfies Record<Exclude<keyof EnvironmentConfig, "defaultTimeoutMs">, IntegerOption>;
+  typecheckTimeoutMs: {
+    description:
+      "Time one type check may take (the code's own check, not preparing a changed service's declarations). Code whose check takes longer fails without running; the checker is restarted.",
+    minimum: 100,
+    maximum: 600_000,
+    default: 5_000,
+  },
+  typecheckMemoryMb: {
+    description:
+      "Heap limit of the type checker in MB (it holds the declarations of every service). Code whose check exceeds it fails without running; the checker is restarted.",
+    minimum: 64,
+    maximum: 16_384,
+    default: 512,
+  },
+} satisfies Record<Exclude<keyof EnvironmentConfig, "defaultTimeoutMs" | "typecheck">, IntegerOption>;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -128,6 +146,12 @@ export const CONFIG_SCHEMA: JSONSchema = {
       description:
         "Wall-clock limit for executions whose options leave timeoutMs undefined (the host normally always sets it). null: no limit.",
     },
+    typecheck: {
+      type: "boolean",
+      default: true,
+      description:
+        "Type-check code against the types of the services it can reach before running it, when the submission does not say (its `typecheck` field). Code with type errors fails without running.",
+    },
   },
 };
 
@@ -156,6 +180,10 @@ export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
     }
     defaultTimeoutMs = value;
   }
+  const typecheck = raw.typecheck ?? true;
+  if (typeof typecheck !== "boolean") {
+    throw new Error(`typescript-ivm config: typecheck must be true or false, got ${JSON.stringify(typecheck)}`);
+  }
   return {
     maxExecutions: integer("maxExecutions"),
     queueSize: integer("queueSize"),
@@ -168,5 +196,8 @@ export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
     maxLogBytes: integer("maxLogBytes"),
     maxOutputBytes: integer("maxOutputBytes"),
     watchdogTimeoutMs: integer("watchdogTimeoutMs"),
+    typecheck,
+    typecheckTimeoutMs: integer("typecheckTimeoutMs"),
+    typecheckMemoryMb: integer("typecheckMemoryMb"),
   };
 }

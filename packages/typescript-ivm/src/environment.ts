@@ -17,6 +17,8 @@ import { Supervisor } from "./supervisor/supervisor.js";
 
 /** The `typescript-ivm` environment: TypeScript run in isolated-vm sandboxes, a fresh isolate per execution. */
 export class TypeScriptIvmEnvironment implements EnvironmentModule {
+  /** Code is type-checked before it runs (see supervisor/type-checks.ts); the module's `typecheck` config is the default. */
+  readonly supportsTypecheck = true;
   private supervisor: Supervisor | null = null;
   /**
    * The supervisor of a setup still waiting for its sandbox process. The host

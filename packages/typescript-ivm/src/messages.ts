@@ -28,6 +28,28 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 export const memoryBudgetExceeded = (budgetMb: number, rssMb: number, heapMb: number) =>
   `Memory budget exceeded: the sandbox process grew to ${rssMb} MB, past its budget of ${budgetMb} MB, and this execution's isolate was the largest (${heapMb} MB)`;
 
+/** Type checks (supervisor/type-checks.ts): what ends code before it runs, and the notes on code that runs unchecked. */
+const RUN_UNCHECKED = 'submit it with "typecheck": false to run it unchecked';
+
+export const typecheckTimedOut = (budgetMs: number) =>
+  `Type check did not finish within its budget of ${budgetMs} ms (typecheckTimeoutMs), so the code did not run: simplify the types it uses, or ${RUN_UNCHECKED}`;
+
+export const typecheckOutOfMemory = (limitMb: number) =>
+  `Type check ran out of memory (the checker's ${limitMb} MB heap limit, typecheckMemoryMb), so the code did not run: simplify the types it uses, or ${RUN_UNCHECKED}`;
+
+export const typecheckCrashed = (message: string) =>
+  `Type check failed in the compiler (${clampMessage(message, 500)}), so the code did not run: ${RUN_UNCHECKED}`;
+
+/** A queued execution's deadline passed while its types were being checked. */
+export const timedOutWhileChecking = (timeoutMs: number) =>
+  `Timed out after ${timeoutMs} ms while the code was being type-checked (preparing the types of a service that changed can take seconds), so it never ran`;
+
+export const typecheckUnavailable = (reason: string) =>
+  `[cyrnel] the code was not type-checked: the type checker is unavailable (${clampMessage(reason, 500)})\n`;
+
+export const serviceNotTypeChecked = (serviceId: string, reason: string) =>
+  `[cyrnel] calls to service ${JSON.stringify(serviceId)} were not type-checked: its types are unavailable (${clampMessage(reason, 500)})\n`;
+
 export const duplicateExecution = (executionId: number) => `Execution ${executionId} is already queued or running`;
 
 export const outputTooLarge = (limitBytes: number) =>
@@ -48,6 +70,10 @@ export const interruptedByStall = (watchdogTimeoutMs: number) =>
   `Interrupted: the sandbox process stopped responding for more than ${watchdogTimeoutMs} ms, so it was restarted`;
 
 export const workerUnavailable = (reason: string) => `typescript-ivm cannot run code: ${reason}`;
+
+/** A promise of the code's own (not a tool call's) rejected with nobody awaiting or catching it, which ends the run. */
+export const unhandledRejection = (name: string, message: string) =>
+  `Uncaught (in promise) ${name}: ${message} (a promise nobody awaited or caught was rejected)`;
 
 export const isolateFailed = (reason: string) => `The sandbox isolate failed: ${reason}`;
 

@@ -1,4 +1,5 @@
 import { transform } from "sucrase";
+import { clampToSource } from "./source-position.js";
 
 /**
  * The user's code becomes the body of an async function (so top-level
@@ -47,17 +48,8 @@ export function describeCompileError(error: unknown, filename: string, source: s
   return formatSyntaxError(match[1] as string, Number(match[3]), Number(match[4]), source);
 }
 
-/** `SyntaxError: <message> (line L, column C)`, clamped to the user's lines (an error at the wrapper's end means "end of input"). */
+/** `SyntaxError: <message> (line L, column C)`, in the user's lines (see {@link clampToSource}). */
 function formatSyntaxError(message: string, line: number, column: number, source: string): string {
-  const lines = source.split("\n");
-  let userLine = line;
-  let userColumn = column;
-  if (userLine > lines.length) {
-    userLine = lines.length;
-    userColumn = (lines[userLine - 1] ?? "").length + 1;
-  } else if (userLine < 1) {
-    userLine = 1;
-    userColumn = 1;
-  }
-  return `SyntaxError: ${message} (line ${userLine}, column ${userColumn})`;
+  const at = clampToSource(source, line, column);
+  return `SyntaxError: ${message} (line ${at.line}, column ${at.column})`;
 }

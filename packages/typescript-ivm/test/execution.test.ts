@@ -36,7 +36,25 @@ describe("running code", () => {
     `);
     expect(result.exit).toBe("success");
     expect(result.output).toEqual({ before: true });
+    expect(result.stderr).toBe("");
   });
+
+  it.each([
+    ["an object", "return { answer: 42, list: [1, 2] };", "{ answer: 42, list: [ 1, 2 ] }"],
+    ["a string", 'return "done";', '"done"'],
+    ["null", "return null;", "null"],
+    ["a long value, cut", 'return "x".repeat(1000);', `"${"x".repeat(199)}…`],
+  ])(
+    "reports a returned value (%s) as discarded on stderr: only cyrnel.output is kept",
+    async (_label, code, shown) => {
+      const result = await host.run(`cyrnel.output({ kept: true });\n${code}`);
+      expect(result.exit).toBe("success");
+      expect(result.output).toEqual({ kept: true });
+      expect(result.stderr).toBe(
+        `[cyrnel] the code returned a value, which is discarded (use cyrnel.output({ ... }) to keep results): ${shown}\n`,
+      );
+    },
+  );
 
   it("strips TypeScript syntax without type-checking", async () => {
     const result = await host.run(`

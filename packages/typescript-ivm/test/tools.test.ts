@@ -132,6 +132,67 @@ const value = await cyrnel.services.demo.tools.off.invoke({ x: before });`);
     );
   });
 
+  it("reports a tool call that fails with nobody awaiting or catching it on stderr, with its line, and goes on", async () => {
+    const result = await host.run(`cyrnel.services.demo.tools.fail.invoke({});
+cyrnel.services.demo.tools.fail.invoke({}).then((reply) => reply);
+await cyrnel.services.demo.tools.slow.invoke({ ms: 50 });
+cyrnel.output({ done: true });`);
+    expect(result.exit, result.errors.join("\n")).toBe("success");
+    expect(result.output).toEqual({ done: true });
+    const report =
+      "[cyrnel] unhandled rejection of a tool call nobody awaited or caught: ToolCallError: HTTP 500: upstream exploded (status 502, code adapter_error)";
+    expect(result.stderr).toBe(`${report}\n    at code.ts:1:33\n${report}\n    at code.ts:2:33\n`);
+  });
+
+  it.each([
+    ["await", "try { await call; } catch (e) { seen.push(e.code); }"],
+    [".catch", "await call.catch((e) => seen.push(e.code));"],
+    [".then(_, onRejected)", "await call.then(() => 0, (e) => seen.push(e.code));"],
+    [".finally then .catch", "await call.finally(() => 0).catch((e) => seen.push(e.code));"],
+    ["Promise.all", "await Promise.all([call]).catch((e) => seen.push(e.code));"],
+    ["Promise.allSettled", "seen.push(((await Promise.allSettled([call]))[0] as any).reason.code);"],
+  ])("does not report a failed call taken up later with %s (even after it failed)", async (_label, takeUp) => {
+    const result = await host.run(`const seen: string[] = [];
+const call = cyrnel.services.demo.tools.fail.invoke({});
+await cyrnel.services.demo.tools.slow.invoke({ ms: 50 });
+${takeUp}
+cyrnel.output({ seen });`);
+    expect(result.exit, result.errors.join("\n")).toBe("success");
+    expect(result.output).toEqual({ seen: ["adapter_error"] });
+    expect(result.stderr).toBe("");
+  });
+
+  it("fails the run on a call awaited after it failed, with the tool's error (not a bare message)", async () => {
+    const result = await host.run(`const first = cyrnel.services.demo.tools.slow.invoke({ ms: 50 });
+const second = cyrnel.services.demo.tools.fail.invoke({});
+await first;
+await second;`);
+    expect(result.exit).toBe("failed");
+    expect(result.errors[0]).toMatch(
+      /^Uncaught ToolCallError: HTTP 500: upstream exploded \(status 502, code adapter_error\)\n {4}at code\.ts:2:/,
+    );
+    expect(result.stderr).toBe("");
+  });
+
+  it("reports calls still in flight when the code finishes (a forgotten await)", async () => {
+    const result = await host.run(`cyrnel.services.demo.tools.slow.invoke({ ms: 1000 });
+cyrnel.services.demo.tools.slow.invoke({ ms: 1000 });`);
+    expect(result.exit).toBe("success");
+    expect(result.stderr).toBe(
+      "[cyrnel] 2 tool calls were still in flight when the code finished (not awaited); their results are discarded\n",
+    );
+  });
+
+  it("still fails the run on a promise of the code's own that nobody takes up, saying so", async () => {
+    const result = await host.run(`async function work() { await cyrnel.services.demo.tools.fail.invoke({}); }
+work();
+await cyrnel.services.demo.tools.slow.invoke({ ms: 50 });`);
+    expect(result.exit).toBe("failed");
+    expect(result.errors).toEqual([
+      "Uncaught (in promise) Error: HTTP 500: upstream exploded (a promise nobody awaited or caught was rejected)",
+    ]);
+  });
+
   it("runs parallel tool calls concurrently (all 10 are in flight at the upstream at once)", async () => {
     // The upstream holds each call until all 10 are in flight (or 5 s have passed, so sequential calls still end).
     const result = await host.run(`

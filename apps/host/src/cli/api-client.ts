@@ -91,7 +91,7 @@ export class CyrnelApi {
    * record as it is.
    */
   async runProcess(
-    input: { code: string; ref?: string; timeoutMs?: number | null },
+    input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean },
     options: {
       signal?: AbortSignal;
       onCreated?: (record: ProcessRecord) => void;

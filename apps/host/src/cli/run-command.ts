@@ -16,9 +16,10 @@ import { startProgress } from "./progress.js";
 import { readAll } from "./secret-input.js";
 
 export const RUN_HELP = `Usage:
-  cyrnel run <file.ts|-> [--timeout <ms>|<n>s|<n>m|none] [--ref <label>]
+  cyrnel run <file.ts|-> [--timeout <ms>|<n>s|<n>m|none] [--ref <label>] [--no-typecheck]
 
-Runs the file (or stdin with -) in the host's active environment and waits. Its stdout and stderr
+Runs the file (or stdin with -) in the host's active environment and waits. The environment
+type-checks it first (type errors end it before anything runs); --no-typecheck runs it unchecked. Its stdout and stderr
 stream to this terminal as they are written; when it ends, its output is printed as JSON. With --json,
 only the whole process record is printed, at the end.
 Ctrl-C cancels the process on the host. The timeout defaults to the host's (30 s); none = no limit.
@@ -38,6 +39,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals: given } = parseCommand(args, {
     timeout: { type: "string" },
     ref: { type: "string" },
+    "no-typecheck": { type: "boolean" },
   });
   if (values.help) {
     process.stdout.write(`${RUN_HELP}\n`);
@@ -74,7 +76,7 @@ export async function runCommand(args: string[]): Promise<number> {
   let report: ProcessReport;
   try {
     report = await api.runProcess(
-      { code, ref: values.ref, timeoutMs },
+      { code, ref: values.ref, timeoutMs, ...(values["no-typecheck"] ? { typecheck: false } : {}) },
       {
         onCreated: (record) => {
           created = record;

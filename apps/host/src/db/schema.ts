@@ -65,6 +65,8 @@ export const tools = sqliteTable(
     outputSchema: text("output_schema", { mode: "json" }).$type<Json>().notNull(),
     adapterDomain: text("adapter_domain", { mode: "json" }).$type<Json>().notNull(),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    /** `ToolDefinition.endpoint` (e.g. `POST /v1/refunds`), indexed for search; null when the adapter gives none. */
+    endpoint: text("endpoint"),
   },
   (table) => [
     primaryKey({ columns: [table.serviceId, table.id] }),

@@ -14,10 +14,11 @@
  */
 import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { cutText } from "../cut-text.js";
-import { CyrnelError, messageOf, noEnvironment, notFound } from "../errors.js";
+import { CyrnelError, messageOf, noEnvironment } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
-import { type Caller, seesService } from "./governance/caller.js";
+import { seesService, type Viewer } from "./governance/caller.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
+import { serviceNotFound, toolNotFound } from "./services/not-found.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
 
 /** Which tools `GET /environment/types` covers: all callable ones when both lists are empty. */
@@ -151,22 +152,17 @@ export class EnvironmentDocs {
   }
 }
 
-/** Whose allow-list applies (a request's or a process's caller). */
-export type Viewer = Pick<Caller, "services">;
-
 /** The tool, or a 404 naming what is missing: the service (also when the viewer may not see it), or the tool on it. */
 export function requireTool(store: ServiceStore, viewer: Viewer, serviceId: string, toolId: string): ToolRow {
-  if (!seesService(viewer, serviceId)) throw notFound(`service "${serviceId}"`);
-  const row = store.getTool(serviceId, toolId);
-  if (!row)
-    throw notFound(store.get(serviceId) ? `tool "${toolId}" on service "${serviceId}"` : `service "${serviceId}"`);
+  const row = seesService(viewer, serviceId) ? store.getTool(serviceId, toolId) : undefined;
+  if (!row) throw toolNotFound(store, serviceId, toolId, viewer);
   return row;
 }
 
 /** The service, or 404 when it does not exist and 409 when it is disabled or stale (no tool of it can be called). */
 function requireCallableService(store: ServiceStore, viewer: Viewer, serviceId: string): void {
   const service = seesService(viewer, serviceId) ? store.get(serviceId) : undefined;
-  if (!service) throw notFound(`service "${serviceId}"`);
+  if (!service) throw serviceNotFound(store, serviceId, viewer);
   if (service.stale) {
     throw new CyrnelError(
       "service_disabled",

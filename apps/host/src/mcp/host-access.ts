@@ -22,9 +22,11 @@ import type { ServiceRecord } from "../contract/services.js";
 import type { ToolRecord } from "../contract/tools.js";
 
 export interface ToolFilter {
-  /** Case-insensitive substring of the tool's name or description. */
-  query?: string;
+  /** Words of the task: results ranked by `GET /tools?search=` (BM25); without them, every tool in list order. */
+  search?: string;
   serviceId?: string;
+  /** With `search`: also tools that cannot be called now. */
+  includeDisabled?: boolean;
   limit: number;
 }
 
@@ -51,7 +53,7 @@ export interface HostAccess {
   /** The `.d.ts` of `GET /environment/types` (or its index), for all callable tools or those filtered. */
   types(filter?: TypesFilter): Promise<string>;
   /** Creates a process and answers it at once (queued or running). */
-  startProcess(input: { code: string; timeoutMs?: number }): Promise<ProcessRecord>;
+  startProcess(input: { code: string; timeoutMs?: number; typecheck?: boolean }): Promise<ProcessRecord>;
   /**
    * Waits until the process is idle or `signal` aborts (which stops the wait, not the process); answers its
    * state then. stdout is handed to `onStdout` as it is written.
@@ -70,8 +72,10 @@ export function hostAccess(api: CyrnelApi): HostAccess {
   return {
     listServices: () => api.listAll<ServiceRecord>("/services"),
 
-    async listTools({ query, serviceId, limit }) {
-      const page = await api.json<Page<ToolRecord>>("GET", "/tools", { query: { query, serviceId, limit } });
+    async listTools({ search, serviceId, includeDisabled, limit }) {
+      const page = await api.json<Page<ToolRecord>>("GET", "/tools", {
+        query: { search, serviceId, includeDisabled, limit },
+      });
       // GET /tools filters by serviceId without checking it exists; an unknown id is worth saying so.
       if (page.items.length === 0 && serviceId !== undefined) {
         await api.json("GET", `/services/${segment(serviceId)}`);
@@ -91,7 +95,8 @@ export function hostAccess(api: CyrnelApi): HostAccess {
       return api.text("GET", `/environment/types${search === "" ? "" : `?${search}`}`);
     },
 
-    startProcess: ({ code, timeoutMs }) => api.json<ProcessRecord>("POST", "/processes", { body: { code, timeoutMs } }),
+    startProcess: ({ code, timeoutMs, typecheck }) =>
+      api.json<ProcessRecord>("POST", "/processes", { body: { code, timeoutMs, typecheck } }),
 
     waitForProcess: (id, signal, onStdout) =>
       api.waitForProcess(id, { signal, onText: (stream, text) => stream === "stdout" && onStdout(text) }),

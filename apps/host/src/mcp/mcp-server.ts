@@ -15,7 +15,6 @@ import type { HostAccess } from "./host-access.js";
 import { registerProcessTools } from "./process-tools.js";
 import { ServiceList, ToolList, type ToolSummary, toZod } from "./tool-output.js";
 import { structured, text } from "./tool-results.js";
-import { searchTools } from "./tool-search.js";
 
 export const MCP_INSTRUCTIONS = `cyrnel calls external services (HTTP APIs and more) through typed tools, from TypeScript you write and it runs in a sandbox ("code mode"). One program can make many tool calls, loop, branch and combine results, so prefer ONE run_code call that does the whole task over many small steps.
 
@@ -83,21 +82,29 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
     {
       title: "Search tools",
       description:
-        "Find tools (one per API operation) by words in their name or description, optionally within one service. " +
-        "Words match case-insensitively and results are ranked by how many words match. An empty query with a " +
-        "serviceId lists that service's tools. Returns serviceId and id (used in code as " +
+        'Find tools (one per API operation) for a task, described in words ("refund a charge", "post a message ' +
+        'to a channel") or by id or endpoint ("chat.postMessage", "POST /v1/refunds"), optionally within one ' +
+        "service. Results are ranked (BM25 over id, name, description, endpoint and service), best first, and only " +
+        "tools that can be called are returned unless includeDisabled is set. An empty query with a serviceId lists " +
+        "that service's tools. Returns serviceId and id (used in code as " +
         "cyrnel.services.<serviceId>.tools.<id>.invoke(...)), name, a short description and effectivelyEnabled " +
         "(false: calls would fail). Calls nothing. Next, read get_tool_docs for the tools you will use.",
       inputSchema: {
-        query: z.string().describe('Words to look for, e.g. "forecast city"; "" for all'),
+        query: z.string().describe('Words describing the task, e.g. "forecast for a city"; "" for all'),
         serviceId: z.string().optional().describe("Only tools of this service"),
+        includeDisabled: z
+          .boolean()
+          .optional()
+          .describe("Also tools that are disabled or stale (they cannot be called; default false)"),
         limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default 20)"),
       },
       outputSchema: TOOL_LIST,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("search_tools", async ({ query, serviceId, limit }) => {
-      const tools = await searchTools(access, { query, serviceId, limit: limit ?? 20 });
+    guarded("search_tools", async ({ query, serviceId, includeDisabled, limit }) => {
+      // A query without letters or digits searches nothing: it lists, like an empty one.
+      const search = /[\p{L}\p{N}]/u.test(query) ? query : undefined;
+      const tools = await access.listTools({ search, serviceId, includeDisabled, limit: limit ?? 20 });
       return structured({ tools: tools.map(toolSummary) });
     }),
   );

@@ -83,7 +83,9 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
         "Write ONE program that does the whole task: call tools with " +
         "`await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ...parameters })`, loop, branch and compute in " +
         "code, and report the result with `cyrnel.output({ ... })` (calls are shallow-merged; output only what you " +
-        "need). The code is the body of an async function: top-level await works, types are stripped, not checked. " +
+        "need; a value you `return` is discarded). The code is the body of an async function: top-level await " +
+        "works. It is type-checked against the tools' types (get_types) before it runs: type errors end it at once, " +
+        "listed as `code.ts:line:col TSnnnn message`, and no tool is called. " +
         "console.log goes to stdout, console.warn/error to stderr. A failing tool call throws an Error with `status` " +
         "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 502 adapter_error, 504 " +
         "invoke_timeout) that you can catch. There is no fetch, require, import, process or file system. " +
@@ -105,6 +107,13 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
             "Stop the program after it has run this many milliseconds (default 30000, at most 2147483647); " +
               "it may also wait this long for a free sandbox before it runs",
           ),
+        typecheck: z
+          .boolean()
+          .optional()
+          .describe(
+            "Type-check before running (default true). Set false only to run code the checker refuses although " +
+              "it is right, e.g. when an API's published types are wrong",
+          ),
         wait: z
           .boolean()
           .optional()
@@ -113,8 +122,8 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
       outputSchema: PROCESS_SUMMARY,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     },
-    guarded("run_code", async ({ code, timeoutMs, wait }, extra) => {
-      const created = await access.startProcess({ code, timeoutMs });
+    guarded("run_code", async ({ code, timeoutMs, typecheck, wait }, extra) => {
+      const created = await access.startProcess({ code, timeoutMs, typecheck });
       const record = wait === false ? created : await waitFor(created.id, extra);
       return answer(record, (result) => result.exitState !== "success");
     }),

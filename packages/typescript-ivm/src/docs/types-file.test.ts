@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { typeErrors, typescriptVersion } from "../../test/support/typecheck.js";
 import { NO_PARAMS, PETSTORE_ADD_PET, WEATHER_FORECAST } from "./fixtures.test-data.js";
-import { renderTypes } from "./types-file.js";
+import { renderRuntimeSurface, renderServiceFile, renderTypes } from "./types-file.js";
 
 const declarations = renderTypes([WEATHER_FORECAST, PETSTORE_ADD_PET, NO_PARAMS]);
 
@@ -23,6 +23,21 @@ describe("renderTypes", () => {
     expect(declarations).toContain("declare function setTimeout<");
     expect(declarations).toContain("declare const console: {");
     expect(typeErrors({ "cyrnel.d.ts": declarations })).toEqual([]);
+  });
+
+  it("is made of the pieces the type checker keeps: one file per service and the runtime surface", () => {
+    const tools = [WEATHER_FORECAST, PETSTORE_ADD_PET, NO_PARAMS];
+    const services = ["clock", "petstore", "weather"].map((id) => renderServiceFile(id, tools));
+    for (const service of services) expect(declarations).toContain(service.text);
+    expect(services.map((service) => service.tools)).toEqual([["now"], ["addPet"], ["forecast"]]);
+    const surface = renderRuntimeSurface(
+      ["clock", "petstore", "weather"].map((serviceId, i) => ({
+        serviceId,
+        type: { namespace: services[i]!.namespace },
+      })),
+    );
+    expect(declarations.endsWith(surface)).toBe(true);
+    expect(surface).toContain("    readonly weather: CyrnelServices.weather;\n");
   });
 
   it("accepts a correct program", () => {

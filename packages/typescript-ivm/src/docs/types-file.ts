@@ -5,9 +5,10 @@ import { docComment, TypeEmitter } from "../schema/to-typescript.js";
 import { renderTypesIndex } from "./types-index.js";
 
 const HEADER = `// Types of the cyrnel process runtime (typescript-ivm), for the tools that were enabled when this
-// file was generated. Check process code with: lib ["es2022"], types [], no DOM or Node typings.
-// Process code runs as the body of an async function: to type-check it as written (top-level
-// await and return), wrap it in \`async function main() { ... }\`.`;
+// file was generated. Processes are checked against them before they run (unless submitted with
+// "typecheck": false) with: lib ["es2023"], types [], strict, useUnknownInCatchVariables false, no
+// DOM or Node typings. Process code runs as the body of an async function: to type-check it as
+// written (top-level await and return), wrap it in \`async function main() { ... }\`.`;
 
 /**
  * A declaration file typing the global `cyrnel` for exactly `tools`:
@@ -71,40 +72,103 @@ export function serviceTypes(tools: readonly ToolDocsInput[]): ServiceTypes[] {
 }
 
 function renderDeclarations(services: ServiceTypes[]): string {
-  const namespaces: string[] = [];
-  const surface: string[] = [];
-  for (const { serviceId, namespace: serviceNs, tools: serviceTools, toolNamespaces: toolNames, types } of services) {
-    const emitter = new TypeEmitter(types);
-    namespaces.push(`  namespace ${serviceNs} {`);
-    surface.push(`    readonly ${propertyKey(serviceId)}: {`, "      readonly tools: {");
-    serviceTools.forEach((tool, toolIndex) => {
-      const toolNs = toolNames[toolIndex]!;
-      namespaces.push(
-        `    namespace ${toolNs} {`,
-        indent(`type Input = ${emitter.root(2 * toolIndex)};`, "      "),
-        ...rootComment(tool.outputSchema, "      "),
-        indent(`type Output = ${emitter.root(2 * toolIndex + 1)};`, "      "),
-        "    }",
-      );
-      const ref = `CyrnelTools.${serviceNs}.${toolNs}`;
-      const doc = docComment({ description: tool.description });
-      if (doc !== undefined) surface.push(indent(doc, "        "));
-      surface.push(
-        `        readonly ${propertyKey(tool.toolId)}: { invoke(params: ${ref}.Input): Promise<${ref}.Output> };`,
-      );
-    });
-    for (const type of types.declarations) namespaces.push(emitter.declaration(type, "    "));
-    namespaces.push("  }");
-    surface.push("      };", "    };");
-  }
-
   return [
     HEADER,
     "",
-    "declare namespace CyrnelTools {",
-    ...namespaces,
-    "}",
-    "",
+    ...services.map(renderServiceDeclarations),
+    renderRuntimeSurface(services.map(({ serviceId, namespace }) => ({ serviceId, type: { namespace } }))),
+  ].join("\n");
+}
+
+/**
+ * One service's part of the declarations, complete on its own: its tools'
+ * parameter and result types and its named types in `CyrnelTools.<service>`,
+ * and the service as `cyrnel.services.<service>` sees it, as the interface
+ * `CyrnelServices.<service>`. The type checker keeps this text per service
+ * (parsed once, until the service changes) beside a small surface file.
+ */
+export function renderServiceDeclarations(service: ServiceTypes): string {
+  const { serviceId, namespace: serviceNs, tools: serviceTools, toolNamespaces: toolNames, types } = service;
+  const emitter = new TypeEmitter(types);
+  const namespaces: string[] = ["declare namespace CyrnelTools {", `  namespace ${serviceNs} {`];
+  const surface: string[] = [
+    "declare namespace CyrnelServices {",
+    `  /** Service ${JSON.stringify(serviceId)}. */`,
+    `  interface ${serviceNs} {`,
+    "    readonly tools: {",
+  ];
+  serviceTools.forEach((tool, toolIndex) => {
+    const toolNs = toolNames[toolIndex]!;
+    namespaces.push(
+      `    namespace ${toolNs} {`,
+      indent(`type Input = ${emitter.root(2 * toolIndex)};`, "      "),
+      ...rootComment(tool.outputSchema, "      "),
+      indent(`type Output = ${emitter.root(2 * toolIndex + 1)};`, "      "),
+      "    }",
+    );
+    const ref = `CyrnelTools.${serviceNs}.${toolNs}`;
+    const doc = docComment({ description: tool.description });
+    if (doc !== undefined) surface.push(indent(doc, "      "));
+    surface.push(
+      `      readonly ${propertyKey(tool.toolId)}: { invoke(params: ${ref}.Input): Promise<${ref}.Output> };`,
+    );
+  });
+  for (const type of types.declarations) namespaces.push(emitter.declaration(type, "    "));
+  namespaces.push("  }", "}");
+  surface.push("    };", "  }", "}");
+  return [...namespaces, "", ...surface, ""].join("\n");
+}
+
+/**
+ * The declarations of one service on their own (see
+ * {@link renderServiceDeclarations}), with the namespace they use and the
+ * tools they declare: what the type checker keeps per service. `tools` may
+ * be empty (a service with nothing callable).
+ */
+export function renderServiceFile(
+  serviceId: string,
+  tools: readonly ToolDocsInput[],
+): { namespace: string; tools: string[]; text: string } {
+  const service = serviceTypes(tools.filter((tool) => tool.serviceId === serviceId))[0] ?? {
+    serviceId,
+    namespace: namespaceName(serviceId, 0),
+    tools: [],
+    toolNamespaces: [],
+    types: new NamedTypes([], RESERVED),
+  };
+  return {
+    namespace: service.namespace,
+    tools: service.tools.map((tool) => tool.toolId),
+    text: renderServiceDeclarations(service),
+  };
+}
+
+/**
+ * How `cyrnel.services.<service>` is typed in the surface file: by its
+ * interface (`CyrnelServices.<namespace>`), narrowed to some of its tools,
+ * or `any` when its declarations are not available.
+ */
+export type SurfaceService = {
+  serviceId: string;
+  type: { namespace: string; onlyTools?: readonly string[] } | "any";
+};
+
+/** The sandbox's runtime surface: `cyrnel` (with `services` as given), `console`, the timers. */
+export function renderRuntimeSurface(services: readonly SurfaceService[]): string {
+  const entries = services.map(({ serviceId, type }) => {
+    let text = "any";
+    if (type !== "any") {
+      const full = `CyrnelServices.${type.namespace}`;
+      text =
+        type.onlyTools === undefined
+          ? full
+          : `{ readonly tools: Pick<${full}["tools"], ${
+              type.onlyTools.length === 0 ? "never" : type.onlyTools.map((id) => JSON.stringify(id)).join(" | ")
+            }> }`;
+    }
+    return `    readonly ${propertyKey(serviceId)}: ${text};`;
+  });
+  return [
     "/** A failed tool call: `status` and `code` mirror the host's gate (404 not_found, 409 service_disabled / tool_disabled, 400 validation_failed, 502 adapter_error, 504 invoke_timeout). */",
     "interface CyrnelToolCallError extends Error {",
     '  name: "ToolCallError";',
@@ -116,7 +180,7 @@ function renderDeclarations(services: ServiceTypes[]): string {
     "declare const cyrnel: {",
     "  /** The services and tools enabled for this process. */",
     "  readonly services: {",
-    ...surface,
+    ...entries,
     "  };",
     "  /** Shallow-merges `patch` (a JSON-serialisable object) into the process output. */",
     "  output(patch: Record<string, unknown>): void;",
@@ -139,7 +203,7 @@ function renderDeclarations(services: ServiceTypes[]): string {
 }
 
 /** The root aliases, and names the file itself declares. */
-const RESERVED = ["Input", "Output", "CyrnelTools", "CyrnelToolCallError"];
+const RESERVED = ["Input", "Output", "CyrnelTools", "CyrnelServices", "CyrnelToolCallError"];
 
 /** Code-unit order: the same everywhere (`localeCompare` depends on the ICU data of the runtime). */
 function compare(a: string, b: string): number {

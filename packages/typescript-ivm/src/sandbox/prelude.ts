@@ -229,6 +229,7 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
       const finish = (outcome: RunOutcome) => {
         if (done) return;
         done = true;
+        reportLeftovers();
         resolve(stringify(outcome));
       };
       failRun = (thrown) => finish({ ok: false, error: describeThrown(thrown) });
@@ -238,11 +239,153 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
       }
       try {
         const result = apply(promiseResolve, PromiseCtor, [apply(fn as Callable, undefined, [])]);
-        apply(promiseThen, result, [() => finish({ ok: true }), (thrown: unknown) => failRun(thrown)]);
+        apply(promiseThen, result, [
+          (value: unknown) => {
+            reportDiscardedValue(value);
+            finish({ ok: true });
+          },
+          (thrown: unknown) => failRun(thrown),
+        ]);
       } catch (thrown) {
         failRun(thrown);
       }
     });
+  }
+
+  // ---- what the code left behind -----------------------------------------------
+
+  /** One promise of a tool call (or derived from one): whether it was rejected, and whether anything ever took it up. */
+  interface Settlement {
+    rejected: boolean;
+    handled: boolean;
+    reason: unknown;
+  }
+
+  /** Rejected tool-call promises, to see at the end whether anything took them up. */
+  const rejections: Settlement[] = [];
+
+  /**
+   * What `invoke` returns: a Promise whose `then` is watched. `await`,
+   * `.catch`, `.finally`, `Promise.all` and friends all call `then` on a
+   * promise that is not a plain `Promise`, so a rejection whose promise
+   * never had `then` called was neither awaited nor caught. Promises derived
+   * from it (`.then(f)`) are of this class too (the species), so a chain
+   * that ends without a `catch` is seen as well.
+   *
+   * Each one is also taken up at once by a handler of the prelude's own, so
+   * that V8 never sees it unhandled: isolated-vm throws an unhandled
+   * rejection out of whatever host call into the isolate was running, which
+   * failed the run with the error's message alone, even for a call awaited
+   * a moment later (`const a = call1(), b = call2(); await a; await b;` with
+   * `b` failing first). The prelude reports what nobody took up when the run
+   * ends instead (see reportLeftovers).
+   */
+  class ToolCallPromise extends PromiseCtor<unknown> {
+    readonly #settlement: Settlement | null;
+
+    // Its own, so code that redefines Promise[Symbol.species] cannot stop the watch.
+    static override get [Symbol.species](): PromiseConstructor {
+      return ToolCallPromise as unknown as PromiseConstructor;
+    }
+
+    constructor(executor: (resolve: (value: unknown) => void, reject: (reason: unknown) => void) => void) {
+      if (derivingInternally) {
+        // The promise the prelude's own handler derives (below): nobody else ever sees it.
+        super(executor);
+        this.#settlement = null;
+        return;
+      }
+      const settlement: Settlement = { rejected: false, handled: false, reason: undefined };
+      super((resolve, reject) => {
+        const rejectWatched = (reason: unknown) => {
+          if (!settlement.rejected) {
+            settlement.rejected = true;
+            settlement.reason = reason;
+            rejections[rejections.length] = settlement;
+          }
+          reject(reason);
+        };
+        try {
+          executor(resolve, rejectWatched);
+        } catch (thrown) {
+          rejectWatched(thrown);
+        }
+      });
+      this.#settlement = settlement;
+      derivingInternally = true;
+      try {
+        apply(promiseThen, this, [undefined, ignore]);
+      } finally {
+        derivingInternally = false;
+      }
+    }
+
+    // biome-ignore lint/suspicious/noThenProperty: watching `then` is the point of the class
+    override then<A = unknown, B = never>(
+      onFulfilled?: ((value: unknown) => A | PromiseLike<A>) | null,
+      onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+    ): Promise<A | B> {
+      if (this.#settlement !== null) this.#settlement.handled = true;
+      return apply(promiseThen, this, [onFulfilled, onRejected]) as Promise<A | B>;
+    }
+  }
+
+  /** Set while the constructor above takes its own promise up (the `then` it calls derives one more). */
+  let derivingInternally = false;
+  const ignore = () => {};
+
+  const MAX_REPORTED = 10;
+
+  /**
+   * On stderr, once the code has finished: tool calls rejected with nobody
+   * awaiting or catching them (their error would otherwise vanish), and
+   * calls still in flight (forgotten `await`s; their results are dropped).
+   */
+  function reportLeftovers(): void {
+    let unhandled = 0;
+    for (let i = 0; i < rejections.length; i++) {
+      const settlement = rejections[i] as Settlement;
+      if (settlement.handled) continue;
+      unhandled++;
+      if (unhandled > MAX_REPORTED) continue;
+      let description: string;
+      try {
+        const { reason } = settlement;
+        description = reason instanceof ErrorCtor ? describeErrorObject(reason) : formatValue(reason, 0, []);
+      } catch {
+        description = "(the error could not be described)";
+      }
+      writeLine("stderr", `[cyrnel] unhandled rejection of a tool call nobody awaited or caught: ${description}`);
+    }
+    if (unhandled > MAX_REPORTED) {
+      writeLine("stderr", `[cyrnel] … and ${unhandled - MAX_REPORTED} more unhandled rejections of tool calls`);
+    }
+    const inFlight = keys(pendingCalls).length;
+    if (inFlight > 0) {
+      writeLine(
+        "stderr",
+        `[cyrnel] ${inFlight} tool call${inFlight === 1 ? " was" : "s were"} still in flight when the code finished (not awaited); ${inFlight === 1 ? "its result is" : "their results are"} discarded`,
+      );
+    }
+  }
+
+  /** Characters of a discarded value shown in the note. */
+  const DISCARDED_VALUE_CHARS = 200;
+
+  /** `return <value>` at the top level: only `cyrnel.output` is kept, so say where the value went. */
+  function reportDiscardedValue(value: unknown): void {
+    if (value === undefined) return;
+    let text: string;
+    try {
+      text = formatValue(value, 0, []);
+    } catch {
+      text = "(a value that could not be described)";
+    }
+    if (text.length > DISCARDED_VALUE_CHARS) text = `${text.slice(0, DISCARDED_VALUE_CHARS)}…`;
+    writeLine(
+      "stderr",
+      `[cyrnel] the code returned a value, which is discarded (use cyrnel.output({ ... }) to keep results): ${text}`,
+    );
   }
 
   // ---- tools -----------------------------------------------------------------
@@ -253,7 +396,7 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
   function startToolCall(serviceId: string, toolId: string, params: unknown, frameBoundary: Callable) {
     const error: PendingCall["error"] = new ErrorCtor("tool call failed");
     captureStackTrace(error, frameBoundary);
-    return new PromiseCtor<unknown>((resolve, reject) => {
+    return new ToolCallPromise((resolve, reject) => {
       const parameters = params === undefined ? {} : params;
       if (parameters === null || typeof parameters !== "object" || isArray(parameters)) {
         throw new TypeErrorCtor(`invoke() expects a parameters object, got ${typeName(parameters)}`);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type {
   EnvironmentAdmission,
   EnvironmentBindings,
@@ -18,10 +19,12 @@ import {
   interruptedByStall,
   memoryCatastrophe,
   timedOutInQueue,
+  timedOutWhileChecking,
   workerUnavailable,
 } from "../messages.js";
 import { encodeToolFailure, encodeToolSuccess } from "../tool-outcome.js";
 import { CompletionRate } from "./completion-rate.js";
+import { type CheckOutcome, type CheckScope, TypeChecks } from "./type-checks.js";
 import { describeExit, type WorkerExit, type WorkerMessage, WorkerProcess } from "./worker-process.js";
 
 interface Tracked extends RunRequest {
@@ -31,6 +34,8 @@ interface Tracked extends RunRequest {
   killRequested: boolean;
   /** Ends the execution if it is still queued when its timeoutMs has passed. */
   queueDeadline: NodeJS.Timeout | undefined;
+  /** Set while its code is being type-checked (before it joins the queue). */
+  checking: boolean;
 }
 
 /** Consecutive workers that die before `ready` before the environment gives up. */
@@ -86,6 +91,9 @@ export class Supervisor {
   private readonly workers = new Set<WorkerProcess>();
   private workerReady = false;
   private readonly waiting: Tracked[] = [];
+  /** Executions whose code is being type-checked; they count against the queue's size. */
+  private readonly checking = new Set<Tracked>();
+  private readonly typeChecks: TypeChecks;
   private readonly tracked = new Map<number, Tracked>();
   private closed = false;
   private startFailures = 0;
@@ -93,8 +101,8 @@ export class Supervisor {
   private readonly workerOptions: WorkerOptions;
   private readonly watchdog: NodeJS.Timeout;
   private readonly completions = new CompletionRate();
-  /** The last catalog seen and its sanitised JSON: hosts hand the same object to every run until it changes. */
-  private catalog: { services: unknown; json: string } | undefined;
+  /** The last catalog seen, its sanitised JSON and its check scope: hosts hand the same object to every run until it changes. */
+  private catalog: { services: unknown; json: string; scope: CheckScope } | undefined;
 
   constructor(
     private readonly config: EnvironmentConfig,
@@ -112,6 +120,11 @@ export class Supervisor {
     };
     this.watchdog = setInterval(() => this.checkProgress(), Math.max(50, config.watchdogTimeoutMs / 4));
     this.watchdog.unref();
+    this.typeChecks = new TypeChecks(
+      { timeoutMs: config.typecheckTimeoutMs, memoryMb: config.typecheckMemoryMb },
+      bindings,
+      logger,
+    );
   }
 
   get isClosed(): boolean {
@@ -120,6 +133,8 @@ export class Supervisor {
 
   /** Starts the first worker; rejects when it cannot start (setup then fails). */
   async start(): Promise<void> {
+    // The compiler takes a while to load: when code is checked by default, have it ready for the first run.
+    if (this.config.typecheck) this.typeChecks.warm();
     await this.spawn().ready;
   }
 
@@ -143,27 +158,51 @@ export class Supervisor {
     if (this.tracked.has(executionId)) return this.refuse(executionId, duplicateExecution(executionId));
     // Only a host that did not ask `admit()` first gets here past capacity.
     if (!this.hasRoom()) return this.refuse(executionId, this.capacityReason());
+    const catalog = this.catalogOf(input.services);
+    const typecheck = typeof input.options?.typecheck === "boolean" ? input.options.typecheck : this.config.typecheck;
     return new Promise((resolve) => {
       const tracked: Tracked = {
         executionId,
         source: typeof input.code === "string" ? input.code : "",
-        servicesJson: this.catalogJson(input.services),
+        servicesJson: catalog.json,
         timeoutMs: this.timeoutOf(input),
         resolve,
         worker: null,
         killRequested: false,
         queueDeadline: undefined,
+        checking: typecheck,
       };
       this.tracked.set(executionId, tracked);
       this.report("setState", () => this.bindings.setState(executionId, "queued"));
-      this.waiting.push(tracked);
-      this.dispatch();
+      if (typecheck) {
+        this.checking.add(tracked);
+        void this.typeChecks.check(tracked.source, catalog.scope).then((outcome) => this.checked(tracked, outcome));
+      } else {
+        this.waiting.push(tracked);
+        this.dispatch();
+      }
       this.holdHost();
       const { timeoutMs } = tracked;
       if (tracked.worker === null && timeoutMs !== null) {
         tracked.queueDeadline = setTimeout(() => this.expireInQueue(tracked, timeoutMs), timeoutMs);
       }
     });
+  }
+
+  /** The check of a queued execution's code ended: it joins the queue, or fails without running. */
+  private checked(tracked: Tracked, outcome: CheckOutcome): void {
+    this.checking.delete(tracked);
+    tracked.checking = false;
+    if (this.tracked.get(tracked.executionId) !== tracked) return;
+    if (!outcome.run) {
+      this.finish(tracked, "failed", outcome.error);
+      return;
+    }
+    for (const note of outcome.notes) {
+      this.report("emitStderr", () => this.bindings.emitStderr(tracked.executionId, note));
+    }
+    this.waiting.push(tracked);
+    this.dispatch();
   }
 
   /**
@@ -203,6 +242,7 @@ export class Supervisor {
     clearInterval(this.watchdog);
     this.waiting.length = 0;
     for (const tracked of [...this.tracked.values()]) this.finish(tracked, "canceled");
+    await this.typeChecks.close();
     this.worker = null;
     await Promise.all(
       [...this.workers].map((worker) => {
@@ -237,19 +277,25 @@ export class Supervisor {
   }
 
   /** Reused while the host passes the same frozen catalog (as cyrnel's host does until its services change). */
-  private catalogJson(services: unknown): string {
+  private catalogOf(services: unknown): { json: string; scope: CheckScope } {
     const known = this.catalog;
-    if (known !== undefined && known.services === services && Object.isFrozen(services)) return known.json;
-    const json = JSON.stringify(sanitiseCatalog(services));
-    this.catalog = { services, json };
-    return json;
+    if (known !== undefined && known.services === services && Object.isFrozen(services)) return known;
+    const catalog = sanitiseCatalog(services);
+    const sandboxView: Record<string, { tools: string[] }> = Object.create(null);
+    for (const [serviceId, { tools }] of Object.entries(catalog)) sandboxView[serviceId] = { tools };
+    const reachable = Object.entries(catalog)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([serviceId, { tools, revision }]) => ({ serviceId, revision, tools }));
+    const digest = createHash("sha256").update(JSON.stringify(reachable)).digest("base64");
+    this.catalog = { services, json: JSON.stringify(sandboxView), scope: { services: reachable, digest } };
+    return this.catalog;
   }
 
   private hasRoom(): boolean {
     return (
       this.closed ||
       this.unavailable !== null ||
-      this.waiting.length < this.config.queueSize ||
+      this.waiting.length + this.checking.size < this.config.queueSize ||
       this.freeWorker() !== null
     );
   }
@@ -296,7 +342,7 @@ export class Supervisor {
   private expireInQueue(tracked: Tracked, timeoutMs: number): void {
     if (tracked.worker !== null) return;
     this.leaveQueue(tracked);
-    this.finish(tracked, "timeout", timedOutInQueue(timeoutMs));
+    this.finish(tracked, "timeout", tracked.checking ? timedOutWhileChecking(timeoutMs) : timedOutInQueue(timeoutMs));
   }
 
   private leaveQueue(tracked: Tracked): void {
@@ -470,6 +516,7 @@ export class Supervisor {
   private finish(tracked: Tracked, exit: ExecutionExitState, error?: string): void {
     if (this.tracked.get(tracked.executionId) !== tracked) return;
     this.tracked.delete(tracked.executionId);
+    this.checking.delete(tracked);
     clearTimeout(tracked.queueDeadline);
     if (error !== undefined) this.report("setError", () => this.bindings.setError(tracked.executionId, error));
     tracked.resolve(exit);
@@ -518,14 +565,17 @@ function degraded(reason: string): EnvironmentHealth {
   return { status: "degraded", reason };
 }
 
-/** Keeps only well-formed entries: the catalog is serialised into the sandbox as-is. */
+/** Keeps only well-formed entries: the catalog is serialised into the sandbox and checked against. */
 function sanitiseCatalog(services: unknown): ServiceCatalog {
   // Null prototype: a service id such as "__proto__" stays an ordinary key.
   const catalog: ServiceCatalog = Object.create(null);
   if (typeof services !== "object" || services === null) return catalog;
   for (const [serviceId, entry] of Object.entries(services)) {
-    const tools = (entry as { tools?: unknown } | null)?.tools;
-    catalog[serviceId] = { tools: Array.isArray(tools) ? tools.filter((tool) => typeof tool === "string") : [] };
+    const { tools, revision } = (entry ?? {}) as { tools?: unknown; revision?: unknown };
+    catalog[serviceId] = {
+      tools: Array.isArray(tools) ? tools.filter((tool) => typeof tool === "string") : [],
+      revision: typeof revision === "string" ? revision : "",
+    };
   }
   return catalog;
 }

@@ -1,7 +1,7 @@
 import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import type ivm from "isolated-vm";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
-import { clampMessage, isolateFailed, memoryLimitExceeded, timedOut } from "../messages.js";
+import { clampMessage, isolateFailed, memoryLimitExceeded, timedOut, unhandledRejection } from "../messages.js";
 import type { HostDelivery, PreludeLimits } from "../sandbox/protocol.js";
 import { describeCompileError, USER_LINE_OFFSET } from "../transpile.js";
 import { type BridgeLimits, type BridgeOwner, HostBridge, type RunReporter } from "./host-bridge.js";
@@ -114,7 +114,7 @@ export class Execution implements BridgeOwner {
     if (target === null || !this.isRunning()) return;
     target
       .apply(undefined, [kind, id, payload], { arguments: { copy: true } })
-      .catch((error: unknown) => this.onIsolateError(error));
+      .catch((error: unknown) => this.onIsolateError(error, "in promise"));
   }
 
   private async runInIsolate({ isolate, context, deliver, run, connect }: FreshIsolate): Promise<void> {
@@ -138,12 +138,18 @@ export class Execution implements BridgeOwner {
         return;
       }
       if (!this.isRunning()) return;
-      const outcome: unknown = await run.apply(undefined, [fn.derefInto(), this.request.servicesJson], {
-        result: { promise: true, copy: true },
-      });
+      let outcome: unknown;
+      try {
+        outcome = await run.apply(undefined, [fn.derefInto(), this.request.servicesJson], {
+          result: { promise: true, copy: true },
+        });
+      } catch (error) {
+        this.onIsolateError(error, "in promise");
+        return;
+      }
       this.finish(outcome);
     } catch (error) {
-      this.onIsolateError(error);
+      this.onIsolateError(error, "at top level");
     }
   }
 
@@ -165,8 +171,15 @@ export class Execution implements BridgeOwner {
   /**
    * Any failure of an isolate operation. After our own timeout or kill the
    * run has already settled and this is the expected echo of the disposal.
+   * Otherwise it is a value thrown out of the isolate, copied by isolated-vm
+   * (which keeps the name and message only): at the top level of the script
+   * (code that closed the wrapper function early), or, from the run or a
+   * delivery (the prelude's functions never throw), a rejected promise
+   * nobody took up — isolated-vm throws those out of the call during which
+   * they were left unhandled. Tool calls never end up there: the prelude
+   * takes their promises up and reports the unhandled ones on stderr.
    */
-  private onIsolateError(error: unknown): void {
+  private onIsolateError(error: unknown, where: "at top level" | "in promise"): void {
     if (!this.isRunning()) return;
     const message = error instanceof Error ? error.message : String(error);
     const isolate = this.isolate;
@@ -175,9 +188,11 @@ export class Execution implements BridgeOwner {
       else this.settle("failed", isolateFailed(message));
       return;
     }
-    // A throw at the script's top level (code that closed the wrapper function early), copied out by isolated-vm.
     const name = error instanceof Error && error.name !== "" ? error.name : "Error";
-    this.settle("failed", clampMessage(`Uncaught ${name}: ${message}`));
+    this.settle(
+      "failed",
+      clampMessage(where === "in promise" ? unhandledRejection(name, message) : `Uncaught ${name}: ${message}`),
+    );
   }
 
   /**

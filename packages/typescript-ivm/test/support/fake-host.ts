@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type {
   EnvironmentBindings,
   EnvironmentModule,
@@ -6,6 +7,7 @@ import type {
   InvokeInput,
   Logger,
   ServiceCatalog,
+  ToolDocsInput,
 } from "@cyrnel/sdk";
 import { instantiate } from "../../src/index.js";
 
@@ -42,6 +44,9 @@ export interface FakeTool {
   call(parameters: Record<string, unknown>): Promise<unknown>;
   /** Names of required parameters (a stand-in for the host's ajv validation). */
   required?: string[];
+  /** Schemas the tool's types are made from (type checks); default: any object in, anything out. */
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
 }
 
 export interface FakeService {
@@ -136,22 +141,53 @@ export class FakeHost implements EnvironmentBindings {
     entry.outputCalls++;
   }
 
+  /** Services whose tools `serviceTools` answered, in order (to see what the environment asks for). */
+  readonly toolRequests: string[] = [];
+
+  /** Like the host: the effectively enabled tools with their schemas, as JSON text, at the service's revision. */
+  async serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }> {
+    this.toolRequests.push(serviceId);
+    return { revision: this.revisionOf(serviceId), toolsJson: JSON.stringify(this.toolDocs(serviceId)) };
+  }
+
   /** The discovery snapshot the host would pass: effectively enabled services and tools. */
   catalog(): ServiceCatalog {
     const catalog: ServiceCatalog = {};
     for (const [serviceId, service] of Object.entries(this.services)) {
       if (!service.enabled) continue;
-      const tools = Object.entries(service.tools)
-        .filter(([, tool]) => tool.enabled)
-        .map(([toolId]) => toolId);
-      catalog[serviceId] = { tools };
+      catalog[serviceId] = {
+        tools: this.toolDocs(serviceId).map((tool) => tool.toolId),
+        revision: this.revisionOf(serviceId),
+      };
     }
     return catalog;
   }
 
+  private toolDocs(serviceId: string): ToolDocsInput[] {
+    const service = Object.hasOwn(this.services, serviceId) ? this.services[serviceId] : undefined;
+    if (service === undefined || !service.enabled) return [];
+    return Object.entries(service.tools)
+      .filter(([, tool]) => tool.enabled)
+      .map(([toolId, tool]) => ({
+        serviceId,
+        toolId,
+        description: "",
+        inputSchema: tool.inputSchema ?? { type: "object" },
+        outputSchema: tool.outputSchema ?? {},
+      }));
+  }
+
+  /** Changes whenever what the service's types are made from changes, as the host's revision does. */
+  private revisionOf(serviceId: string): string {
+    return createHash("sha256")
+      .update(JSON.stringify(this.toolDocs(serviceId)))
+      .digest("hex");
+  }
+
+  /** Sets the environment up; code is not type-checked unless `config` or a submission says so (test/typecheck.test.ts is about checks). */
   async start(config: Record<string, unknown> = {}): Promise<EnvironmentModule> {
     const env = instantiate();
-    await env.setup({ config, secrets: {}, logger: this.logger, bindings: this });
+    await env.setup({ config: { typecheck: false, ...config }, secrets: {}, logger: this.logger, bindings: this });
     this.env = env;
     return env;
   }
@@ -168,7 +204,7 @@ export class FakeHost implements EnvironmentBindings {
   /** Starts an execution; `result` settles with what was recorded once it ends. */
   submit(
     code: string,
-    options: { timeoutMs?: number | null; services?: ServiceCatalog; executionId?: number } = {},
+    options: { timeoutMs?: number | null; services?: ServiceCatalog; executionId?: number; typecheck?: boolean } = {},
   ): { executionId: number; result: Promise<RunResult> } {
     const env = this.env;
     if (env === null) throw new Error("FakeHost.start() first");
@@ -180,14 +216,20 @@ export class FakeHost implements EnvironmentBindings {
         processId: executionId,
         code,
         // Generous: a deadline no test is about must not end runs early on a loaded machine.
-        options: { timeoutMs: options.timeoutMs === undefined ? 60_000 : options.timeoutMs },
+        options: {
+          timeoutMs: options.timeoutMs === undefined ? 60_000 : options.timeoutMs,
+          ...(options.typecheck === undefined ? {} : { typecheck: options.typecheck }),
+        },
         services: options.services ?? this.catalog(),
       })
       .then((exit) => ({ ...this.record(executionId), exit, elapsedMs: performance.now() - started }));
     return { executionId, result };
   }
 
-  run(code: string, options: { timeoutMs?: number | null; services?: ServiceCatalog } = {}): Promise<RunResult> {
+  run(
+    code: string,
+    options: { timeoutMs?: number | null; services?: ServiceCatalog; typecheck?: boolean } = {},
+  ): Promise<RunResult> {
     return this.submit(code, options).result;
   }
 }

@@ -18,6 +18,12 @@ export interface Caller {
   services: string[] | null;
 }
 
+/** Whose allow-list applies to what is shown or called: a request's caller, or a process's. */
+export type Viewer = Pick<Caller, "services">;
+
+/** Sees every service: admin-side operations. */
+export const EVERY_SERVICE: Viewer = Object.freeze({ services: null });
+
 /** `CYRNEL_API_KEY`, or anyone when the host has no authentication. */
 export const BOOTSTRAP_CALLER: Caller = Object.freeze({ keyId: null, role: "admin", services: null });
 
@@ -31,7 +37,7 @@ export interface CallContext {
  * Whether the caller may see and call the service. A hidden service looks
  * exactly like one that does not exist (404 with the same message).
  */
-export function seesService(caller: Pick<Caller, "services">, serviceId: string): boolean {
+export function seesService(caller: Viewer, serviceId: string): boolean {
   return caller.services === null || caller.services.includes(serviceId);
 }
 

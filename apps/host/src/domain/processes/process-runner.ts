@@ -50,13 +50,15 @@ export interface ProcessRunnerOptions {
   events: ModuleEvents;
   /** Tool calls from code go through the same gate as `POST /tools/.../invoke`. */
   invokeTool(input: InvokeInput, call: CallContext): Promise<unknown>;
-  /** Snapshot of the effectively enabled services and tool ids this caller sees, for discovery inside the sandbox. */
+  /** Snapshot of the services and tool ids this caller can reach, for discovery inside the sandbox. */
   catalog(caller: Caller): ServiceCatalog;
   /**
    * Who a process's tool calls run as, asked at each call: the key that created it as it is now (its allow-list
    * narrowed or widened since), or a `forbidden` error once that key is revoked or expired.
    */
   caller(keyId: string | null): Caller;
+  /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
+  serviceTools(serviceId: string): { revision: string; toolsJson: string };
 }
 
 /**
@@ -141,6 +143,7 @@ export class ProcessRunner {
     },
     emitStdout: (executionId, chunk) => this.emit(executionId, "stdout", chunk),
     emitStderr: (executionId, chunk) => this.emit(executionId, "stderr", chunk),
+    serviceTools: async (serviceId) => this.options.serviceTools(serviceId),
     emitOutput: (executionId, patch) => {
       const execution = this.live.get(executionId);
       if (!execution || execution.forced) return;
@@ -153,8 +156,15 @@ export class ProcessRunner {
 
   // ---- API operations ---------------------------------------------------------
 
-  /** `keyId`: the stored key that creates it (null for CYRNEL_API_KEY or without authentication); it owns it. */
-  create(input: { code: string; ref?: string; timeoutMs?: number | null }, keyId: string | null): ProcessRow {
+  /**
+   * `keyId`: the stored key that creates it (null for CYRNEL_API_KEY or without authentication); it owns it.
+   * `typecheck`: check the code's types before it runs (`true`), run it unchecked (`false`), or leave it to the
+   * environment's default (absent).
+   */
+  create(
+    input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean },
+    keyId: string | null,
+  ): ProcessRow {
     if (Buffer.byteLength(input.code) > this.options.limits.codeBytes) {
       throw new CyrnelError("payload_too_large", `code exceeds the limit of ${this.options.limits.codeBytes} bytes`);
     }
@@ -167,16 +177,17 @@ export class ProcessRunner {
         `"timeoutMs" must be an integer from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days), or null for no limit`,
       );
     }
-    const environment = this.requireEnvironment();
+    const environment = this.requireEnvironment(input.typecheck);
     const { processId, executionId } = this.options.store.create(
       { code: input.code, ref, timeoutMs, keyId },
       environment.id,
     );
-    this.start({ processId, executionId, code: input.code, timeoutMs, keyId }, environment);
+    this.start({ processId, executionId, code: input.code, timeoutMs, keyId, typecheck: input.typecheck }, environment);
     return this.get(processId);
   }
 
-  run(id: number, force: boolean): ProcessRow {
+  /** Runs an idle process again; `typecheck` as for {@link create} (each run decides for itself). */
+  run(id: number, force: boolean, typecheck?: boolean): ProcessRow {
     const row = this.get(id);
     if (row.state !== "idle")
       throw new CyrnelError("conflict", `process ${id} is ${row.state}; it must be idle to run`);
@@ -186,9 +197,12 @@ export class ProcessRunner {
         `process ${id} has results from an earlier run; pass "force": true to replace them`,
       );
     }
-    const environment = this.requireEnvironment();
+    const environment = this.requireEnvironment(typecheck);
     const executionId = this.options.store.startRun(id, environment.id);
-    this.start({ processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, keyId: row.keyId }, environment);
+    this.start(
+      { processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, keyId: row.keyId, typecheck },
+      environment,
+    );
     return this.get(id);
   }
 
@@ -304,10 +318,18 @@ export class ProcessRunner {
    * The active environment, if it takes one more run now. Asked before
    * anything is written: a refused submission leaves no process behind, and
    * `start` follows in the same synchronous turn, so the answer still holds.
+   * A run that asks for a type check needs an environment that can check:
+   * running the code unchecked instead is what it asked not to happen.
    */
-  private requireEnvironment() {
+  private requireEnvironment(typecheck: boolean | undefined) {
     const environment = this.options.environment();
     if (!environment) throw noEnvironment();
+    if (typecheck === true && environment.module.supportsTypecheck !== true) {
+      throw new CyrnelError(
+        "bad_request",
+        `the active environment "${environment.id}" cannot type-check code; leave "typecheck" out or set it to false`,
+      );
+    }
     const admission = environment.module.admit?.();
     if (admission !== undefined && !admission.admitted) throw atCapacity(admission.reason, admission.retryAfterSeconds);
     return environment;
@@ -315,7 +337,14 @@ export class ProcessRunner {
 
   /** Hands a recorded run to the environment; `run` is its execution row, already written. */
   private start(
-    run: { processId: number; executionId: number; code: string; timeoutMs: number | null; keyId: string | null },
+    run: {
+      processId: number;
+      executionId: number;
+      code: string;
+      timeoutMs: number | null;
+      keyId: string | null;
+      typecheck?: boolean;
+    },
     environment: { id: string; module: EnvironmentModule },
   ): void {
     const { processId, executionId, timeoutMs, keyId } = run;
@@ -353,7 +382,7 @@ export class ProcessRunner {
         executionId,
         processId,
         code: run.code,
-        options: { timeoutMs },
+        options: { timeoutMs, ...(run.typecheck === undefined ? {} : { typecheck: run.typecheck }) },
         services: this.visibleCatalog(keyId),
       })
       .then(

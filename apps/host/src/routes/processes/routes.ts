@@ -21,6 +21,10 @@ import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 
 const tags = ["processes"];
+const TYPECHECK_DESCRIPTION =
+  "Type-check the code against the types of the services it can reach before it runs; on errors the run ends " +
+  "`failed` with `error` listing them, and nothing runs. Default: the environment's (on for typescript-ivm); " +
+  "`true` on an environment that cannot check is a 400.";
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const numberFormat = new Intl.NumberFormat("en-US");
 
@@ -69,6 +73,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
             }),
           ),
           block: Type.Optional(Type.Boolean()),
+          typecheck: Type.Optional(Type.Boolean({ description: TYPECHECK_DESCRIPTION })),
         },
         { additionalProperties: false },
       ),
@@ -294,14 +299,18 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       tags,
       params: IdParams,
       body: Type.Object(
-        { force: Type.Optional(Type.Boolean()), block: Type.Optional(Type.Boolean()) },
+        {
+          force: Type.Optional(Type.Boolean()),
+          block: Type.Optional(Type.Boolean()),
+          typecheck: Type.Optional(Type.Boolean({ description: TYPECHECK_DESCRIPTION })),
+        },
         { additionalProperties: false },
       ),
       responses: { 200: { description: "The process", schema: ProcessReport } },
-      errors: ["validation_failed", "not_found", "conflict", "no_environment", "at_capacity"],
+      errors: ["bad_request", "validation_failed", "not_found", "conflict", "no_environment", "at_capacity"],
       handler: async ({ params, body, caller, context }) => {
         reachable(caller, params.id);
-        return respond(runner.run(params.id, body.force ?? false), body.block, 200, context);
+        return respond(runner.run(params.id, body.force ?? false, body.typecheck), body.block, 200, context);
       },
     }),
     defineRoute({

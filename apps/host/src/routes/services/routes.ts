@@ -9,12 +9,11 @@ import {
   ServiceRecord,
   UpdateResult,
 } from "../../contract/services.js";
-import { seesService } from "../../domain/governance/caller.js";
 import type { RegistryServiceInstalls } from "../../domain/registries/service-installs.js";
 import { serviceRecord } from "../../domain/services/records.js";
 import type { ServiceLifecycle } from "../../domain/services/service-lifecycle.js";
 import type { ServiceStore } from "../../domain/services/service-store.js";
-import { type ErrorCode, notFound } from "../../errors.js";
+import type { ErrorCode } from "../../errors.js";
 import { decodeCursor, isString, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
 import { settingsRoutes } from "../settings/routes.js";
@@ -96,10 +95,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       responses: { 200: { description: "The service", schema: ServiceDetail } },
       errors: ["not_found"],
-      handler: ({ params, caller }) => {
-        if (!seesService(caller, params.id)) throw notFound(`service "${params.id}"`);
-        return json(200, services.detail(params.id));
-      },
+      handler: ({ params, caller }) => json(200, services.detail(params.id, caller)),
     }),
     defineRoute({
       method: "patch",

@@ -1,15 +1,19 @@
 import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
 import { ToolDetail, ToolDocsQuery, ToolListItem } from "../../contract/tools.js";
+import { indexText, searchExpression } from "../../db/search-text.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
 import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
-import { decodeCursor, isStringPair, toPage } from "../../http/pagination.js";
+import { CyrnelError } from "../../errors.js";
+import { decodeCursor, isRankCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
 
 const tags = ["tools"];
 const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String() });
+/** Longest `search` text (far above any task description; bounds the work one query can ask for). */
+const MAX_SEARCH_CHARS = 1000;
 
 export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
   return [
@@ -19,10 +23,29 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       operationId: "listTools",
       access: "agent",
       summary: "List and search tools",
+      description:
+        "Without `search`: every tool matching the filters, in service and definition order. With `search`: tools " +
+        "ranked by how well they match its words (BM25 over id, name, description, endpoint and service), best " +
+        "first; only callable tools unless `includeDisabled=true`. The other filters apply to both.",
       tags,
       query: Type.Object({
         serviceId: Type.Optional(Type.String()),
         query: Type.Optional(Type.String({ description: "Case-insensitive substring of name or description" })),
+        search: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: MAX_SEARCH_CHARS,
+            description:
+              'Words describing the task ("refund a charge", "chat.postMessage"); results in rank order. Its ' +
+              "nextCursor pages through this ranking only",
+          }),
+        ),
+        includeDisabled: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description: "With `search`: also tools that cannot be called now (disabled or stale)",
+          }),
+        ),
         enabled: Type.Optional(Type.Boolean()),
         include: Type.Optional(
           Type.Literal("schemas", { description: "`schemas`: each item also carries inputSchema and outputSchema" }),
@@ -32,18 +55,41 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       responses: { 200: { description: "A page of tools", schema: ListOf(ToolListItem) } },
       errors: ["bad_request", "validation_failed"],
       handler: ({ query, caller }) => {
-        const { include, ...filter } = query;
+        const { include, search, includeDisabled, ...rest } = query;
+        // The key's allow-list narrows every list and search: other services' tools do not exist for it.
+        const filter = { ...rest, serviceIds: caller.services ?? undefined };
         const limit = filter.limit ?? 100;
-        const rows = store.listTools({
-          ...filter,
-          serviceIds: caller.services ?? undefined,
-          limit,
-          after: decodeCursor(filter.cursor, isStringPair),
-        });
-        return json(
-          200,
-          toPage(rows, limit, include === "schemas" ? toolDetail : toolRecord, (row) => [row.serviceId, row.position]),
-        );
+        if (search !== undefined) {
+          const expression = searchExpression(search);
+          if (expression === undefined) {
+            throw new CyrnelError(
+              "bad_request",
+              `search ${JSON.stringify(search)} has no letters or digits to look for`,
+            );
+          }
+          // Ranked pages are addressed by position: there is no key to continue after.
+          const offset = decodeCursor(filter.cursor, isRankCursor)?.rank ?? 0;
+          const ranked = {
+            ...filter,
+            limit,
+            expression,
+            words: indexText(search),
+            includeDisabled: includeDisabled ?? false,
+            offset,
+          };
+          const next = () => ({ rank: offset + limit });
+          // Schemas are read only when asked for: they are most of a row (Stripe's reach megabytes).
+          if (include === "schemas")
+            return json(200, toPage(store.searchToolsWithSchemas(ranked), limit, toolDetail, next));
+          return json(200, toPage(store.searchTools(ranked), limit, toolRecord, next));
+        }
+        const page = { ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) };
+        const cursorOf = (row: { serviceId: string; position: number }) => [row.serviceId, row.position];
+        // Without `include=schemas` the schema columns are not even read: they are most of a row (GitHub's API:
+        // 9 MB for 1,223 tools), and parsing them was most of a page's time.
+        if (include === "schemas")
+          return json(200, toPage(store.listToolsWithSchemas(page), limit, toolDetail, cursorOf));
+        return json(200, toPage(store.listTools(page), limit, toolRecord, cursorOf));
       },
     }),
     defineRoute({

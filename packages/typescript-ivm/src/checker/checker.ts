@@ -1,0 +1,133 @@
+import { dirname } from "node:path";
+import ts from "typescript";
+import { renderRuntimeSurface, type SurfaceService } from "../docs/types-file.js";
+import { CODE_FILE_NAME, type TypeErrorLine, userPosition, wrapCode } from "./code-file.js";
+import type { CheckedService } from "./protocol.js";
+
+/**
+ * How code is checked. Strict, because the point is to catch what would
+ * fail at run time (a `null` passed where the schema wants a value, a
+ * misspelt parameter); but a caught value is `any`, as LLM-written code
+ * reads `e.message` in a `catch` all the time and the sandbox only ever
+ * throws Errors at it. The library is what the sandbox's V8 has (ES2023),
+ * with no DOM or Node typings: the runtime surface is declared separately.
+ */
+export const COMPILER_OPTIONS: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  lib: ["lib.es2023.d.ts"],
+  types: [],
+  strict: true,
+  useUnknownInCatchVariables: false,
+  noEmit: true,
+  skipLibCheck: true,
+  moduleDetection: ts.ModuleDetectionKind.Legacy,
+};
+
+const ROOT = "/cyrnel";
+const CODE_PATH = `${ROOT}/${CODE_FILE_NAME}`;
+const SURFACE_PATH = `${ROOT}/surface.d.ts`;
+const servicePath = (serviceId: string) => `${ROOT}/services/${serviceId}.d.ts`;
+
+interface DeclaredService {
+  namespace: string;
+  tools: ReadonlySet<string>;
+  file: ts.SourceFile;
+}
+
+/**
+ * A warm TypeScript compiler: the standard library and every service's
+ * declarations are parsed once and kept (a service's again only when it is
+ * declared anew), and each check builds a program from them, a small
+ * surface file and the code, reusing the previous program, so that only
+ * the code is parsed and only what it touches is checked.
+ */
+export class Checker {
+  private readonly libFiles = new Map<string, ts.SourceFile | undefined>();
+  private readonly services = new Map<string, DeclaredService>();
+  private surface: ts.SourceFile | undefined;
+  private code: ts.SourceFile | undefined;
+  private previous: ts.Program | undefined;
+  private readonly libDir = dirname(ts.getDefaultLibFilePath(COMPILER_OPTIONS));
+  private readonly host: ts.CompilerHost = {
+    getSourceFile: (fileName) => this.sourceFile(fileName),
+    getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+    getDefaultLibLocation: () => this.libDir,
+    writeFile: () => {},
+    getCurrentDirectory: () => ROOT,
+    getCanonicalFileName: (fileName) => fileName,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => "\n",
+    fileExists: (fileName) => this.sourceFile(fileName) !== undefined,
+    readFile: (fileName) => this.sourceFile(fileName)?.text,
+  };
+
+  /** Parses a service's declarations now (not during a check, whose time is budgeted). */
+  declare(serviceId: string, namespace: string, tools: readonly string[], text: string): void {
+    const file = ts.createSourceFile(servicePath(serviceId), text, ts.ScriptTarget.ES2022, false);
+    this.services.set(serviceId, { namespace, tools: new Set(tools), file });
+  }
+
+  /** The code's errors, in the user's lines and columns; syntax errors alone when there are any. */
+  check(code: string, services: readonly CheckedService[]): TypeErrorLine[] {
+    const surface: SurfaceService[] = [];
+    const rootNames = [SURFACE_PATH];
+    for (const service of services) {
+      const declared = service.declared ? this.services.get(service.serviceId) : undefined;
+      if (declared === undefined) {
+        surface.push({ serviceId: service.serviceId, type: "any" });
+        continue;
+      }
+      rootNames.push(servicePath(service.serviceId));
+      const reachable = service.tools.filter((tool) => declared.tools.has(tool));
+      const all = reachable.length === declared.tools.size;
+      surface.push({
+        serviceId: service.serviceId,
+        type: { namespace: declared.namespace, ...(all ? {} : { onlyTools: reachable }) },
+      });
+    }
+    rootNames.push(CODE_PATH);
+    const surfaceText = renderRuntimeSurface(surface);
+    if (this.surface?.text !== surfaceText) {
+      this.surface = ts.createSourceFile(SURFACE_PATH, surfaceText, ts.ScriptTarget.ES2022, false);
+    }
+    this.code = ts.createSourceFile(CODE_PATH, wrapCode(code), ts.ScriptTarget.ES2022, false);
+    const program = ts.createProgram({
+      rootNames,
+      options: COMPILER_OPTIONS,
+      host: this.host,
+      ...(this.previous === undefined ? {} : { oldProgram: this.previous }),
+    });
+    this.previous = program;
+    const file = this.code;
+    const syntactic = program.getSyntacticDiagnostics(file);
+    const diagnostics = syntactic.length > 0 ? syntactic : program.getSemanticDiagnostics(file);
+    return diagnostics
+      .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+      .map((diagnostic) => {
+        const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+        return {
+          ...userPosition(code, at.line, at.character),
+          code: diagnostic.code,
+          message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
+        };
+      });
+  }
+
+  private sourceFile(fileName: string): ts.SourceFile | undefined {
+    if (fileName === CODE_PATH) return this.code;
+    if (fileName === SURFACE_PATH) return this.surface;
+    if (fileName.startsWith(`${ROOT}/services/`)) {
+      const serviceId = fileName.slice(`${ROOT}/services/`.length, -".d.ts".length);
+      return this.services.get(serviceId)?.file;
+    }
+    // The standard library, read from TypeScript's own folder once.
+    if (!this.libFiles.has(fileName)) {
+      const text = fileName.startsWith(this.libDir) ? ts.sys.readFile(fileName) : undefined;
+      this.libFiles.set(
+        fileName,
+        text === undefined ? undefined : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, false),
+      );
+    }
+    return this.libFiles.get(fileName);
+  }
+}

@@ -1,0 +1,47 @@
+import type { TypeErrorLine } from "./code-file.js";
+
+/**
+ * Messages between the environment (host process) and its type-checker
+ * thread. The thread handles one message at a time, in order; each `job`
+ * is answered with `done` or `failed`.
+ */
+export type ToChecker =
+  | {
+      /** Parse one service's declarations (see renderServiceFile), replacing what the thread had for it. */
+      type: "declare";
+      job: number;
+      serviceId: string;
+      namespace: string;
+      tools: string[];
+      text: string;
+    }
+  | { type: "check"; job: number; code: string; services: CheckedService[] };
+
+/** A service the checked code can reach, and the tools it can call on it. */
+export interface CheckedService {
+  serviceId: string;
+  tools: string[];
+  /** Whether the thread has its declarations (sent with `declare`); without them it is typed `any`. */
+  declared: boolean;
+}
+
+export type FromChecker =
+  /** Posted once the compiler and the standard library are loaded. */
+  | { type: "ready" }
+  /** A `declare` is done (no errors), or a `check` found these errors (none: the code type-checks). */
+  | { type: "done"; job: number; errors: TypeErrorLine[] }
+  /** The compiler threw (a bug, or a stack overflow on hostile code). */
+  | { type: "failed"; job: number; message: string };
+
+/** What a render thread is started with (`workerData`), and answers. */
+export interface RenderRequest {
+  serviceId: string;
+  /** JSON text of a `ToolDocsInput[]` (see EnvironmentBindings.serviceTools). */
+  toolsJson: string;
+}
+
+export interface RenderedService {
+  namespace: string;
+  tools: string[];
+  text: string;
+}

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeHost, type FakeService } from "./support/fake-host.js";
+
+/**
+ * Type checks through the environment: the checker thread, the render
+ * threads, the declarations kept per service revision, and what happens
+ * when a check cannot finish or types are not to be had. A fake host
+ * (support/fake-host.ts) answers `serviceTools` from its services' schemas.
+ */
+
+/** A union of 125,000 tuples: TypeScript takes tens of seconds (and much memory) to check this. */
+const HOSTILE_TYPES = `type D = ${Array.from({ length: 50 }, (_, i) => i).join(" | ")};
+type P = { [K in D]: { [L in D]: { [M in D]: [K, L, M] }[D] }[D] }[D];
+const p: P = [1, 2, 3];`;
+
+function shop(): FakeService {
+  return {
+    enabled: true,
+    tools: {
+      getItem: {
+        enabled: true,
+        call: async (parameters) => ({ id: parameters.id, name: `Item ${parameters.id}` }),
+        inputSchema: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
+        outputSchema: {
+          type: "object",
+          required: ["id", "name"],
+          properties: { id: { type: "string" }, name: { type: "string" } },
+        },
+      },
+    },
+  };
+}
+
+const host = new FakeHost();
+beforeAll(async () => {
+  host.services.shop = shop();
+  await host.start({ typecheck: true, typecheckTimeoutMs: 1_000 });
+});
+afterAll(() => host.stop());
+
+const GOOD = `const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "1" });\ncyrnel.output({ name: item.name });`;
+
+describe("with typecheck on by default (the module's config)", () => {
+  it("refuses code with type errors before it runs: no tool call, only `queued` reported", async () => {
+    const calls = host.calls.length;
+    const result = await host.run(
+      `await cyrnel.services.shop.tools.getItem.invoke({ id: "1" });\nconst n: number = "x";`,
+    );
+    expect(result.exit).toBe("failed");
+    expect(result.states).toEqual(["queued"]);
+    expect(result.errors).toEqual([
+      "Type check failed with 1 type error, so the code did not run:\ncode.ts:2:7 TS2322 Type 'string' is not assignable to type 'number'.",
+    ]);
+    expect(host.calls.length).toBe(calls);
+  });
+
+  it("runs code that type-checks", async () => {
+    const result = await host.run(GOOD);
+    expect(result.exit, result.errors.join("\n")).toBe("success");
+    expect(result.output).toEqual({ name: "Item 1" });
+  });
+
+  it("options.typecheck false runs code unchecked", async () => {
+    const result = await host.run(
+      `const n: number = "x" as any as string as never;\nconst m: number = "y";\ncyrnel.output({ m });`,
+      {
+        typecheck: false,
+      },
+    );
+    expect(result.exit).toBe("success");
+    expect(result.output).toEqual({ m: "y" });
+  });
+
+  it("prepares a service's declarations once per revision, and again when the service changes", async () => {
+    const requests = () => host.toolRequests.filter((id) => id === "shop").length;
+    const before = requests();
+    for (let i = 0; i < 3; i++) expect((await host.run(`${GOOD}\n// ${i}`)).exit).toBe("success");
+    expect(requests()).toBe(before);
+
+    const getItem = host.services.shop!.tools.getItem!;
+    const inputSchema = getItem.inputSchema;
+    getItem.inputSchema = { type: "object", required: ["sku"], properties: { sku: { type: "string" } } };
+    try {
+      const changed = await host.run(GOOD);
+      expect(changed.exit).toBe("failed");
+      expect(changed.errors[0]).toMatch(
+        /TS2353 Object literal may only specify known properties, and 'id' does not exist/,
+      );
+      expect(requests()).toBe(before + 1);
+    } finally {
+      getItem.inputSchema = inputSchema;
+    }
+    expect((await host.run(GOOD)).exit).toBe("success");
+  });
+
+  it("a check past its budget fails the code without running it, and the next check works", async () => {
+    const calls = host.calls.length;
+    const result = await host.run(`${HOSTILE_TYPES}\nawait cyrnel.services.shop.tools.getItem.invoke({ id: "1" });`);
+    expect(result.exit).toBe("failed");
+    expect(result.errors).toEqual([
+      'Type check did not finish within its budget of 1000 ms (typecheckTimeoutMs), so the code did not run: simplify the types it uses, or submit it with "typecheck": false to run it unchecked',
+    ]);
+    expect(host.calls.length).toBe(calls);
+    const next = await host.run(`${GOOD}\n// after the budget`);
+    expect(next.exit, next.errors.join("\n")).toBe("success");
+  });
+
+  it("a run whose deadline passes while it is being checked times out without running", async () => {
+    const result = await host.run(`${HOSTILE_TYPES}\n// deadline`, { timeoutMs: 200 });
+    expect(result.exit).toBe("timeout");
+    expect(result.states).toEqual(["queued"]);
+    expect(result.errors[0]).toMatch(/^Timed out after 200 ms while the code was being type-checked/);
+  });
+
+  it("a run killed while it is being checked ends canceled at once", async () => {
+    const { executionId, result } = host.submit(`${HOSTILE_TYPES}\n// killed`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await host.env?.kill(executionId);
+    const ended = await result;
+    expect(ended.exit).toBe("canceled");
+    expect(ended.elapsedMs).toBeLessThan(900);
+  });
+
+  it("a service whose types cannot be had is typed any: its calls run unchecked, with a note; the rest is checked", async () => {
+    host.services.flaky = {
+      enabled: true,
+      tools: { ping: { enabled: true, call: async () => "pong" } },
+    };
+    const serviceTools = host.serviceTools.bind(host);
+    host.serviceTools = async (serviceId) => {
+      if (serviceId === "flaky") throw new Error("the definition store is offline");
+      return serviceTools(serviceId);
+    };
+    try {
+      // Declared, the result would be `unknown` (its output schema says nothing), not assignable to a number.
+      const ran = await host.run(
+        `const reply: number = await cyrnel.services.flaky.tools.ping.invoke({});\ncyrnel.output({ reply });`,
+      );
+      expect(ran.exit, ran.errors.join("\n")).toBe("success");
+      expect(ran.output).toEqual({ reply: "pong" });
+      expect(ran.stderr).toBe(
+        '[cyrnel] calls to service "flaky" were not type-checked: its types are unavailable (the definition store is offline)\n',
+      );
+      expect(host.logs.some((log) => log.level === "warn" && /types are unavailable/.test(log.message))).toBe(true);
+      const checked = await host.run(`await cyrnel.services.flaky.tools.ping.invoke({});\nconst n: number = "x";`);
+      expect(checked.exit).toBe("failed");
+      expect(checked.errors[0]).toMatch(/^code\.ts:2:7 TS2322 /m);
+    } finally {
+      host.serviceTools = serviceTools;
+      delete host.services.flaky;
+    }
+  });
+});
+
+describe("a checker that runs out of memory", () => {
+  const small = new FakeHost();
+  beforeAll(async () => {
+    small.services.shop = shop();
+    await small.start({ typecheck: true, typecheckMemoryMb: 96, typecheckTimeoutMs: 60_000 });
+  });
+  afterAll(() => small.stop());
+
+  it("fails the code without running it, and a new checker takes the next one", async () => {
+    const result = await small.run(HOSTILE_TYPES);
+    expect(result.exit).toBe("failed");
+    expect(result.errors).toEqual([
+      'Type check ran out of memory (the checker\'s 96 MB heap limit, typecheckMemoryMb), so the code did not run: simplify the types it uses, or submit it with "typecheck": false to run it unchecked',
+    ]);
+    const next = await small.run(GOOD);
+    expect(next.exit, next.errors.join("\n")).toBe("success");
+  });
+});
+
+describe("with typecheck off by default", () => {
+  const off = new FakeHost();
+  beforeAll(async () => {
+    off.services.shop = shop();
+    await off.start({ typecheck: false });
+  });
+  afterAll(() => off.stop());
+
+  it("runs code unchecked unless the execution asks for a check", async () => {
+    const code = `const n: number = "x";\ncyrnel.output({ n });`;
+    expect((await off.run(code)).exit).toBe("success");
+    const checked = await off.run(code, { typecheck: true });
+    expect(checked.exit).toBe("failed");
+    expect(checked.errors[0]).toMatch(/^code\.ts:1:7 TS2322 /m);
+  });
+});
