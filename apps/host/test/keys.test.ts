@@ -143,6 +143,10 @@ describe("a key's service allow-list", () => {
     expect((await as(scoped.key, "GET", "/tools?query=item")).body.items.map((t: any) => t.serviceId)).toEqual([
       "shop",
     ]);
+    const ranked = async (key: string) =>
+      (await as(key, "GET", "/tools?search=fetch%20item")).body.items.map((t: any) => `${t.serviceId}.${t.id}`);
+    expect(await ranked(scoped.key)).toEqual(["shop.getItem"]);
+    expect((await ranked(unscoped.key)).sort()).toEqual(["shop.getItem", "vault.getItem"]);
     for (const suffix of ["", "/docs"]) {
       const hidden = await as(scoped.key, "GET", `/tools/vault/getItem${suffix}`);
       const missing = await as(scoped.key, "GET", `/tools/nothere/getItem${suffix}`);
