@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   bad_request: 400,
   validation_failed: 400,
   unauthorized: 401,
+  /** The key is valid but its role may not do this (an agent key on an admin route). */
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   service_disabled: 409,

@@ -16,13 +16,16 @@ const tables = (file: string) =>
     .map((row) => (row as { name: string }).name);
 
 /** A copy of the migrations folder whose journal stops before the last migration: "the previous schema". */
-function previousMigrations(): string {
+/** The migrations before `tag` (default: all but the last), as a database made by an older version had them. */
+function previousMigrations(tag?: string): string {
   const folder = mkdtempSync(join(tmpdir(), "cyrnel-migrations-"));
   cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
   const journalFile = join(folder, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalFile, "utf8"));
   expect(journal.entries.length).toBeGreaterThan(1);
-  journal.entries.pop();
+  const until = tag === undefined ? journal.entries.length - 1 : journal.entries.findIndex((e: any) => e.tag === tag);
+  expect(until).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, until);
   writeFileSync(journalFile, JSON.stringify(journal));
   return folder;
 }
@@ -35,6 +38,7 @@ describe("migrations", () => {
     expect(db.$client.pragma("foreign_keys", { simple: true })).toBe(1);
     db.$client.close();
     expect(tables(file).filter((name) => !name.startsWith("tool_search"))).toEqual([
+      "api_keys",
       "executions",
       "modules",
       "processes",
@@ -68,7 +72,7 @@ describe("migrations", () => {
 
   it("build the search index of tools that existed before it, with their endpoints", () => {
     const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
-    const old = openDatabase(file, previousMigrations());
+    const old = openDatabase(file, previousMigrations("0003_tool_search"));
     const now = new Date().toISOString();
     const insertService = old.$client.prepare(
       `insert into services (id, name, description, adapter, hash, definition, adapter_domain, config_schema,

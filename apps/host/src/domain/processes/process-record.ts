@@ -15,6 +15,7 @@ export function processRecord(row: ProcessRow): ProcessRecord {
     exitState: row.exitState,
     error: row.error,
     timeoutMs: row.timeoutMs,
+    keyId: row.keyId,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,

@@ -11,6 +11,7 @@ import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
+import { type CallContext, seesService, type Viewer } from "../governance/caller.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { serviceNotFound, toolNotFound } from "./not-found.js";
@@ -47,9 +48,14 @@ export class ToolGate {
 
   constructor(private readonly options: ToolGateOptions) {}
 
-  async invoke(input: InvokeInput): Promise<unknown> {
+  /**
+   * `call` says who calls (its key's allow-list applies: a service outside it
+   * is a 404 exactly like one that does not exist) and from which process.
+   */
+  async invoke(input: InvokeInput, call: CallContext): Promise<unknown> {
     const { serviceId, toolId } = input;
-    const { service, tool, validate } = this.lookup(serviceId, toolId);
+    if (!seesService(call.caller, serviceId)) throw serviceNotFound(this.options.store, serviceId, call.caller);
+    const { service, tool, validate } = this.lookup(serviceId, toolId, call.caller);
     if (service.stale) {
       throw new CyrnelError(
         "service_disabled",
@@ -97,7 +103,8 @@ export class ToolGate {
     }
   }
 
-  private lookup(serviceId: string, toolId: string): Lookup {
+  /** `viewer`: whose allow-list limits the ids a "not found" suggests. */
+  private lookup(serviceId: string, toolId: string, viewer: Viewer): Lookup {
     const revision = this.options.store.revision;
     if (revision !== this.lookupsRevision) {
       this.lookups.clear();
@@ -107,9 +114,9 @@ export class ToolGate {
     const known = this.lookups.get(key);
     if (known) return known;
     const service = this.options.store.get(serviceId);
-    if (!service) throw serviceNotFound(this.options.store, serviceId);
+    if (!service) throw serviceNotFound(this.options.store, serviceId, viewer);
     const tool = this.options.store.getTool(serviceId, toolId);
-    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId);
+    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId, viewer);
     let validate: Lookup["validate"];
     try {
       // As sent: a default the caller did not ask for is never sent, so it must not fail the call.

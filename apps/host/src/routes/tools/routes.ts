@@ -16,13 +16,12 @@ const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String()
 const MAX_SEARCH_CHARS = 1000;
 
 export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
-  const tool = (serviceId: string, toolId: string) => requireTool(store, serviceId, toolId);
-
   return [
     defineRoute({
       method: "get",
       path: "/tools",
       operationId: "listTools",
+      access: "agent",
       summary: "List and search tools",
       description:
         "Without `search`: every tool matching the filters, in service and definition order. With `search`: tools " +
@@ -55,8 +54,10 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       }),
       responses: { 200: { description: "A page of tools", schema: ListOf(ToolListItem) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
-        const { include, search, includeDisabled, ...filter } = query;
+      handler: ({ query, caller }) => {
+        const { include, search, includeDisabled, ...rest } = query;
+        // The key's allow-list narrows every list and search: other services' tools do not exist for it.
+        const filter = { ...rest, serviceIds: caller.services ?? undefined };
         const limit = filter.limit ?? 100;
         if (search !== undefined) {
           const expression = searchExpression(search);
@@ -95,17 +96,20 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       method: "get",
       path: "/tools/{serviceId}/{toolId}",
       operationId: "getTool",
+      access: "agent",
       summary: "Get a tool with its input and output schemas",
       tags,
       params: ToolParams,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, toolDetail(tool(params.serviceId, params.toolId))),
+      handler: ({ params, caller }) =>
+        json(200, toolDetail(requireTool(store, caller, params.serviceId, params.toolId))),
     }),
     defineRoute({
       method: "get",
       path: "/tools/{serviceId}/{toolId}/docs",
       operationId: "getToolDocs",
+      access: "agent",
       summary: "Markdown reference for a tool, rendered by the active environment",
       description:
         "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters. Named types are declared once, those near the " +
@@ -117,29 +121,35 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
       errors: ["not_found", "no_environment", "adapter_error", "invoke_timeout"],
-      handler: async ({ params, query }) =>
-        text(200, await docs.tool(params.serviceId, params.toolId, query.expand), "text/markdown; charset=utf-8"),
+      handler: async ({ params, query, caller }) =>
+        text(
+          200,
+          await docs.tool(caller, params.serviceId, params.toolId, query.expand),
+          "text/markdown; charset=utf-8",
+        ),
     }),
     defineRoute({
       method: "post",
       path: "/tools/{serviceId}/{toolId}/enabled",
       operationId: "setToolEnabled",
+      access: "admin",
       summary: "Enable or disable one tool",
       tags,
       params: ToolParams,
       body: EnabledBody,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["bad_request", "validation_failed", "not_found"],
-      handler: ({ params, body }) => {
-        tool(params.serviceId, params.toolId);
+      handler: ({ params, body, caller }) => {
+        requireTool(store, caller, params.serviceId, params.toolId);
         store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
-        return json(200, toolDetail(tool(params.serviceId, params.toolId)));
+        return json(200, toolDetail(requireTool(store, caller, params.serviceId, params.toolId)));
       },
     }),
     defineRoute({
       method: "post",
       path: "/tools/{serviceId}/{toolId}/invoke",
       operationId: "invokeTool",
+      access: "agent",
       summary: "Call a tool directly",
       description:
         "Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled " +
@@ -158,8 +168,8 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
         "adapter_error",
         "invoke_timeout",
       ],
-      handler: async ({ params, body }) => {
-        const result = await gate.invoke({ ...params, parameters: body.parameters ?? {} });
+      handler: async ({ params, body, caller }) => {
+        const result = await gate.invoke({ ...params, parameters: body.parameters ?? {} }, { caller, processId: null });
         return json(200, { result: result === undefined ? null : result });
       },
     }),
