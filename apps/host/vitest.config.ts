@@ -2,9 +2,10 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    // isolated-vm (loaded by the bundled environment) wants --no-node-snapshot on Node 20.
+    // isolated-vm (loaded by the bundled environment) wants --no-node-snapshot on Node 20; --expose-gc lets a
+    // test check that a deadline survives garbage collection (src/lib/deadline-signal.test.ts).
     pool: "forks",
-    execArgv: ["--no-node-snapshot"],
+    execArgv: ["--no-node-snapshot", "--expose-gc"],
     // Custom modules the in-process tests load from their data dirs run natively, as under `cyrnel start`: Node's
     // loader then applies module-generation-hooks.mjs, which Vite's module runner would bypass (and cache a
     // reloaded module's older files).

@@ -12,6 +12,9 @@ describe("loadConfig", () => {
     ["CYRNEL_SECRETS_PREVIOUS_KEYS", "abc", ""],
     ["CYRNEL_MODULE_LOAD_TIMEOUT_MS", "0", ""],
     ["CYRNEL_DOWNLOAD_DENY_PRIVATE", "maybe", ""],
+    ["CYRNEL_ALLOW_ANONYMOUS", "yes please", ""],
+    ["CYRNEL_MCP_WAIT_MS", "-1", "must be an integer"],
+    ["CYRNEL_MCP_WAIT_MS", "2147483648", "between 0 and 2147483647"],
   ])("refuses %s=%s with an error naming the variable", (variable, value, mentions) => {
     let thrown: unknown;
     try {
@@ -26,6 +29,13 @@ describe("loadConfig", () => {
   });
 
   it("takes the defaults for unset and blank variables", () => {
-    expect(loadConfig({ CYRNEL_PORT: "  " })).toMatchObject({ port: 9371, logLevel: "info", secretsKey: null });
+    expect(loadConfig({ CYRNEL_PORT: "  " })).toMatchObject({
+      port: 9371,
+      logLevel: "info",
+      secretsKey: null,
+      allowAnonymous: false,
+      mcpWaitMs: 50_000,
+    });
+    expect(loadConfig({ CYRNEL_MCP_WAIT_MS: "0" }).mcpWaitMs).toBe(0);
   });
 });

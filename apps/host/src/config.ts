@@ -18,8 +18,16 @@ export interface HostConfig {
   host: string;
   /** `0` picks a free port (used by tests). */
   port: number;
-  /** `CYRNEL_API_KEY`: when set, every route but `GET /health` needs `Authorization: Bearer <key>`. */
+  /**
+   * `CYRNEL_API_KEY`: the bootstrap admin key (never stored). Authentication is on when it is set or any key is
+   * stored (`POST /keys`); every route but `GET /health` then needs `Authorization: Bearer <key>`.
+   */
   apiKey: string | null;
+  /**
+   * `CYRNEL_ALLOW_ANONYMOUS`: start on a non-loopback `host` even though authentication is off (no
+   * `CYRNEL_API_KEY`, no stored key). Without it such a start is refused.
+   */
+  allowAnonymous: boolean;
   logLevel: LogLevel;
   invokeTimeoutMs: number;
   /** `CYRNEL_MODULE_LOAD_TIMEOUT_MS`: bound on importing a custom module, `instantiate()`, `setup()` and `teardown()`, each. */
@@ -40,11 +48,24 @@ export interface HostConfig {
   /** `CYRNEL_DOWNLOAD_DENY_PRIVATE`: refuse downloads from loopback, private, link-local and other non-public addresses. */
   downloadDenyPrivate: boolean;
   /**
+   * `CYRNEL_VALIDATE_RESPONSES`: check every JSON response against its route's declared schema and error codes,
+   * and answer 500 on a mismatch (the test suites turn it on; not meant for production).
+   */
+  validateResponses: boolean;
+  /**
    * `CYRNEL_AGENT_TEXT_LIMIT_CHARS`: the most characters one types or docs answer may have (an LLM reads
    * them); a longer one is replaced by an index or shown with less detail.
    */
   agentTextLimitChars: number;
+  /**
+   * `CYRNEL_MCP_WAIT_MS`: the longest one `/mcp` call (run_code, get_process with wait) waits for a process
+   * before it answers that the process is still running, so that it answers before the client gives up.
+   */
+  mcpWaitMs: number;
 }
+
+/** MCP clients commonly give up on a call after 60 s; a call that waits answers before that. */
+export const DEFAULT_MCP_WAIT_MS = 50_000;
 
 export class ConfigError extends Error {
   constructor(
@@ -79,6 +100,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
     host: read("CYRNEL_HOST") ?? "127.0.0.1",
     port: integer("CYRNEL_PORT", read("CYRNEL_PORT"), 9371, 0, 65535),
     apiKey: read("CYRNEL_API_KEY") ?? null,
+    allowAnonymous: flag("CYRNEL_ALLOW_ANONYMOUS", read("CYRNEL_ALLOW_ANONYMOUS")),
     logLevel: oneOf("CYRNEL_LOG_LEVEL", read("CYRNEL_LOG_LEVEL"), LOG_LEVELS, "info"),
     invokeTimeoutMs: integer("CYRNEL_INVOKE_TIMEOUT_MS", read("CYRNEL_INVOKE_TIMEOUT_MS"), 30_000, 1),
     moduleLoadTimeoutMs: integer(
@@ -117,8 +139,15 @@ export function loadConfig(env: Env = process.env): HostConfig {
     processFollowersLimit: integer("CYRNEL_PROCESS_FOLLOWERS_LIMIT", read("CYRNEL_PROCESS_FOLLOWERS_LIMIT"), 32, 1),
     downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
     downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
+    validateResponses: flag("CYRNEL_VALIDATE_RESPONSES", read("CYRNEL_VALIDATE_RESPONSES")),
     agentTextLimitChars: integer("CYRNEL_AGENT_TEXT_LIMIT_CHARS", read("CYRNEL_AGENT_TEXT_LIMIT_CHARS"), 60_000, 1_000),
+    mcpWaitMs: mcpWaitMs(read("CYRNEL_MCP_WAIT_MS")),
   };
+}
+
+/** `CYRNEL_MCP_WAIT_MS`, read here for the host and by `cyrnel mcp` for itself. */
+export function mcpWaitMs(value: string | undefined, variable = "CYRNEL_MCP_WAIT_MS"): number {
+  return integer(variable, value, DEFAULT_MCP_WAIT_MS, 0, MAX_TIMER_MS);
 }
 
 function parseKey(variable: string, value: string | undefined): Buffer | null {

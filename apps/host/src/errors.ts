@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   bad_request: 400,
   validation_failed: 400,
   unauthorized: 401,
+  /** The key is valid but its role may not do this (an agent key on an admin route). */
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   service_disabled: 409,
@@ -52,7 +54,16 @@ export class CyrnelError extends Error {
   }
 }
 
-export const notFound = (what: string) => new CyrnelError("not_found", `${what} not found`);
+/** `what` not found, naming the closest existing ids when there are any (`; did you mean \`a\` or \`b\`?`). */
+export const notFound = (what: string, suggestions: readonly string[] = []) =>
+  new CyrnelError("not_found", `${what} not found${didYouMean(suggestions)}`);
+
+function didYouMean(names: readonly string[]): string {
+  if (names.length === 0) return "";
+  const quoted = names.map((name) => `\`${name}\``);
+  const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
+  return `; did you mean ${list}?`;
+}
 
 /** `details.retryAfterSeconds` becomes the answer's `Retry-After` header. */
 export const atCapacity = (reason: string, retryAfterSeconds: number) =>

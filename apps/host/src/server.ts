@@ -14,10 +14,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: HostConfig, options: HostOptions = {}): Promise<RunningServer> {
-  const host = await createHost(config, {
-    validateResponses: process.env.CYRNEL_VALIDATE_RESPONSES === "1",
-    ...options,
-  });
+  const host = await createHost(config, options);
   const server = serve({ fetch: host.app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);

@@ -226,6 +226,20 @@ describe("gating seen from code", () => {
     ],
     ["an unknown tool", "cyrnel.services.shop.tools.nope.invoke({})", 404, "not_found", /tool "nope"/],
     [
+      "a misspelled service",
+      "cyrnel.services.shpo.tools.getItem.invoke({ id: '1' })",
+      404,
+      "not_found",
+      /^service "shpo" not found; did you mean `shop`\?$/,
+    ],
+    [
+      "a misspelled tool",
+      "cyrnel.services.shop.tools.getitem.invoke({ id: '1' })",
+      404,
+      "not_found",
+      /^tool "getitem" on service "shop" not found; did you mean `getItem`\?$/,
+    ],
+    [
       "a disabled service",
       "cyrnel.services.offline.tools.getItem.invoke({ id: '1' })",
       409,
@@ -245,6 +259,13 @@ describe("gating seen from code", () => {
       400,
       "validation_failed",
       /getItem/,
+    ],
+    [
+      "a value outside an enum",
+      "cyrnel.services.shop.tools.getItem.invoke({ id: '1', format: 'huge' })",
+      400,
+      "validation_failed",
+      /"format" must be one of "short", "long"/,
     ],
   ])("%s is refused before any upstream request", async (_label, call, status, code, message) => {
     const before = shop.requests.length;
@@ -283,6 +304,8 @@ describe("gating seen from code", () => {
     );
     expect(result).toMatchObject({ exitState: "failed", output: { before: true } });
     expect(result.error).toMatch(/^Uncaught ToolCallError: .*500.* \(status 502, code adapter_error\)/);
+    // What the upstream said is in the message itself, not only in `e.details`.
+    expect(result.error).toContain('→ 500 Internal Server Error: {"error":"kaput"}');
     expect(result.error).toContain("code.ts:2");
   });
 });

@@ -493,13 +493,15 @@ describe("a hostile campaign against one host", () => {
               messageLength: error.message.length,
               detailsLength: JSON.stringify(error.details ?? null).length,
               message: error.message.slice(-200),
+              cut: error.message.includes(" more characters]"),
             });
           }
         `);
         expect(result.output).toMatchObject({ failed: true, code: "adapter_error" });
         expect(result.output.messageLength).toBeLessThanOrEqual(8 * 1024 + 100);
         expect(result.output.detailsLength).toBeLessThanOrEqual(64 * 1024 + 200);
-        expect(result.output.message).toMatch(/\[cut: [\d,]+ more characters\]$/);
+        // The adapter's own message is cut; the upstream status and a short body excerpt may follow the marker.
+        expect(result.output.cut).toBe(true);
         await host.waitForLog((entry) => entry.msg === "tool call failed" && entry.service === "bulky");
       },
 

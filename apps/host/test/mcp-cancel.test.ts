@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { probeFollower, untilFollowerFree } from "./support/followers.js";
 import { startHost, type TestHost } from "./support/host.js";
 
 /**
@@ -33,30 +34,8 @@ async function waitedOnProcess(since: number): Promise<number> {
       Number(String(line.path).split("/")[2]) > since,
   );
   const id = Number(String(entry.path).split("/")[2]);
-  const busy = await follow(id);
-  expect(busy.status, "the tool's wait holds the only follower slot").toBe(429);
+  expect(await probeFollower(host, id), "the tool's wait holds the only follower slot").toBe(429);
   return id;
-}
-
-/** Opens the events stream of a process and closes it again; the status says whether a follower slot was free. */
-async function follow(id: number): Promise<{ status: number }> {
-  const controller = new AbortController();
-  const response = await fetch(`${host.url}/processes/${id}/events`, {
-    headers: { authorization: `Bearer ${API_KEY}` },
-    signal: controller.signal,
-  });
-  controller.abort();
-  await response.body?.cancel().catch(() => undefined);
-  return { status: response.status };
-}
-
-/** Polls until a follower slot of the process is free again (the aborted wait let go); fails after a generous wait. */
-async function untilReleased(id: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while ((await follow(id)).status !== 200) {
-    if (Date.now() > deadline) throw new Error(`process ${id}: the aborted run_code still follows it`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function newestProcessId(): Promise<number> {
@@ -93,7 +72,7 @@ describe("an aborted run_code stops waiting, not the process", () => {
     expect(response.status).toBe(200);
     const id = await waitedOnProcess(before);
     controller.abort();
-    await untilReleased(id);
+    await untilFollowerFree(host, id);
     await expectStillRunningThenKill(id);
   });
 
@@ -119,7 +98,7 @@ describe("an aborted run_code stops waiting, not the process", () => {
       const id = await waitedOnProcess(before);
       controller.abort();
       expect(await call).toBeInstanceOf(Error);
-      await untilReleased(id);
+      await untilFollowerFree(host, id);
       await expectStillRunningThenKill(id);
     } finally {
       await client.close();

@@ -57,6 +57,16 @@ async function stdioClient(url: string, env: Record<string, string> = { CYRNEL_A
   return { client, stderr };
 }
 
+const TOOL_NAMES = [
+  "get_process",
+  "get_tool_docs",
+  "get_types",
+  "list_processes",
+  "list_services",
+  "run_code",
+  "search_tools",
+];
+
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
@@ -81,12 +91,10 @@ describe("/mcp on Streamable HTTP", () => {
   });
   afterAll(() => client?.close());
 
-  it("sends instructions and lists the six tools, each with a description", async () => {
+  it("sends instructions and lists the seven tools, each with a description", async () => {
     expect(client.getInstructions()).toContain("run_code");
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["get_process", "get_tool_docs", "get_types", "list_services", "run_code", "search_tools"].sort(),
-    );
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
     for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(80);
     expect(tools.find((tool) => tool.name === "run_code")?.inputSchema.required).toEqual(["code"]);
   });
@@ -121,6 +129,20 @@ describe("/mcp on Streamable HTTP", () => {
 
     const none = await call(client, "search_tools", { query: "submarine" });
     expect(none.structuredContent).toEqual({ tools: [] });
+  });
+
+  it("leaves tools that cannot be called out of a search unless includeDisabled, and finds ids with dots", async () => {
+    const byId = await call(client, "search_tools", { query: "weather.getForecast" });
+    expect((byId.structuredContent as any).tools[0]).toMatchObject({ id: "getForecast" });
+    expect((await host.api("POST", "/tools/weather/getForecast/enabled", { enabled: false })).status).toBe(200);
+    try {
+      const found = await call(client, "search_tools", { query: "forecast" });
+      expect((found.structuredContent as any).tools.map((tool: any) => tool.id)).not.toContain("getForecast");
+      const all = await call(client, "search_tools", { query: "forecast", includeDisabled: true });
+      expect((all.structuredContent as any).tools[0]).toMatchObject({ id: "getForecast", effectivelyEnabled: false });
+    } finally {
+      await host.api("POST", "/tools/weather/getForecast/enabled", { enabled: true });
+    }
   });
 
   it("serves a tool's docs and the type declarations", async () => {
@@ -215,9 +237,8 @@ describe("/mcp on Streamable HTTP", () => {
     );
   });
 
-  it("reports tool errors inside the program with status and code (typecheck: false, the missing city is on purpose)", async () => {
+  it("reports tool errors inside the program with status and code", async () => {
     const result = await call(client, "run_code", {
-      typecheck: false,
       code: `try {
   await cyrnel.services.weather.tools.getForecast.invoke({ city: "atlantis" });
 } catch (error) {
@@ -228,6 +249,8 @@ try {
 } catch (error) {
   cyrnel.output({ missingCity: error.code });
 }`,
+      // The missing city is the gate's to refuse here; checked first, the code would not run at all.
+      typecheck: false,
     });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect((result.structuredContent as any).output).toEqual({
@@ -243,20 +266,12 @@ try {
     expect(result.structuredContent).toMatchObject({ exitState: "timeout" });
   });
 
-  it("sends progress notifications during a long run when asked", async () => {
-    const progress: { progress: number }[] = [];
-    const result = (await client.callTool(
-      {
-        name: "run_code",
-        arguments: { code: "await new Promise((r) => setTimeout(r, 2600)); cyrnel.output({ done: true });" },
-      },
-      undefined,
-      { onprogress: (event) => progress.push(event), resetTimeoutOnProgress: true },
-    )) as CallToolResult;
-    expect(result.isError, textOf(result)).toBeFalsy();
-    expect((result.structuredContent as any).output).toEqual({ done: true });
-    expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress[0]!.progress).toBeGreaterThan(0);
+  it("sends progress notifications with the process id and its last stdout line", async () => {
+    await expectProgress(client);
+  });
+
+  it("answers a megabyte of stdout and a large output within the text limit, and pages them back whole", async () => {
+    await expectBoundedAndPaged(client);
   });
 
   it.each([
@@ -274,11 +289,26 @@ try {
       /service "stocks" not found/,
     ],
     ["an unknown process", "get_process", { id: 999_999 }, /process 999999 not found/],
+    ["a page of an unknown process", "get_process", { id: 999_999, stream: "stdout" }, /process 999999 not found/],
   ])("answers %s as a tool error", async (_label, tool, args, message) => {
     const result = await call(client, tool, args);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(message);
     expect(textOf(result)).toContain("code: not_found");
+  });
+
+  it("answers a page it cannot give as a tool error naming the problem", async () => {
+    const run = await call(client, "run_code", { code: 'console.log("short")' });
+    const id = (run.structuredContent as any).id;
+    const noStream = await call(client, "get_process", { id, offset: 5 });
+    expect(noStream.isError).toBe(true);
+    expect(textOf(noStream)).toContain("offset and limit page a text: give stream too (code: bad_request)");
+    const pastEnd = await call(client, "get_process", { id, stream: "stdout", offset: 7 });
+    expect(pastEnd.isError).toBe(true);
+    expect(textOf(pastEnd)).toContain(`offset 7 is past the end of the stdout of process ${id} (6 characters)`);
+    const badStream = await call(client, "get_process", { id, stream: "stdin" });
+    expect(badStream.isError).toBe(true);
+    expect(textOf(badStream)).toContain("stream");
   });
 
   it.each([-5, 2 ** 31])("answers invalid arguments (timeoutMs %d) as a tool error", async (timeoutMs) => {
@@ -356,7 +386,7 @@ describe("cyrnel mcp on stdio", () => {
     const { client, stderr } = await stdioClient(host.url);
     try {
       expect(client.getInstructions()).toContain("run_code");
-      expect((await client.listTools()).tools).toHaveLength(6);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
 
       const services = await call(client, "list_services");
       expect((services.structuredContent as any).services.map((s: any) => s.id)).toEqual(["weather"]);
@@ -394,6 +424,16 @@ describe("cyrnel mcp on stdio", () => {
     expect(stderr.join("")).toContain(`cyrnel mcp: serving over stdio for ${host.url}`);
   });
 
+  it("sends progress with the process id and last stdout line, and pages large results", async () => {
+    const { client } = await stdioClient(host.url);
+    try {
+      await expectProgress(client);
+      await expectBoundedAndPaged(client);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("turns a wrong API key and an unreachable host into tool errors", async () => {
     const wrongKey = await stdioClient(host.url, { CYRNEL_API_KEY: "wrong" });
     try {
@@ -406,7 +446,7 @@ describe("cyrnel mcp on stdio", () => {
 
     const down = await stdioClient("http://127.0.0.1:9", {});
     try {
-      expect((await down.client.listTools()).tools).toHaveLength(6);
+      expect((await down.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
       const result = await call(down.client, "run_code", { code: "1" });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain("code: unreachable");
@@ -416,3 +456,114 @@ describe("cyrnel mcp on stdio", () => {
     expect(down.stderr.join("")).toContain("warning: cannot reach the cyrnel host at http://127.0.0.1:9");
   });
 });
+
+/** A program that prints a line every 50 ms until it is killed. */
+const TICKING = 'for (let i = 0; ; i++) { console.log("tick " + i); await new Promise((r) => setTimeout(r, 50)); }';
+
+/**
+ * run_code with a progressToken on a program that never ends by itself: the
+ * notifications must name the process (killing the id they name ends the
+ * call) and, once it printed, its last stdout line.
+ */
+async function expectProgress(client: Client) {
+  const messages: string[] = [];
+  const values: number[] = [];
+  let killed: Promise<unknown> | undefined;
+  const result = (await client.callTool(
+    { name: "run_code", arguments: { code: TICKING, timeoutMs: 600_000 } },
+    undefined,
+    {
+      timeout: 600_000,
+      onprogress: ({ progress, message }) => {
+        values.push(progress);
+        messages.push(message ?? "");
+        const ticking = /^process (\d+): .*; last stdout line: tick \d+$/.exec(message ?? "");
+        if (ticking && !killed) killed = host.api("POST", `/processes/${ticking[1]}/signals/kill`);
+      },
+    },
+  )) as CallToolResult;
+  expect((await killed) as any).toMatchObject({ status: 200 });
+  const process = result.structuredContent as any;
+  expect(process).toMatchObject({ state: "idle", exitState: "canceled", stdout: expect.stringMatching(/^tick 0\n/) });
+  // The first notification comes when the process exists, before it printed anything.
+  expect(messages[0]).toMatch(new RegExp(`^process ${process.id}: waiting for its end, \\d+ s so far$`));
+  expect(messages.some((message) => message.startsWith(`process ${process.id}: `) && /tick \d+$/.test(message))).toBe(
+    true,
+  );
+  for (let index = 1; index < values.length; index++) expect(values[index]).toBeGreaterThan(values[index - 1]!);
+}
+
+/** About a megabyte of stdout (with characters outside the BMP), a warning, and 100 KB of output. */
+const LARGE_PROGRAM = `
+const lines = [];
+for (let i = 0; i < 10_000; i++) lines.push(String(i).padStart(5, "0") + " 🙂 " + "abcdefghij".repeat(9));
+for (let i = 0; i < lines.length; i += 500) console.log(lines.slice(i, i + 500).join("\\n"));
+console.warn("printed them all");
+cyrnel.output({ rows: Array.from({ length: 2000 }, (_, i) => ({ i, name: "row " + i + "z".repeat(30) })) });
+`;
+
+/** Reads one of a process's texts page by page through get_process, from `offset` to the end. */
+async function pages(client: Client, id: number, stream: string, offset: number): Promise<string> {
+  let text = "";
+  for (let next: number | null = offset; next !== null; ) {
+    const result = await call(client, "get_process", { id, stream, offset: next });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const { page } = result.structuredContent as any;
+    expect(page.offset).toBe(next);
+    expect(page.text.length).toBeLessThanOrEqual(AGENT_TEXT_LIMIT);
+    text += page.text;
+    next = page.nextOffset;
+  }
+  return text;
+}
+
+const AGENT_TEXT_LIMIT = 60_000;
+
+async function expectBoundedAndPaged(client: Client) {
+  const result = await call(client, "run_code", { code: LARGE_PROGRAM });
+  expect(result.isError, textOf(result).slice(0, 500)).toBeFalsy();
+  const process = result.structuredContent as any;
+  const stdout = (await host.api("GET", `/processes/${process.id}/stdout`)).text;
+  const output = (await host.api("GET", `/processes/${process.id}/output`)).text;
+  expect(stdout.length).toBeGreaterThan(990_000);
+
+  // Within the limit together, the short stderr whole, stdout and output's JSON with head, tail and a marker.
+  // The limit counts the texts as they are in JSON (a newline takes two characters, as does each quote of the
+  // cut output); the other fields add a few hundred.
+  const texts = [process.stdout, process.stderr, process.output];
+  expect(texts.reduce((sum, text) => sum + JSON.stringify(text).length - 2, 0)).toBeLessThanOrEqual(AGENT_TEXT_LIMIT);
+  expect(textOf(result).length).toBeLessThan(AGENT_TEXT_LIMIT + 500);
+  expect(process.stderr).toBe("printed them all\n");
+  expect(process.cut).toEqual([
+    { stream: "output", totalChars: output.length, headChars: expect.any(Number), tailChars: expect.any(Number) },
+    { stream: "stdout", totalChars: stdout.length, headChars: expect.any(Number), tailChars: expect.any(Number) },
+  ]);
+  for (const [cut, shown, whole] of [
+    [process.cut[0], process.output, output],
+    [process.cut[1], process.stdout, stdout],
+  ]) {
+    expect(shown.startsWith(whole.slice(0, cut.headChars))).toBe(true);
+    expect(shown.endsWith(whole.slice(whole.length - cut.tailChars))).toBe(true);
+    expect(cut.headChars).toBeGreaterThan(10_000);
+    expect(shown).toContain(
+      `read on with get_process {"id":${process.id},"stream":"${cut.stream}","offset":${cut.headChars}}`,
+    );
+  }
+
+  // get_process answers the same; its pages join to the exact texts, from the start or from the marker.
+  expect((await call(client, "get_process", { id: process.id })).structuredContent).toEqual(process);
+  expect(await pages(client, process.id, "stdout", 0)).toBe(stdout);
+  expect(
+    process.stdout.slice(0, process.cut[1].headChars) +
+      (await pages(client, process.id, "stdout", process.cut[1].headChars)),
+  ).toBe(stdout);
+  expect(await pages(client, process.id, "output", 0)).toBe(output);
+  const small = await call(client, "get_process", { id: process.id, stream: "stderr", limit: 7 });
+  expect((small.structuredContent as any).page).toEqual({
+    stream: "stderr",
+    offset: 0,
+    totalChars: 17,
+    text: "printed",
+    nextOffset: 7,
+  });
+}

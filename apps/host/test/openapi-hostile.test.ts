@@ -6,6 +6,7 @@ import {
   deepDefinition,
   filesDocument,
   queryKeyDocument,
+  refDoubling,
   secretForms,
   yamlAliasBomb,
 } from "./support/hostile-inputs.js";
@@ -114,6 +115,51 @@ describe("definitions that expand enormously", () => {
     expect((await host.api("GET", "/services/bomb")).status).toBe(404);
   });
 
+  it("takes raised limits from the openapi module's config, and names a lowered one", async () => {
+    const install = (id: string, definition: string) =>
+      host.api("POST", "/services", { id, adapter: "openapi", definition });
+    // ~25 million values once its $refs are expanded: over the default, cheap to process all the same.
+    const doubled = refDoubling(22);
+    const refused = await install("doubled", doubled);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error).toMatch(/expands to more than 5,000,000 values/);
+    try {
+      const raised = await host.api("PATCH", "/modules/openapi/config", { maxDefinitionValues: 50_000_000 });
+      expect(raised.status, raised.text).toBe(200);
+      const accepted = await install("doubled", doubled);
+      expect(accepted.status, accepted.text).toBe(201);
+      expect(accepted.body.toolCount).toBe(1);
+      expect((await host.api("PATCH", "/modules/openapi/config", { maxDefinitionValues: 1_000 })).status).toBe(200);
+      const lowered = await install("small", refDoubling(10));
+      expect(lowered.status, lowered.text).toBe(400);
+      expect(lowered.body.error).toMatch(/expands to more than 1,000 values/);
+    } finally {
+      expect((await host.api("PATCH", "/modules/openapi/config", { maxDefinitionValues: null })).status).toBe(200);
+      await host.api("DELETE", "/services/doubled");
+    }
+  });
+
+  it("CYRNEL_DEFINITION_LIMIT_BYTES bounds an inline definition, with 413 naming the limit", async () => {
+    const small = await startHost({ env: { CYRNEL_DEFINITION_LIMIT_BYTES: "65536" } });
+    try {
+      const padded = JSON.stringify({
+        ...JSON.parse(refDoubling(5)),
+        info: { title: "Big", version: "1", description: "d".repeat(100_000) },
+      });
+      const over = await small.api("POST", "/services", { id: "big", adapter: "openapi", definition: padded });
+      expect(over.status, over.text).toBe(413);
+      expect(over.body.error).toContain("65536 bytes");
+      const under = await small.api("POST", "/services", {
+        id: "fits",
+        adapter: "openapi",
+        definition: refDoubling(5),
+      });
+      expect(under.status, under.text).toBe(201);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it("a definition downloaded from a URL goes through the same limits", async () => {
     respond = (_request, response) => {
       response.writeHead(200, { "content-type": "application/yaml" });
@@ -219,14 +265,17 @@ describe("sizes", () => {
           code: error.code,
           messageLength: error.message.length,
           detailsLength: JSON.stringify(error.details ?? null).length,
-          message: error.message.slice(-200),
+          message: error.message.slice(-500),
         });
       }
     `);
     expect(output).toMatchObject({ failed: true, code: "adapter_error" });
     expect(output.messageLength).toBeLessThanOrEqual(8 * 1024 + 100);
     expect(output.detailsLength).toBeLessThanOrEqual(64 * 1024 + 200);
-    expect(output.message).toMatch(/\[cut: [\d,]+ more characters\]$/);
+    // The adapter's message is cut (with room kept), then the upstream's answer follows, itself cut at 300.
+    expect(output.message).toMatch(
+      /\[cut: [\d,]+ more characters\] \(upstream status 414\): \{"echo":"\{\\"q\\":\\"q+…$/,
+    );
     await host.waitForLog((entry) => entry.msg === "tool call failed" && entry.service === "bulky");
     const lines = host.output.slice(before);
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(64 * 1024);

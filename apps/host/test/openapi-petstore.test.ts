@@ -141,7 +141,7 @@ cyrnel.output({ pet });`;
     const response = await invoke("getPetById", { petId: 404 });
     expect(response.status).toBe(502);
     expect(response.body.code).toBe("adapter_error");
-    expect(response.body.error).toContain("404");
+    expect(response.body.error).toMatch(/→ 404 Not Found: \{.*"message":"Pet not found".*\}$/);
     expect(response.body.details).toMatchObject({ status: 404, body: { message: "Pet not found" } });
     expect(response.text).not.toContain(API_KEY);
   });

@@ -10,7 +10,7 @@ import { serveRegistry } from "../../../examples/registry/serve.mjs";
 import { startHost, type TestHost, tempDir } from "./support/host.js";
 
 /**
- * Registries end to end (SPEC section 9): the example registry
+ * Registries end to end: the example registry
  * (examples/registry/public) served as plain files over real HTTP, the
  * built host adding and browsing it, installing and updating the petstore
  * service and the json-http module from it, and every way a registry can

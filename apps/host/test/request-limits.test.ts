@@ -61,6 +61,16 @@ describe("request bodies", () => {
     expect(response.body.error).toMatch(/request body nests deeper than \d+ levels/);
   });
 
+  it("refuses a body that is not valid UTF-8", async () => {
+    const response = await fetch(`${host.url}/tools/target/echo/invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: Buffer.from('{"parameters":{"text":"\xff\xfe"}}', "latin1"),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toBe("request body is not valid UTF-8");
+  });
+
   it("keeps ordinary patches working and the host responsive", async () => {
     const merge = await host.api("PATCH", "/services/target/config", { region: { name: "eu", zones: [1, 2] } });
     expect(merge.status, merge.text).toBe(200);

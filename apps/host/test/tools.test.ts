@@ -160,10 +160,49 @@ describe("invocation gating, in the order of the table", () => {
     const response = await invoke("weather", "broken", {});
     expect(response.status).toBe(502);
     expect(response.body).toEqual({
-      error: "upstream said no",
+      error: 'upstream said no (upstream status 418): {"reason":"teapot"}',
       code: "adapter_error",
       details: { status: 418, body: { reason: "teapot" } },
     });
+  });
+
+  it("says in the message what the upstream answered: its start, whitespace collapsed, secrets masked", async () => {
+    const secretsSchema = { type: "object", properties: { token: { type: "string" } } };
+    await installRecorded(host, "wordy", [{ id: "verbose", behavior: "failVerbose" }], {
+      enabled: true,
+      extra: { secretsSchema },
+    });
+    expect((await host.api("PATCH", "/services/wordy/secrets", { token: "tok-ABCDEF-123456" })).status).toBe(200);
+    const response = await invoke("wordy", "verbose", {});
+    await host.api("DELETE", "/services/wordy");
+    expect(response.status).toBe(502);
+    const error: string = response.body.error;
+    const own = error.slice(0, error.indexOf(": "));
+    const excerpt = error.slice(error.indexOf(": ") + 2);
+    expect(own).toBe("the upstream refused (upstream status 422)");
+    expect(excerpt).toMatch(/^Invalid request: token \[redacted\] is not allowed here\. x+…$/);
+    expect(excerpt.length).toBeLessThanOrEqual(300);
+    expect(response.text).not.toContain("tok-ABCDEF-123456");
+    // The whole answer stays in details, masked too.
+    expect(response.body.details.status).toBe(422);
+    expect(response.body.details.body).toContain("x".repeat(1000));
+  });
+
+  it.each([
+    [
+      "POST",
+      "/tools/weather/forecats/invoke",
+      'tool "forecats" on service "weather" not found; did you mean `forecast`?',
+    ],
+    ["POST", "/tools/wether/forecast/invoke", 'service "wether" not found; did you mean `weather`?'],
+    ["GET", "/tools/weather/FORECAST", 'tool "FORECAST" on service "weather" not found; did you mean `forecast`?'],
+    ["GET", "/tools/weather/alert/docs", 'tool "alert" on service "weather" not found; did you mean `alerts`?'],
+    ["GET", "/services/weathr", 'service "weathr" not found; did you mean `weather`?'],
+    ["GET", "/tools/weather/submarine", 'tool "submarine" on service "weather" not found'],
+  ])("a misspelled id is a 404 naming the closest ones: %s %s", async (method, path, error) => {
+    const response = await host.api(method, path, method === "POST" ? { parameters: {} } : undefined);
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error, code: "not_found" });
   });
 
   it("masks the service's secret values in adapter errors", async () => {

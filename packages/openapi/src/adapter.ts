@@ -5,6 +5,7 @@ import {
   hasAccessToken,
   mergeCredentials,
   type SchemeDomain,
+  schemeToken,
   selectAlternative,
 } from "./auth.js";
 import {
@@ -14,13 +15,16 @@ import {
   resolveBaseUrl,
   type ServiceBase,
 } from "./config.js";
-import { DefinitionThread } from "./definition-thread.js";
+import { type DefinitionOptions, DefinitionThread } from "./definition-thread.js";
 import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { displayUrl, send, successBody } from "./http.js";
+import { definitionOptions } from "./module-config.js";
 import { TokenCache, type TokenRequest } from "./oauth2.js";
 import { FRAMING_HEADERS } from "./operations.js";
+import { BODY_KEY } from "./parameters.js";
 import { isRecord, own } from "./records.js";
 import { buildRequest, type PreparedRequest, withCredentials } from "./request.js";
+import { withSecretFields, withSecretParameters } from "./secret-parameters.js";
 
 /** What the adapter keeps per hydrated service (in memory only: secrets included). */
 interface ServiceRuntime {
@@ -78,23 +82,25 @@ export class OpenApiAdapter implements AdapterModule {
    */
   private lifetime = new AbortController();
 
-  /** Runs `generateDefinition` in a worker thread, under a deadline. */
-  private readonly definitions: DefinitionThread;
+  /** Runs `generateDefinition` in a worker thread, under a deadline; replaced when the module config changes it. */
+  private definitions: DefinitionThread;
 
   /**
    * `now` drives OAuth2 token expiry (tests pass a controllable clock);
-   * `definitionTimeoutMs` and `definitionHeapMb` bound the processing of
-   * one definition text (see `definition-thread.ts` for the defaults).
+   * `options` bound the processing of one definition text until `setup`
+   * applies the module's config (see `module-config.ts` for the defaults).
    */
   constructor(
     private readonly now: () => number = Date.now,
-    options: { definitionTimeoutMs?: number; definitionHeapMb?: number } = {},
+    private readonly options: DefinitionOptions = {},
   ) {
-    this.definitions = new DefinitionThread(options.definitionTimeoutMs, options.definitionHeapMb);
+    this.definitions = new DefinitionThread(options);
   }
 
-  /** Starts the definition worker ahead of the first install (see `definition-thread.ts`). */
-  async setup(_context: ModuleSetupContext): Promise<void> {
+  /** Applies the module's config and starts the definition worker ahead of the first install (see `definition-thread.ts`). */
+  async setup(context: ModuleSetupContext): Promise<void> {
+    await this.definitions.stop();
+    this.definitions = new DefinitionThread({ ...this.options, ...definitionOptions(context.config) });
     this.definitions.start();
   }
 
@@ -139,24 +145,30 @@ export class OpenApiAdapter implements AdapterModule {
     const baseUrl = operationBaseUrl(service.base, tool.server);
     const parameters = isRecord(input.parameters) ? input.parameters : {};
     const request = buildRequest(tool, baseUrl, service.headers, parameters);
-    return this.perform(service, tool, request, baseUrl, true);
+    return this.perform(service, tool, request, parameters, baseUrl, true);
   }
 
   private async perform(
     service: ServiceRuntime,
     tool: ToolDomain,
     request: PreparedRequest,
+    parameters: Record<string, unknown>,
     baseUrl: string,
     mayRetry: boolean,
   ): Promise<unknown> {
-    const { credentials, tokens } = await this.credentials(service, tool, request, baseUrl);
-    const { url, headers } = withCredentials(request, credentials);
+    const { credentials: given, tokens, tokenOf } = await this.credentials(service, tool, request, parameters, baseUrl);
+    // Form fields a secret provides are filled in now that the tokens are known; messages keep showing the
+    // request as the caller made it (a GET sends its form fields in the URL).
+    const fields = withSecretFields(tool.body?.secretFields, own(parameters, BODY_KEY), tokenOf);
+    const sent = fields ? buildRequest(tool, baseUrl, service.headers, { ...parameters, body: fields.body }) : request;
+    const credentials = fields ? { ...given, secrets: [...given.secrets, ...fields.secrets] } : given;
+    const { url, headers } = withCredentials(sent, credentials);
     const exchange = {
       method: request.method,
       url,
       displayUrl: displayUrl(request.url),
       headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
+      ...(sent.body === undefined ? {} : { body: sent.body }),
       timeoutMs: service.timeoutMs,
       maxResponseBytes: service.maxResponseBytes,
       cancel: this.lifetime.signal,
@@ -170,17 +182,24 @@ export class OpenApiAdapter implements AdapterModule {
     // A cached OAuth2 token may have been revoked early: fetch a new one and retry once, with credentials.
     if (reply.status === 401 && mayRetry && tokens.some((use) => !use.fresh)) {
       for (const use of tokens) service.tokens.invalidate(use.request);
-      return this.perform(service, tool, request, baseUrl, false);
+      return this.perform(service, tool, request, parameters, baseUrl, false);
     }
     return successBody(exchange, reply);
   }
 
+  /**
+   * The credentials of the first satisfiable security alternative, then the
+   * parameters a secret covers (`secret-parameters.ts`): those the caller
+   * left out get their scheme's token, the one fetched for this call when
+   * the scheme is OAuth2 without a ready access token.
+   */
   private async credentials(
     service: ServiceRuntime,
     tool: ToolDomain,
     request: PreparedRequest,
+    parameters: Record<string, unknown>,
     baseUrl: string,
-  ): Promise<{ credentials: Credentials; tokens: TokenUse[] }> {
+  ): Promise<{ credentials: Credentials; tokens: TokenUse[]; tokenOf: (scheme: string) => string | undefined }> {
     const schemes = service.domain.securitySchemes;
     const alternative = selectAlternative(tool.security, schemes, service.secrets);
     if (alternative === null) {
@@ -189,6 +208,7 @@ export class OpenApiAdapter implements AdapterModule {
     }
     const parts: Credentials[] = [];
     const tokens: TokenUse[] = [];
+    const fetched = new Map<string, string>();
     for (const { scheme, scopes } of alternative) {
       const domain = schemes[scheme] as SchemeDomain;
       const secret = own(service.secrets, scheme);
@@ -204,11 +224,17 @@ export class OpenApiAdapter implements AdapterModule {
         };
         const { token, fresh } = await service.tokens.get(tokenRequest);
         tokens.push({ request: tokenRequest, fresh });
+        fetched.set(scheme, token);
         parts.push(credentialsFor(domain, secret, token));
       } else {
         parts.push(credentialsFor(domain, secret));
       }
     }
-    return { credentials: mergeCredentials(parts), tokens };
+    const tokenOf = (scheme: string) => {
+      const domain = Object.hasOwn(schemes, scheme) ? schemes[scheme] : undefined;
+      return fetched.get(scheme) ?? (domain && schemeToken(domain, own(service.secrets, scheme)));
+    };
+    const credentials = withSecretParameters(mergeCredentials(parts), tool.parameters, parameters, tokenOf);
+    return { credentials, tokens, tokenOf };
   }
 }

@@ -193,6 +193,27 @@ export function selectAlternative(
   return null;
 }
 
+/**
+ * The one token a secret stands for, without a token request: an apiKey or
+ * bearer secret itself, a ready OAuth2/OpenID Connect access token; else
+ * undefined (basic credentials, an unset secret, client credentials whose
+ * token has not been fetched).
+ */
+export function schemeToken(scheme: SchemeDomain, secret: unknown): string | undefined {
+  switch (scheme.type) {
+    case "apiKey":
+    case "bearer":
+      return nonEmpty(secret) ? secret : undefined;
+    case "oauth2":
+    case "openIdConnect": {
+      const token = own(secret, "accessToken");
+      return nonEmpty(token) ? token : undefined;
+    }
+    case "basic":
+      return undefined;
+  }
+}
+
 /** What credentials add to a request. Values are plaintext secrets: never log them. */
 export interface Credentials {
   headers: [string, string][];

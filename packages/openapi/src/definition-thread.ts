@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { ServiceDefinition } from "@cyrnel/sdk";
+import { MAX_VALUES } from "./limits.js";
 
 /**
  * `generateDefinition` off the caller's thread. Parsing and validating a
@@ -28,6 +29,8 @@ export interface DefinitionRequest {
    * encoding it.
    */
   bytes: Uint8Array;
+  /** See {@link DefinitionOptions.maxValues}. */
+  maxValues: number;
 }
 
 export type DefinitionReply =
@@ -38,6 +41,16 @@ export type DefinitionReply =
 export const DEFAULT_DEFINITION_TIMEOUT_MS = 25_000;
 /** Old-generation heap of the worker: GitHub's REST API (13 MB of JSON) stays under 100 MB. */
 export const DEFAULT_DEFINITION_HEAP_MB = 1024;
+
+/** Bounds on processing one definition text; every one can be raised in the module's config. */
+export interface DefinitionOptions {
+  /** Deadline for one text, default {@link DEFAULT_DEFINITION_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Old-generation heap of the worker, default {@link DEFAULT_DEFINITION_HEAP_MB}. */
+  heapMb?: number;
+  /** Most values once YAML aliases and `$ref`s are expanded, default `MAX_VALUES` of `limits.ts`. */
+  maxValues?: number;
+}
 const IDLE_MS = 60_000;
 
 interface Job {
@@ -63,10 +76,15 @@ export class DefinitionThread {
   private standby = false;
   private nextId = 1;
 
-  constructor(
-    private readonly timeoutMs: number = DEFAULT_DEFINITION_TIMEOUT_MS,
-    private readonly heapMb: number = DEFAULT_DEFINITION_HEAP_MB,
-  ) {}
+  private readonly timeoutMs: number;
+  private readonly heapMb: number;
+  private readonly maxValues: number;
+
+  constructor(options: DefinitionOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_DEFINITION_TIMEOUT_MS;
+    this.heapMb = options.heapMb ?? DEFAULT_DEFINITION_HEAP_MB;
+    this.maxValues = options.maxValues ?? MAX_VALUES;
+  }
 
   generate(text: string): Promise<ServiceDefinition> {
     return new Promise((resolve, reject) => {
@@ -114,7 +132,7 @@ export class DefinitionThread {
     this.used = true;
     worker.ref();
     const bytes = new TextEncoder().encode(job.text);
-    worker.postMessage({ id: job.id, bytes } satisfies DefinitionRequest, [bytes.buffer]);
+    worker.postMessage({ id: job.id, bytes, maxValues: this.maxValues } satisfies DefinitionRequest, [bytes.buffer]);
   }
 
   private spawn(): Worker {

@@ -1,6 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { generateDefinition } from "./definition.js";
 import type { DefinitionReply, DefinitionRequest } from "./definition-thread.js";
+import { prepareValidators } from "./validation.js";
 
 /**
  * Worker thread entry (see `definition-thread.ts`): runs the pure pipeline
@@ -10,12 +11,16 @@ import type { DefinitionReply, DefinitionRequest } from "./definition-thread.js"
 const port = parentPort;
 if (!port) throw new Error("definition-worker.js must run in a worker thread");
 
-port.on("message", async ({ id, bytes }: DefinitionRequest) => {
+port.on("message", async ({ id, bytes, maxValues }: DefinitionRequest) => {
   let reply: DefinitionReply;
   try {
-    reply = { id, ok: true, definition: await generateDefinition(new TextDecoder().decode(bytes)) };
+    reply = { id, ok: true, definition: await generateDefinition(new TextDecoder().decode(bytes), { maxValues }) };
   } catch (error) {
     reply = { id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   port.postMessage(reply);
 });
+
+// While the worker waits for its first text: compiling the OpenAPI 3.0 schema's validator (~50 ms) is then not
+// part of an install. 3.1 documents are rarer; theirs is compiled on first use and kept as well.
+prepareValidators("3.0");

@@ -87,6 +87,72 @@ describe("generateDefinition", () => {
     ]);
   });
 
+  it("makes parameters the secrets provide optional, says so, and binds them to their scheme", async () => {
+    const token = {
+      name: "token",
+      in: "header",
+      required: true,
+      description: "Auth token.",
+      schema: { type: "string" },
+    };
+    const definition = await generateDefinition(
+      doc(
+        {
+          "/post": { post: { operationId: "post", parameters: [token], security: [{ slack: [] }], responses: ok } },
+          "/open": { get: { operationId: "open", parameters: [token], security: [], responses: ok } },
+          "/keyed": {
+            get: {
+              operationId: "keyed",
+              parameters: [{ name: "X-Key", in: "header", required: true, schema: { type: "string" } }],
+              responses: ok,
+            },
+          },
+        },
+        {
+          components: {
+            securitySchemes: {
+              slack: {
+                type: "oauth2",
+                flows: { authorizationCode: { authorizationUrl: "https://x", tokenUrl: "https://y", scopes: {} } },
+              },
+              key: { type: "apiKey", in: "header", name: "x-key" },
+            },
+          },
+        },
+      ),
+    );
+    const [post, open, keyed] = definition.tools;
+    expect(post!.inputSchema.required).toBeUndefined();
+    expect(post!.inputSchema.properties).toMatchObject({
+      token: {
+        type: "string",
+        description: 'Auth token. Optional: filled from the service\'s secret "slack" when omitted.',
+      },
+    });
+    expect((post!.adapterDomain as unknown as ToolDomain).parameters[0]).toMatchObject({
+      key: "token",
+      secret: "slack",
+    });
+    // No security on the operation: nothing provides the token, so the caller must.
+    expect(open!.inputSchema.required).toEqual(["token"]);
+    expect((open!.adapterDomain as unknown as ToolDomain).parameters[0]!.secret).toBeUndefined();
+    expect(keyed!.inputSchema.required).toBeUndefined();
+    expect((keyed!.adapterDomain as unknown as ToolDomain).parameters[0]).toMatchObject({
+      key: "X-Key",
+      secret: "key",
+    });
+  });
+
+  it("gives each tool its endpoint (method and path template, without a fragment), for the host's search", async () => {
+    const definition = await generateDefinition(
+      doc({
+        "/pets/{petId}": { get: { operationId: "getPet", responses: ok } },
+        "/x#frag": { post: { operationId: "x", responses: ok } },
+      }),
+    );
+    expect(definition.tools.map((t) => t.endpoint)).toEqual(["GET /pets/{petId}", "POST /x"]);
+  });
+
   it("outputSchema: lowest 2xx, then default, text for non-JSON, {} when nothing is declared", async () => {
     const json = (type: string) => ({ "application/json": { schema: { type } } });
     const definition = await generateDefinition(

@@ -4,7 +4,7 @@ import { configSchema, serverDomain } from "./config.js";
 import { DOMAIN_FORMAT, type ServiceDomain } from "./domain.js";
 import { baseToolId, uniqueToolIds } from "./ids.js";
 import { describeApi } from "./operations.js";
-import { parseDocument } from "./parse.js";
+import { type DefinitionLimits, parseDocument } from "./parse.js";
 import { createSchemaEmitter } from "./schemas.js";
 import { buildTool } from "./tools.js";
 
@@ -15,15 +15,15 @@ import { buildTool } from "./tools.js";
  * `schemas.ts`), and the service's config (`config.ts`) and secrets
  * (`auth.ts`) schemas. Pure: no clock, no randomness, no I/O.
  */
-export async function generateDefinition(text: string): Promise<ServiceDefinition> {
-  const parsed = await parseDocument(text);
+export async function generateDefinition(text: string, limits: DefinitionLimits = {}): Promise<ServiceDefinition> {
+  const parsed = await parseDocument(text, limits);
   try {
     const api = describeApi(parsed);
     const emitter = createSchemaEmitter(parsed.document, parsed.version);
     const ids = uniqueToolIds(api.operations.map((op) => baseToolId(op.operationId, op.method, op.path)));
-    const tools = api.operations.map((operation, index) => buildTool(operation, ids[index]!, emitter));
-    const server = serverDomain(api.servers[0]);
     const schemes = schemeDomains(api.securitySchemes);
+    const tools = api.operations.map((operation, index) => buildTool(operation, ids[index]!, emitter, schemes));
+    const server = serverDomain(api.servers[0]);
     const adapterDomain: ServiceDomain = { format: DOMAIN_FORMAT, server, securitySchemes: schemes };
     return {
       name: api.title,

@@ -29,6 +29,8 @@ export interface ParameterBinding {
   allowReserved: boolean;
   /** Content-based parameter: the value is sent as JSON text. */
   contentType?: string;
+  /** The security scheme whose secret fills this parameter when the caller leaves it out (`secret-parameters.ts`). */
+  secret?: string;
 }
 
 export interface BodyBinding {
@@ -42,6 +44,12 @@ export interface BodyBinding {
    * takes an urlencoded body as its encoded text. Absent: field by field.
    */
   whole?: "file" | "text";
+  /**
+   * Form fields a secret provides, field name → security scheme
+   * (`secret-parameters.ts`): filled when the caller leaves them out, and
+   * the body sent even when the caller gives none.
+   */
+  secretFields?: Record<string, string>;
 }
 
 export interface ToolDomain {

@@ -6,7 +6,7 @@ import { nodeRequest } from "./node-request.js";
 import { isRecord } from "./records.js";
 
 /**
- * Stage 6: one HTTP exchange with Node's global fetch.
+ * Stage 7 (see the README's table): one HTTP exchange with Node's global fetch.
  *
  * - One deadline (`timeoutMs`) covers connecting, redirects and reading
  *   the body; the adapter's teardown cancels exchanges still in flight.

@@ -15,6 +15,7 @@ describe("module entry", () => {
       description: expect.any(String),
       type: "adapter",
       version: pkg.version,
+      configSchema: expect.objectContaining({ type: "object" }),
     });
     expect(entry.manifest).not.toHaveProperty("main");
   });

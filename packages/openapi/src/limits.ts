@@ -2,7 +2,7 @@ import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
 
 /**
- * Stage 1b: how big the document really is. A short text can stand for an
+ * Stage 1, after parsing (see the README's table): how big the document really is. A short text can stand for an
  * enormous document: YAML aliases and `$ref`s share one node between many
  * places, and swagger-parser's validation (and parts of the later stages)
  * walk the document with every alias and `$ref` expanded — 25 anchors that
@@ -27,7 +27,7 @@ import { isRecord, type JsonRecord } from "./records.js";
 
 /** Most nested objects and arrays on one path, `$ref`s followed. */
 export const MAX_DEPTH = 256;
-/** Most values (objects, arrays and scalars) once aliases and `$ref`s are expanded. */
+/** Most values (objects, arrays and scalars) once aliases and `$ref`s are expanded, unless configured otherwise. */
 export const MAX_VALUES = 5_000_000;
 /** How many tokens of a path error messages show. */
 const SHOWN_TOKENS = 8;
@@ -48,8 +48,8 @@ const KEPT_REF: Measure = { size: 1, depth: 1, circular: true };
 
 const numberFormat = new Intl.NumberFormat("en-US");
 
-/** Throws when `document`, expanded, is deeper than {@link MAX_DEPTH} or larger than {@link MAX_VALUES}. */
-export function checkLimits(document: JsonRecord): void {
+/** Throws when `document`, expanded, is deeper than {@link MAX_DEPTH} or larger than `maxValues`. */
+export function checkLimits(document: JsonRecord, maxValues: number = MAX_VALUES): void {
   /** Per `$ref` string: its target, and the target's measure once known. */
   const targets = new Map<string, unknown>();
   const measured = new Map<string, Measure>();
@@ -69,7 +69,7 @@ export function checkLimits(document: JsonRecord): void {
     );
   const tooLarge = () =>
     new Error(
-      `Invalid OpenAPI document: it expands to more than ${numberFormat.format(MAX_VALUES)} values once YAML aliases ` +
+      `Invalid OpenAPI document: it expands to more than ${numberFormat.format(maxValues)} values once YAML aliases ` +
         `and $refs are resolved (at ${where()}); a document that repeats a shared part this often is refused`,
     );
 
@@ -92,7 +92,7 @@ export function checkLimits(document: JsonRecord): void {
     const ref = isRecord(node) && Object.hasOwn(node, "$ref") ? node.$ref : undefined;
     if (typeof ref === "string") return measureRef(ref, level);
     // Counted as met, so an aliased YAML bomb stops at the limit instead of being walked to the end.
-    if (++total > MAX_VALUES) throw tooLarge();
+    if (++total > maxValues) throw tooLarge();
     let size = 1;
     let depth = 1;
     let circular = false;
@@ -100,7 +100,7 @@ export function checkLimits(document: JsonRecord): void {
       const child = (node as JsonRecord)[key];
       if (typeof child !== "object" || child === null) {
         size += 1;
-        if (++total > MAX_VALUES) throw tooLarge();
+        if (++total > maxValues) throw tooLarge();
         continue;
       }
       path.push(key);
@@ -118,7 +118,7 @@ export function checkLimits(document: JsonRecord): void {
     if (known) {
       if (level - 1 + known.depth > MAX_DEPTH) throw tooDeep();
       total += known.size;
-      if (total > MAX_VALUES) throw tooLarge();
+      if (total > maxValues) throw tooLarge();
       return known;
     }
     let target = resolve(ref);

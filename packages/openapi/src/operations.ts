@@ -3,7 +3,7 @@ import { followRefs, pointerOf } from "./pointer.js";
 import { entriesOf, isRecord, type JsonRecord, own, ownArray, ownRecord, ownString, recordFrom } from "./records.js";
 
 /**
- * Stage 2: a parsed document → a version-independent list of operations.
+ * Stage 2 (see the README's table): a parsed document → a version-independent list of operations.
  * Swagger 2.0 is normalised to the OpenAPI 3 model here (body and formData
  * parameters become a request body, `collectionFormat` becomes
  * style/explode, schemes/host/basePath become a server), so later stages

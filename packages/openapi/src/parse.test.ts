@@ -96,6 +96,197 @@ describe("parseDocument", () => {
     await expect(parseDocument(text)).rejects.toThrow(message);
   });
 
+  describe("a $ref must resolve to what its place expects (as if the document were dereferenced)", () => {
+    const operation = (extra: Record<string, unknown> = {}) => ({
+      responses: { "200": { description: "ok" } },
+      ...extra,
+    });
+    const document = (openapi: string, paths: Record<string, unknown>, components: Record<string, unknown> = {}) =>
+      JSON.stringify({ openapi, info: { title: "T", version: "1" }, paths, components });
+    const schemas = { S: { type: "string" }, A: { type: "object", properties: { a: { type: "string" } } } };
+    const parameters = { P: { name: "p", in: "query", schema: { type: "string" } } };
+
+    it.each([
+      [
+        "a parameter that is a schema",
+        document(
+          "3.0.3",
+          { "/a": { get: operation({ parameters: [{ $ref: "#/components/schemas/S" }] }) } },
+          { schemas },
+        ),
+        /#\/paths\/~1a\/get\/parameters\/0 must have required property 'name'/,
+      ],
+      [
+        "a parameter component that is a reference to a schema",
+        document(
+          "3.0.3",
+          { "/a": { get: operation({ parameters: [{ $ref: "#/components/parameters/P" }] }) } },
+          { schemas, parameters: { P: { $ref: "#/components/schemas/S" } } },
+        ),
+        /#\/components\/parameters\/P must have required property 'name'/,
+      ],
+      [
+        "a response that is a parameter",
+        document(
+          "3.0.3",
+          { "/a": { get: { responses: { "200": { $ref: "#/components/parameters/P" } } } } },
+          { parameters },
+        ),
+        /#\/paths\/~1a\/get\/responses\/200 must have required property 'description'/,
+      ],
+      [
+        "a request body that is a response",
+        document(
+          "3.0.3",
+          { "/a": { post: operation({ requestBody: { $ref: "#/components/responses/R" } }) } },
+          {
+            responses: { R: { description: "r" } },
+          },
+        ),
+        /^Invalid OpenAPI document: #\/paths\/~1a\/post\/requestBody must have required property 'content'$/,
+      ],
+      [
+        "a path item that is an operation",
+        document("3.0.3", { "/a": { get: operation() }, "/b": { $ref: "#/paths/~1a/get" } }),
+        /#\/paths\/~1b must NOT have the additional property "responses"/,
+      ],
+      [
+        "a schema $ref with an unknown key next to it (merged into the target, as dereferencing does)",
+        document(
+          "3.0.3",
+          {
+            "/a": {
+              get: operation({
+                parameters: [{ name: "p", in: "query", schema: { $ref: "#/components/schemas/A", bogus: 1 } }],
+              }),
+            },
+          },
+          { schemas },
+        ),
+        /^Invalid OpenAPI document: #\/paths\/~1a\/get\/parameters\/0\/schema must NOT have the additional property "bogus"$/,
+      ],
+      [
+        "3.1: a parameter that is a schema",
+        document(
+          "3.1.0",
+          { "/a": { get: operation({ parameters: [{ $ref: "#/components/schemas/S" }] }) } },
+          { schemas },
+        ),
+        /#\/paths\/~1a\/get\/parameters\/0 must have required property 'in'/,
+      ],
+      [
+        "3.1: a parameter $ref with an unknown key next to it",
+        document(
+          "3.1.0",
+          { "/a": { get: operation({ parameters: [{ $ref: "#/components/parameters/P", bogus: 1 }] }) } },
+          {
+            parameters,
+          },
+        ),
+        /#\/paths\/~1a\/get\/parameters\/0 must NOT have unevaluated properties/,
+      ],
+      [
+        "the same parameter twice, once through a reference",
+        document(
+          "3.0.3",
+          { "/a": { get: operation({ parameters: [{ $ref: "#/components/parameters/P" }, parameters.P] }) } },
+          { parameters },
+        ),
+        /#\/paths\/~1a\/get\/parameters must NOT have duplicate items \(items ## 0 and 1 are identical\)/,
+      ],
+      [
+        "a $ref where no reference may stand (OAuth2 scopes), checked as dereferenced",
+        document(
+          "3.0.3",
+          {},
+          {
+            schemas,
+            securitySchemes: {
+              o: {
+                type: "oauth2",
+                flows: { implicit: { authorizationUrl: "https://x.test", scopes: { $ref: "#/components/schemas/A" } } },
+              },
+            },
+          },
+        ),
+        /#\/components\/securitySchemes\/o\/flows\/implicit\/scopes\/properties must be string/,
+      ],
+      [
+        "a $ref where no reference may stand, in a document with a reference inside components/examples",
+        document(
+          "3.0.3",
+          {},
+          {
+            schemas,
+            examples: { E: { $ref: "#/components/examples/F" }, F: { value: 1 } },
+            securitySchemes: {
+              o: {
+                type: "oauth2",
+                flows: { implicit: { authorizationUrl: "https://x.test", scopes: { $ref: "#/components/schemas/A" } } },
+              },
+            },
+          },
+        ),
+        /#\/components\/securitySchemes\/o\/flows\/implicit\/scopes\/properties must be string/,
+      ],
+      [
+        "an example $ref that resolves to nothing",
+        document("3.0.3", {}, { examples: { E: { $ref: "#/components/examples/Nope" } } }),
+        /#\/components\/examples\/E \$ref "#\/components\/examples\/Nope" does not resolve to anything in the document/,
+      ],
+      [
+        "3.1: a Schema Object that is a reference to a string",
+        document("3.1.0", {
+          "/a": { get: operation({ parameters: [{ name: "p", in: "query", schema: { $ref: "#/info/title" } }] }) },
+        }),
+        /#\/paths\/~1a\/get\/parameters\/0\/schema must be object,boolean/,
+      ],
+    ])("refuses %s, naming the reference", async (_label, text, message) => {
+      await expect(parseDocument(text)).rejects.toThrow(message);
+    });
+
+    it.each([
+      [
+        "a response $ref into paths",
+        document("3.0.3", {
+          "/a": { get: operation() },
+          "/b": { get: { responses: { "200": { $ref: "#/paths/~1a/get/responses/200" } } } },
+        }),
+      ],
+      ["a path item $ref", document("3.0.3", { "/a": { get: operation() }, "/b": { $ref: "#/paths/~1a" } })],
+      [
+        "a schema $ref with a description next to it",
+        document(
+          "3.0.3",
+          {
+            "/a": {
+              get: operation({
+                parameters: [{ name: "p", in: "query", schema: { $ref: "#/components/schemas/A", description: "d" } }],
+              }),
+            },
+          },
+          { schemas },
+        ),
+      ],
+      [
+        "3.1: a path item $ref in paths",
+        document("3.1.0", { "/a": { get: operation() }, "/b": { $ref: "#/paths/~1a" } }),
+      ],
+      [
+        "3.1: a parameter $ref with an extension next to it",
+        document(
+          "3.1.0",
+          { "/a": { get: operation({ parameters: [{ $ref: "#/components/parameters/P", "x-note": 1 }] }) } },
+          {
+            parameters,
+          },
+        ),
+      ],
+    ])("accepts %s", async (_label, text) => {
+      await expect(parseDocument(text)).resolves.toMatchObject({ document: JSON.parse(text) });
+    });
+  });
+
   it("shows each validation line once", async () => {
     const text = minimal({
       paths: {

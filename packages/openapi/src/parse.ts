@@ -3,6 +3,13 @@ import type { OpenAPI } from "openapi-types";
 import { checkLimits } from "./limits.js";
 import { isLocalRef, pointerOf, refTokens, valueAt } from "./pointer.js";
 import { isRecord, type JsonRecord } from "./records.js";
+import { validateDocument } from "./validation.js";
+
+/** Bounds on processing one document (defaults in `limits.ts`). */
+export interface DefinitionLimits {
+  /** Most values once YAML aliases and `$ref`s are expanded. */
+  maxValues?: number;
+}
 
 /** The OpenAPI family a document belongs to. */
 export type SpecVersion = "2.0" | "3.0" | "3.1";
@@ -27,7 +34,7 @@ const MAX_VALIDATION_LINES = 20;
  * disk or the network. External `$ref`s (other files, URLs) are rejected
  * because a single text has nothing to resolve them against.
  */
-export async function parseDocument(text: string): Promise<ParsedDocument> {
+export async function parseDocument(text: string, limits: DefinitionLimits = {}): Promise<ParsedDocument> {
   if (typeof text !== "string" || text.trim() === "")
     throw new Error("Invalid OpenAPI document: the definition is empty");
   const json = text
@@ -45,15 +52,26 @@ export async function parseDocument(text: string): Promise<ParsedDocument> {
   if (!isRecord(document)) throw new Error("Invalid OpenAPI document: the definition is not an object");
 
   // Before anything walks the document with its aliases and $refs expanded (checkReferences, validate).
-  checkLimits(document);
-  checkReferences(document);
+  checkLimits(document, limits.maxValues);
+  const references = checkReferences(document);
 
+  const version = versionOf(document);
+  // Swagger 2.0 keeps swagger-parser's validation: its checks beyond the schema (duplicate operation ids, path
+  // parameters that match the path, …) need the dereferenced document. So does a 3.x document with a `$ref` where
+  // the OpenAPI schema allows no Reference Object (see validation.ts).
+  const errors = version === "2.0" ? null : validateDocument(document, version, references);
+  if (errors === null) await validateDereferenced(document, options);
+  else if (errors.length > 0) throw new Error(describeSchemaErrors(errors as unknown as JsonRecord[]));
+  return { version, document };
+}
+
+/** swagger-parser's own validation, which dereferences the document (in place: hence the copy). */
+async function validateDereferenced(document: JsonRecord, options: SwaggerParser.Options): Promise<void> {
   try {
     await new SwaggerParser().validate(structuredClone(document) as unknown as OpenAPI.Document, options);
   } catch (error) {
     throw new Error(describeValidationError(error));
   }
-  return { version: versionOf(document), document };
 }
 
 function parserOptions(text: string, json: boolean): SwaggerParser.Options {
@@ -76,26 +94,43 @@ function versionOf(document: JsonRecord): SpecVersion {
 
 /**
  * Every `$ref` must be a local JSON pointer that resolves. Errors name the
- * reference and where it is, as a JSON pointer into the document.
+ * reference and where it is, as a JSON pointer into the document. Returns
+ * the Reference Objects (outside examples and extensions, where `$ref` is
+ * data).
  */
-export function checkReferences(document: JsonRecord): void {
-  const stack: { node: unknown; path: string[] }[] = [{ node: document, path: [] }];
-  while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
+export function checkReferences(document: JsonRecord): Set<JsonRecord> {
+  const references = new Set<JsonRecord>();
+  const checked = new Set<string>();
+  // One path, pushed and popped on the way (the document's depth is bounded by checkLimits, which runs first).
+  const path: string[] = [];
+  const walk = (node: object): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, index) => {
-        stack.push({ node: item, path: [...path, String(index)] });
-      });
-      continue;
+      for (let index = 0; index < node.length; index++) {
+        const item: unknown = node[index];
+        if (typeof item !== "object" || item === null) continue;
+        path.push(String(index));
+        walk(item);
+        path.pop();
+      }
+      return;
     }
-    if (!isRecord(node)) continue;
-    const ref = Object.hasOwn(node, "$ref") ? node.$ref : undefined;
-    if (typeof ref === "string") checkReference(document, ref, path);
-    for (const [key, value] of Object.entries(node)) {
-      if (DATA_KEYS.has(key) || key.startsWith("x-")) continue;
-      if (typeof value === "object" && value !== null) stack.push({ node: value, path: [...path, key] });
+    const record = node as JsonRecord;
+    const ref = Object.hasOwn(record, "$ref") ? record.$ref : undefined;
+    if (typeof ref === "string") {
+      references.add(record);
+      if (!checked.has(ref)) checkReference(document, ref, path);
+      checked.add(ref);
     }
-  }
+    for (const key in record) {
+      const value = record[key];
+      if (typeof value !== "object" || value === null || DATA_KEYS.has(key) || key.startsWith("x-")) continue;
+      path.push(key);
+      walk(value);
+      path.pop();
+    }
+  };
+  walk(document);
+  return references;
 }
 
 function checkReference(document: JsonRecord, ref: string, path: string[]): void {
@@ -106,7 +141,7 @@ function checkReference(document: JsonRecord, ref: string, path: string[]): void
         "install a single self-contained document (bundle external references into it first)",
     );
   }
-  let tokens: string[];
+  let tokens: readonly string[];
   try {
     tokens = refTokens(ref);
   } catch (error) {
@@ -147,12 +182,27 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 function describeValidationError(error: unknown): string {
   const raw = error instanceof Error ? error.message : String(error);
   const details = isRecord(error) && Array.isArray(error.details) ? error.details.filter(isRecord) : [];
+  if (details.length > 0) return describeSchemaErrors(details);
   const fromText = raw
     .replace(/^Swagger schema validation failed\.\s*/, "")
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "");
-  const lines = [...new Set(details.length > 0 ? details.map(describeDetail) : fromText)];
+  return describeLines(fromText);
+}
+
+/**
+ * ajv errors, one line each. An `if` error (`must match "else" schema`)
+ * only says that its branch failed, which the branch's own errors say
+ * better.
+ */
+function describeSchemaErrors(details: JsonRecord[]): string {
+  const telling = details.filter((detail) => detail.keyword !== "if");
+  return describeLines((telling.length > 0 ? telling : details).map(describeDetail));
+}
+
+function describeLines(all: string[]): string {
+  const lines = [...new Set(all)];
   const shown = lines.slice(0, MAX_VALIDATION_LINES);
   if (lines.length > shown.length) shown.push(`… and ${lines.length - shown.length} more`);
   return `Invalid OpenAPI document: ${shown.join("; ")}`;

@@ -20,11 +20,25 @@ export function isLocalRef(ref: string): boolean {
   return ref.startsWith("#");
 }
 
+/** Tokens of the `$ref`s met lately: a large document repeats the same few thousand references many times. */
+const tokenCache = new Map<string, readonly string[]>();
+const TOKEN_CACHE_SIZE = 20_000;
+
 /**
  * The tokens of a local `$ref` (`#/a/b` → `["a", "b"]`), percent-decoding the
  * URI fragment first. Throws for a fragment that is not a JSON pointer.
  */
-export function refTokens(ref: string): string[] {
+export function refTokens(ref: string): readonly string[] {
+  let tokens = tokenCache.get(ref);
+  if (tokens === undefined) {
+    tokens = parseRef(ref);
+    if (tokenCache.size >= TOKEN_CACHE_SIZE) tokenCache.clear();
+    tokenCache.set(ref, tokens);
+  }
+  return tokens;
+}
+
+function parseRef(ref: string): readonly string[] {
   let fragment: string;
   try {
     fragment = decodeURIComponent(ref.slice(1));

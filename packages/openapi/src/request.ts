@@ -7,7 +7,7 @@ import { own } from "./records.js";
 import { serializeCookie, serializeHeader, serializePath, serializeQuery } from "./styles.js";
 
 /**
- * Stage 5: tool routing + base URL + parameters → the HTTP request, before
+ * Stage 6 (see the README's table): tool routing + base URL + parameters → the HTTP request, before
  * credentials. Pure; `withCredentials` then adds the security scheme's
  * headers, query parameters and cookies. The URL built here carries no
  * credentials, so it is the one error messages show.

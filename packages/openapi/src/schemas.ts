@@ -5,7 +5,7 @@ import { define, entriesOf, isRecord, type JsonRecord, own, ownString, recordFro
 import { conformingValues, type RefResolver, tidyValues } from "./values.js";
 
 /**
- * Stage 3: OpenAPI schema objects → JSON Schema draft-07 that ajv compiles
+ * Stage 4 (see the README's table): OpenAPI schema objects → JSON Schema draft-07 that ajv compiles
  * (strict: false, with ajv-formats).
  *
  * - Every `$ref` becomes a local `{"$ref": "#/$defs/<Name>"}`; the root
@@ -126,11 +126,13 @@ export interface SchemaEmitter {
  */
 export function createSchemaEmitter(document: JsonRecord, version: SpecVersion): SchemaEmitter {
   const names = new Map<string, string>();
-  const pointers = new Map<string, string[]>();
+  const pointers = new Map<string, readonly string[]>();
+  /** `$ref` → `$defs` name, so each distinct reference is parsed and named once. */
+  const refNames = new Map<string, string>();
   const usedNames = new Set<string>();
   const cache = new Map<string, Translated>();
 
-  function claim(pointer: string, tokens: string[], preferred: string): string {
+  function claim(pointer: string, tokens: readonly string[], preferred: string): string {
     const base = sanitizeName(preferred);
     let name = base;
     for (let n = 2; usedNames.has(name); n++) name = `${base}_${n}`;
@@ -154,9 +156,14 @@ export function createSchemaEmitter(document: JsonRecord, version: SpecVersion):
   }
 
   function nameFor(ref: string): string {
-    const tokens = refTokens(ref);
-    const key = canonical(tokens);
-    return names.get(key) ?? claim(key, tokens, tokens.join("_"));
+    let name = refNames.get(ref);
+    if (name === undefined) {
+      const tokens = refTokens(ref);
+      const key = canonical(tokens);
+      name = names.get(key) ?? claim(key, tokens, tokens.join("_"));
+      refNames.set(ref, name);
+    }
+    return name;
   }
 
   function resolve(node: unknown): unknown {

@@ -1,4 +1,5 @@
 import type { JSONSchema, ToolDefinition } from "@cyrnel/sdk";
+import type { SchemeDomain } from "./auth.js";
 import { WHOLE_BODY_PART } from "./body.js";
 import { type BodyBinding, DOMAIN_FORMAT, type ParameterBinding, type ToolDomain } from "./domain.js";
 import { fileInputSchema } from "./files.js";
@@ -7,15 +8,21 @@ import type { Operation, OperationParameter, RequestBody } from "./operations.js
 import { BODY_KEY, parameterKeys } from "./parameters.js";
 import { define, entriesOf, isRecord, type JsonRecord, own, ownArray } from "./records.js";
 import { DRAFT_07, type SchemaEmitter } from "./schemas.js";
+import { coveredDescription, coveringScheme } from "./secret-parameters.js";
 
 /**
- * Stage 4: one normalised operation → one tool. `inputSchema` is an object
+ * Stage 4 (see the README's table): one normalised operation → one tool. `inputSchema` is an object
  * with a property per parameter (see `parameters.ts` for the names) and
  * `body` for the request body; `outputSchema` describes the success
  * response's body (`{}` when the document declares none).
  */
 
-export function buildTool(operation: Operation, id: string, emitter: SchemaEmitter): ToolDefinition {
+export function buildTool(
+  operation: Operation,
+  id: string,
+  emitter: SchemaEmitter,
+  schemes: Record<string, SchemeDomain>,
+): ToolDefinition {
   const label = `${operation.method.toUpperCase()} ${operation.path}`;
   const bodyMedia = operation.body ? pickRequestMediaType(operation.body.content) : undefined;
   const keys = parameterKeys(operation.parameters, bodyMedia !== undefined);
@@ -23,19 +30,25 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
   const properties: Record<string, JSONSchema> = {};
   const required: string[] = [];
   const refs = new Set<string>();
+  // Parameters a secret provides are optional: the adapter sends the secret when the caller leaves them out.
+  const covering = operation.parameters.map((parameter) => coveringScheme(parameter, operation.security, schemes));
   operation.parameters.forEach((parameter, index) => {
     const key = keys[index]!;
     const { schema, refs: used } = parameterSchema(parameter, emitter);
     for (const ref of used) refs.add(ref);
-    define(properties, key, schema);
-    if (parameter.required) required.push(key);
+    const scheme = covering[index];
+    const own = typeof schema.description === "string" ? schema.description : undefined;
+    define(properties, key, scheme ? { ...schema, description: coveredDescription(own, scheme) } : schema);
+    if (parameter.required && !scheme) required.push(key);
   });
   let body: BodyBinding | null = null;
   if (operation.body && bodyMedia) {
-    const { schema, refs: used, binding } = bodySchema(operation.body, bodyMedia, emitter);
-    for (const ref of used) refs.add(ref);
+    const input = bodySchema(operation.body, bodyMedia, emitter);
+    for (const ref of input.refs) refs.add(ref);
+    const { schema, binding, fieldsLeft } = withCoveredFields(input, operation, schemes);
     define(properties, BODY_KEY, schema);
-    if (operation.body.required) required.push(BODY_KEY);
+    // A body whose every required field a secret provides may be left out: it is sent with those fields.
+    if (operation.body.required && fieldsLeft) required.push(BODY_KEY);
     body = binding;
   }
   const inputDefs = emitter.defs(refs, "request");
@@ -56,6 +69,7 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
     explode: parameter.explode,
     allowReserved: parameter.allowReserved,
     ...(parameter.contentType ? { contentType: parameter.contentType } : {}),
+    ...(covering[index] ? { secret: covering[index] } : {}),
   }));
   const toolServer = operation.servers[0];
   const adapterDomain: ToolDomain = {
@@ -83,6 +97,7 @@ export function buildTool(operation: Operation, id: string, emitter: SchemaEmitt
     inputSchema,
     outputSchema: outputSchema(operation, emitter),
     adapterDomain: adapterDomain as unknown as Record<string, unknown>,
+    endpoint: `${operation.method.toUpperCase()} ${adapterDomain.path}`,
   };
 }
 
@@ -161,6 +176,42 @@ function bodySchema(body: RequestBody, media: RequestBody["content"][number], em
   if (kind !== "multipart") return { schema: { ...schema, description }, refs, binding };
   const files = fileProperties(media.schema, emitter);
   return { schema: withFileInputs({ ...schema, description }, files), refs, binding: { ...binding, files } };
+}
+
+/**
+ * The fields of a form body that a secret provides (`secret-parameters.ts`),
+ * made optional and bound to their scheme; `fieldsLeft` says whether the
+ * body still has required fields of its own.
+ */
+function withCoveredFields(
+  input: BodyInput,
+  operation: Operation,
+  schemes: Record<string, SchemeDomain>,
+): { schema: JSONSchema; binding: BodyBinding; fieldsLeft: boolean } {
+  const { schema, binding } = input;
+  const kind = bodyKind(binding.mediaType);
+  const properties = own(schema, "properties");
+  if ((kind !== "form" && kind !== "multipart") || binding.whole || !isRecord(properties))
+    return { schema, binding, fieldsLeft: true };
+  const fields: Record<string, string> = {};
+  const covered: JsonRecord = { ...properties };
+  for (const [name, property] of entriesOf(properties)) {
+    const scheme = coveringScheme({ name, in: "body" }, operation.security, schemes);
+    if (!scheme || !isRecord(property)) continue;
+    define(fields, name, scheme);
+    const described = typeof property.description === "string" ? property.description : undefined;
+    define(covered, name, { ...property, description: coveredDescription(described, scheme) });
+  }
+  if (Object.keys(fields).length === 0) return { schema, binding, fieldsLeft: true };
+  const required = (ownArray(schema, "required") ?? []).filter(
+    (name) => typeof name !== "string" || !Object.hasOwn(fields, name),
+  );
+  const { required: _required, ...rest } = schema as JsonRecord;
+  return {
+    schema: { ...rest, properties: covered, ...(required.length > 0 ? { required } : {}) } as JSONSchema,
+    binding: { ...binding, secretFields: fields },
+    fieldsLeft: required.length > 0,
+  };
 }
 
 function typesOf(schema: unknown): string[] {

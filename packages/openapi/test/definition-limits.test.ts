@@ -50,11 +50,31 @@ describe("definition limits", () => {
     await expect(adapter.generateDefinition(text)).rejects.toThrow(/nested more than 256 levels deep/);
   });
 
-  it("accepts documents within the limits, aliases and nesting included", async () => {
+  it("accepts documents within the limits, aliases, doubling $refs and nesting included", async () => {
+    // 2^18 expansions of the same schema: the schemas of tools carry it once, in `$defs`.
+    const doubled = await adapter.generateDefinition(refDoubling(19));
+    expect(doubled.tools).toHaveLength(1);
     const aliased = await adapter.generateDefinition(aliasBomb(12));
     expect(aliased.name).toBe("Bomb");
     const nested = await adapter.generateDefinition(deepJson(100));
     expect(nested.name).toBe("Deep");
+  });
+
+  it("takes its limits from the module config: raised, a larger document passes; lowered, the message names it", async () => {
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const configured = instantiate();
+    try {
+      // 2^21 expansions of one schema, ~25 million values in all: over the default, cheap to process all the same.
+      await configured.setup({ config: { maxDefinitionValues: 50_000_000 }, secrets: {}, logger });
+      await expect(configured.generateDefinition(refDoubling(22))).resolves.toMatchObject({ name: "Refs" });
+      await configured.setup({ config: { maxDefinitionValues: 1_000 }, secrets: {}, logger });
+      await expect(configured.generateDefinition(refDoubling(10))).rejects.toThrow(/more than 1,000 values/);
+      await configured.setup({ config: { definitionTimeoutMs: 100 }, secrets: {}, logger });
+      await expect(configured.generateDefinition(aliasBomb(19))).rejects.toThrow(/took longer than 100 ms/);
+    } finally {
+      await configured.teardown();
+    }
+    await expect(adapter.generateDefinition(refDoubling(22))).rejects.toThrow(/more than 5,000,000 values/);
   });
 
   it("does not block the event loop while a costly document is processed", async () => {
@@ -66,9 +86,10 @@ describe("definition limits", () => {
     };
     setImmediate(spin);
     try {
-      // 2^18 expansions, 4 million values: within the limits, but seconds of validation.
-      const definition = await adapter.generateDefinition(refDoubling(19));
-      expect(definition.tools).toHaveLength(1);
+      // 2^19 schemas once the aliases are expanded, ~4 million values: within the limits, but seconds of
+      // validation (a YAML alias is the same object in every place, and the validation walks each place).
+      const definition = await adapter.generateDefinition(aliasBomb(19));
+      expect(definition.name).toBe("Bomb");
     } finally {
       spinning = false;
     }
@@ -76,11 +97,11 @@ describe("definition limits", () => {
   });
 
   it("stops a definition that runs past its deadline, and replaces the stopped worker", async () => {
-    const hurried = new OpenApiAdapter(Date.now, { definitionTimeoutMs: 50 });
+    const hurried = new OpenApiAdapter(Date.now, { timeoutMs: 50 });
     try {
       // Seconds of work each: the second call needs a new worker, since the first one was terminated.
       for (let round = 0; round < 2; round++) {
-        await expect(hurried.generateDefinition(refDoubling(19))).rejects.toThrow(/took longer than 50 ms to process/);
+        await expect(hurried.generateDefinition(aliasBomb(19))).rejects.toThrow(/took longer than 50 ms to process/);
       }
     } finally {
       await hurried.teardown();
@@ -90,9 +111,9 @@ describe("definition limits", () => {
   it("fails a definition whose worker runs out of memory, naming the limit", async () => {
     // Near its heap limit V8 collects again and again before it gives up: on a loaded machine that can outlast the
     // default deadline, which is not under test here.
-    const cramped = new OpenApiAdapter(Date.now, { definitionHeapMb: 8, definitionTimeoutMs: 55_000 });
+    const cramped = new OpenApiAdapter(Date.now, { heapMb: 8, timeoutMs: 55_000 });
     try {
-      await expect(cramped.generateDefinition(refDoubling(19))).rejects.toThrow(
+      await expect(cramped.generateDefinition(aliasBomb(19))).rejects.toThrow(
         /needs more than 8 MB of memory to process \(the limit\)/,
       );
     } finally {

@@ -212,6 +212,65 @@ describe("examples and defaults shown to callers validate against their own sche
   });
 });
 
+describe("Slack: the token parameter every operation declares comes from the secret", () => {
+  const TOKEN = "xoxb-slack-secret-1";
+  let host: FakeHost;
+  beforeAll(async () => {
+    host = await install("slack", "slack.com.json", { slackAuth: { accessToken: TOKEN } });
+  });
+
+  it("is optional in the input schema (the document has it required)", () => {
+    const input = tool(host, "slack", "chat_postMessage").inputSchema;
+    expect(input.required ?? []).not.toContain("token");
+    expect(propertiesOf(input).token!.description).toContain('filled from the service\'s secret "slackAuth"');
+  });
+
+  it("chat_postMessage without token sends the secret in its token header (and as the OAuth2 bearer)", async () => {
+    await host.invoke("slack", "chat_postMessage", { body: { channel: "C1", text: "hello" } });
+    const request = only();
+    expect(`${request.method} ${request.target}`).toBe("POST /chat.postMessage");
+    expect(request.headers.token).toBe(TOKEN);
+    expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(request.body.toString("utf8")).toBe("channel=C1&text=hello");
+  });
+
+  it("a query token goes in the query; a token the caller gives wins", async () => {
+    await host.invoke("slack", "conversations_list", { limit: 5 });
+    await host.invoke("slack", "conversations_list", { limit: 5, token: "xoxp-callers-own" });
+    await host.invoke("slack", "chat_postMessage", { token: "xoxp-callers-own", body: { channel: "C1" } });
+    expect(server.requests.map((request) => request.target)).toEqual([
+      `/conversations.list?limit=5&token=${TOKEN}`,
+      "/conversations.list?token=xoxp-callers-own&limit=5",
+      "/chat.postMessage",
+    ]);
+    expect(server.requests[2]!.headers.token).toBe("xoxp-callers-own");
+  });
+
+  it("a form field token is filled too, and a body of nothing but the token may be left out", async () => {
+    const deletePhoto = tool(host, "slack", "users_deletePhoto").inputSchema;
+    expect(deletePhoto.required ?? []).not.toContain("body");
+    const emoji = propertiesOf(tool(host, "slack", "admin_emoji_add").inputSchema).body!;
+    expect(emoji.required).toEqual(["name", "url"]);
+
+    await host.invoke("slack", "users_deletePhoto", {});
+    await host.invoke("slack", "admin_emoji_add", { body: { name: "party", url: "https://x/p.png" } });
+    await host.invoke("slack", "admin_emoji_add", {
+      body: { name: "party", url: "https://x/p.png", token: "xoxp-own" },
+    });
+    expect(server.requests.map((request) => request.body.toString("utf8"))).toEqual([
+      `token=${TOKEN}`,
+      `name=party&url=https%3A%2F%2Fx%2Fp.png&token=${TOKEN}`,
+      "name=party&url=https%3A%2F%2Fx%2Fp.png&token=xoxp-own",
+    ]);
+  });
+
+  it("the filled token is scrubbed from what the upstream echoes back", async () => {
+    server.handle((request, response) => json(response, 200, { ok: true, echoed: request.headers.token }));
+    const result = await host.invoke("slack", "auth_test", {});
+    expect(result).toEqual({ ok: true, echoed: "[redacted]" });
+  });
+});
+
 describe("framing headers are computed, never parameters", () => {
   it("Vercel uploadArtifact: no Content-Length input; base64 bytes go out with their real length", async () => {
     const host = await install("vercel", "vercel.com.json", { bearerToken: "vercel-token" });

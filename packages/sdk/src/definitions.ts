@@ -64,10 +64,21 @@ export interface ToolDefinition {
   outputSchema: JSONSchema;
   /** Opaque per-tool routing data for the adapter (e.g. method and path). */
   adapterDomain: Record<string, unknown>;
+  /**
+   * Where a call goes, in the words of the service's own protocol, for
+   * people and search: an HTTP adapter gives the method and path template
+   * (`"POST /v1/refunds"`). Optional. The host indexes it for tool search
+   * (an agent may know the route it wants, or search by a word only the
+   * path carries) and never reads {@link adapterDomain} for this.
+   */
+  endpoint?: string;
 }
 
 /** The per-tool part of a {@link ServiceState}: only what the adapter needs at invoke time. */
-export type ToolState = Omit<ToolDefinition, "id" | "name" | "description" | "inputSchema" | "outputSchema">;
+export type ToolState = Omit<
+  ToolDefinition,
+  "id" | "name" | "description" | "inputSchema" | "outputSchema" | "endpoint"
+>;
 
 /**
  * The snapshot of one service the host hands to

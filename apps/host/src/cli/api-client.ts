@@ -100,10 +100,22 @@ export class CyrnelApi {
   ): Promise<ProcessReport> {
     const created = await this.json<ProcessRecord>("POST", "/processes", { body: input });
     options.onCreated?.(created);
-    const ended = await this.follow(created.id, options.onText ?? (() => {}), options.signal).catch(() => null);
-    if (ended) return ended;
-    const record = await this.waitIdle(created.id, options.signal);
-    return record.state === "idle" ? this.withResults(record) : record;
+    const ended = await this.waitForProcess(created.id, options);
+    return ended.state === "idle" && !("stdout" in ended) ? this.withResults(ended) : ended;
+  }
+
+  /**
+   * Waits until a process is idle, following its events (stdout and stderr
+   * go to `onText` as they are written) and polling if that stream breaks.
+   * Answers the idle process with its results when the events carried them,
+   * else its record; when `signal` aborts, the record as it is then.
+   */
+  async waitForProcess(
+    id: number,
+    options: { signal?: AbortSignal; onText?: (stream: "stdout" | "stderr", text: string) => void } = {},
+  ): Promise<ProcessReport> {
+    const ended = await this.follow(id, options.onText ?? (() => {}), options.signal).catch(() => null);
+    return ended ?? this.waitIdle(id, options.signal);
   }
 
   /** Reads a process's NDJSON events; the end event's process, or null if the stream stopped before it. */
@@ -114,10 +126,29 @@ export class CyrnelApi {
   ): Promise<ProcessResult | null> {
     const response = await this.send("GET", `/processes/${id}/events`, { signal });
     if (!response.body) return null;
+    // Cancelled here, not only through the request's signal: a Request made for the in-process app (`/mcp`)
+    // passes an abort on through a weak reference, which is gone once the app no longer holds the Request.
+    const reader = response.body.getReader();
+    const cancel = () => void reader.cancel().catch(() => undefined);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      return await this.readEvents(reader, onText);
+    } finally {
+      signal?.removeEventListener("abort", cancel);
+      // Done reading (the end event came, or the wait stopped): let the stream and its follower slot go.
+      cancel();
+    }
+  }
+
+  private async readEvents(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    onText: (stream: "stdout" | "stderr", text: string) => void,
+  ): Promise<ProcessResult | null> {
     const decoder = new TextDecoder();
     let pending = "";
-    for await (const bytes of response.body) {
-      pending += decoder.decode(bytes, { stream: true });
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      pending += decoder.decode(chunk.value, { stream: true });
       for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
@@ -129,12 +160,6 @@ export class CyrnelApi {
       }
     }
     return null;
-  }
-
-  /** A process, with its output, stdout and stderr when it is idle. */
-  async processReport(id: number): Promise<ProcessReport> {
-    const record = await this.json<ProcessRecord>("GET", `/processes/${id}`);
-    return record.state === "idle" ? this.withResults(record) : record;
   }
 
   private async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessRecord> {

@@ -1,8 +1,10 @@
 /**
- * Where the client commands find the host. The server reads its variables
- * in src/config.ts; the client side of the same bin reads its own two here
- * (flags win over the environment).
+ * Where the client commands find the host, and how long `cyrnel mcp` waits
+ * for a process. The server reads its variables in src/config.ts; the
+ * client side of the same bin reads its own here (flags win over the
+ * environment).
  */
+import { ConfigError, mcpWaitMs } from "../config.js";
 import { UsageError } from "./args.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:9371";
@@ -28,4 +30,18 @@ export function clientSettings(
   }
   const apiKey = (flags["api-key"] ?? env.CYRNEL_API_KEY)?.trim();
   return { url, apiKey: apiKey ? apiKey : null };
+}
+
+/** `cyrnel mcp`'s wait budget: `--wait-ms`, else CYRNEL_MCP_WAIT_MS, parsed as the host parses its own. */
+export function mcpWaitSetting(
+  flag: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): number {
+  try {
+    return flag === undefined
+      ? mcpWaitMs(env.CYRNEL_MCP_WAIT_MS?.trim() || undefined)
+      : mcpWaitMs(flag.trim(), "--wait-ms");
+  } catch (error) {
+    throw error instanceof ConfigError ? new UsageError(error.message) : error;
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "./args.js";
-import { clientSettings, DEFAULT_URL } from "./client-config.js";
+import { clientSettings, DEFAULT_URL, mcpWaitSetting } from "./client-config.js";
 import { clip, table } from "./output.js";
 import { parseTimeout } from "./run-command.js";
 import { patchFromPairs } from "./services-command.js";
@@ -57,6 +57,22 @@ describe("clientSettings", () => {
 
   it.each(["not a url", "ftp://host"])("refuses %s", (url) => {
     expect(() => clientSettings({ url }, {})).toThrow(UsageError);
+  });
+});
+
+describe("mcpWaitSetting", () => {
+  it("takes --wait-ms over CYRNEL_MCP_WAIT_MS, and defaults to 50 s", () => {
+    expect(mcpWaitSetting(undefined, {})).toBe(50_000);
+    expect(mcpWaitSetting(undefined, { CYRNEL_MCP_WAIT_MS: " 1500 " })).toBe(1500);
+    expect(mcpWaitSetting("0", { CYRNEL_MCP_WAIT_MS: "1500" })).toBe(0);
+  });
+
+  it.each([
+    ["soon", undefined, '--wait-ms: must be an integer, got "soon"'],
+    ["-1", undefined, '--wait-ms: must be an integer, got "-1"'],
+    [undefined, "2147483648", "CYRNEL_MCP_WAIT_MS: must be between 0 and 2147483647, got 2147483648"],
+  ])("refuses --wait-ms %j / CYRNEL_MCP_WAIT_MS %j as a usage error", (flag, env, message) => {
+    expect(() => mcpWaitSetting(flag, { CYRNEL_MCP_WAIT_MS: env })).toThrow(new UsageError(message));
   });
 });
 

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { ServiceStore } from "../domain/services/service-store.js";
 import { MIGRATIONS_FOLDER, openDatabase } from "./client.js";
+import { searchExpression } from "./search-text.js";
 
 const tables = (file: string) =>
   new Database(file, { readonly: true })
@@ -14,13 +16,16 @@ const tables = (file: string) =>
     .map((row) => (row as { name: string }).name);
 
 /** A copy of the migrations folder whose journal stops before the last migration: "the previous schema". */
-function previousMigrations(): string {
+/** The migrations before `tag` (default: all but the last), as a database made by an older version had them. */
+function previousMigrations(tag?: string): string {
   const folder = mkdtempSync(join(tmpdir(), "cyrnel-migrations-"));
   cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
   const journalFile = join(folder, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalFile, "utf8"));
   expect(journal.entries.length).toBeGreaterThan(1);
-  journal.entries.pop();
+  const until = tag === undefined ? journal.entries.length - 1 : journal.entries.findIndex((e: any) => e.tag === tag);
+  expect(until).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, until);
   writeFileSync(journalFile, JSON.stringify(journal));
   return folder;
 }
@@ -32,7 +37,16 @@ describe("migrations", () => {
     expect(db.$client.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.$client.pragma("foreign_keys", { simple: true })).toBe(1);
     db.$client.close();
-    expect(tables(file)).toEqual(["executions", "modules", "processes", "registries", "secrets", "services", "tools"]);
+    expect(tables(file).filter((name) => !name.startsWith("tool_search"))).toEqual([
+      "api_keys",
+      "executions",
+      "modules",
+      "processes",
+      "registries",
+      "secrets",
+      "services",
+      "tools",
+    ]);
   });
 
   it("upgrade a database on the previous schema and keep its rows", () => {
@@ -54,6 +68,66 @@ describe("migrations", () => {
     upgraded.$client.close();
     expect(row).toEqual({ id: "kept", config: '{"a":1}', enabled: 1 });
     expect(tables(file).length).toBeGreaterThan(before.length);
+  });
+
+  it("build the search index of tools that existed before it, with their endpoints", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
+    const old = openDatabase(file, previousMigrations("0003_tool_search"));
+    const now = new Date().toISOString();
+    const insertService = old.$client.prepare(
+      `insert into services (id, name, description, adapter, hash, definition, adapter_domain, config_schema,
+        secrets_schema, created_at, updated_at) values (?, ?, '', ?, 'h', '{}', '{}', '{}', '{}', ?, ?)`,
+    );
+    insertService.run("shop", "Pet Shop", "openapi", now, now);
+    insertService.run("other", "Other", "recorder", now, now);
+    const insertTool = old.$client.prepare(
+      `insert into tools (service_id, id, position, name, description, input_schema, output_schema, adapter_domain)
+       values (?, ?, ?, ?, ?, ?, '{}', ?)`,
+    );
+    const status = JSON.stringify({ properties: { status: { enum: ["available", "sold"] } } });
+    insertTool.run(
+      "shop",
+      "findPetsByStatus",
+      0,
+      "Finds Pets by status",
+      "<p>By status</p>",
+      status,
+      JSON.stringify({ method: "get", path: "/pet/findByStatus" }),
+    );
+    insertTool.run(
+      "other",
+      "sendLetter",
+      0,
+      "sendLetter",
+      "Posts a letter. Slowly.",
+      "{}",
+      JSON.stringify({ method: "post", path: "/letters" }),
+    );
+    old.$client.close();
+
+    const db = openDatabase(file);
+    const store = new ServiceStore(db);
+    const search = (text: string) =>
+      store
+        .searchTools({ expression: searchExpression(text)!, words: "", includeDisabled: true, offset: 0, limit: 10 })
+        .map((row) => `${row.serviceId}.${row.id}`);
+    const endpoints = db.$client.prepare("select id, endpoint from tools order by id").all();
+    // Only the openapi adapter's routing is read, once, here; other adapters give their endpoints from now on.
+    expect(endpoints).toEqual([
+      { id: "findPetsByStatus", endpoint: "GET /pet/findByStatus" },
+      { id: "sendLetter", endpoint: null },
+    ]);
+    expect(search("list available pets")).toEqual(["shop.findPetsByStatus"]);
+    expect(search("pet shop")).toEqual(["shop.findPetsByStatus"]);
+    expect(search("posts a letter")).toEqual(["other.sendLetter"]);
+    expect(search("html")).toEqual([]);
+    // The index is keyed by the tools' row ids; VACUUM keeps them (tools has indexes, so SQLite copies rows as
+    // they are): a gap left by a deleted tool must not shift another tool's words onto it.
+    db.$client.prepare("delete from services where id = 'shop'").run();
+    db.$client.exec("VACUUM");
+    expect(search("posts a letter")).toEqual(["other.sendLetter"]);
+    expect(search("pets")).toEqual([]);
+    db.$client.close();
   });
 
   it("are idempotent: opening twice applies nothing new", () => {

@@ -8,6 +8,7 @@ import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3"
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { createOwnerOnlyFile } from "../data-dir.js";
 import * as schema from "./schema.js";
+import { enumValueText, indexText, toolTitle } from "./search-text.js";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -28,12 +29,31 @@ export function openDatabase(file: string, migrationsFolder = MIGRATIONS_FOLDER)
   sqlite.function("casefold", { deterministic: true }, (value: unknown) =>
     typeof value === "string" ? casefold(value) : value,
   );
+  registerSearchFunctions(sqlite);
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder });
   return db;
 }
 
 const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The functions the tool search index's triggers call (migration 0003): the
+ * index holds words made by search-text.ts, which SQL alone cannot split out
+ * of `chat_postMessage` or HTML. Registered before the migrations run, since
+ * the migration that creates the index also fills it. A connection without
+ * them (the sqlite3 shell) can read the database but not write tools.
+ */
+function registerSearchFunctions(sqlite: Database.Database): void {
+  const text = (value: unknown) => (typeof value === "string" ? value : null);
+  sqlite.function("tool_search_text", { deterministic: true }, (value: unknown) => indexText(text(value)));
+  sqlite.function("tool_search_title", { deterministic: true }, (name: unknown, id: unknown, description: unknown) =>
+    toolTitle(text(name) ?? "", text(id) ?? "", text(description) ?? ""),
+  );
+  sqlite.function("tool_search_enums", { deterministic: true }, (inputSchema: unknown) =>
+    enumValueText(text(inputSchema)),
+  );
+}
 
 /**
  * Incremental auto-vacuum lets deleted rows' pages go back to the file system (db/space.ts). A new database gets it

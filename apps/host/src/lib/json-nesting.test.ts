@@ -11,6 +11,10 @@ describe("nestsDeeperThan", () => {
     ['["[[[[", "\\"[[[[", "\\\\"]', 1, false],
     ['["\\\\", [[]]]', 2, true],
     [`${"[".repeat(100_000)}${"]".repeat(100_000)}`, 512, true],
+    // A long string of escaped quotes, backslashes and brackets (ending in a backslash), then real nesting.
+    [JSON.stringify([`${'\\"[[x'.repeat(1000)}\\`, [[]]]), 2, true],
+    [JSON.stringify([`${'\\"[[x'.repeat(1000)}\\`, [[]]]), 3, false],
+    ['["unterminated [[[[', 1, false],
   ])("%s deeper than %d: %s", (text, limit, expected) => {
     expect(nestsDeeperThan(text, limit)).toBe(expected);
   });

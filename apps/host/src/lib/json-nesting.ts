@@ -15,15 +15,10 @@ export const MAX_JSON_DEPTH = 512;
 /** True when `text` opens more than `limit` nested arrays/objects, found by a linear scan (strings skipped). */
 export function nestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
+    if (code === 0x22) {
+      i = closingQuote(text, i);
     } else if (code === 0x5b || code === 0x7b) {
       if (++depth > limit) return true;
     } else if (code === 0x5d || code === 0x7d) {
@@ -31,6 +26,19 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The index of the quote that closes the string opened at `open` (or the end of the text). Found with `indexOf`
+ * rather than character by character: a service definition sent inline is one string of megabytes.
+ */
+function closingQuote(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
 }
 
 export interface JsonMeasure {

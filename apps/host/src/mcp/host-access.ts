@@ -10,14 +10,23 @@
  */
 import type { CyrnelApi } from "../cli/api-client.js";
 import type { Page } from "../contract/common.js";
-import type { ProcessReport } from "../contract/processes.js";
+import type {
+  BoundedResult,
+  ExitState,
+  ProcessRecord,
+  ProcessState,
+  ProcessText,
+  TextPage,
+} from "../contract/processes.js";
 import type { ServiceRecord } from "../contract/services.js";
 import type { ToolRecord } from "../contract/tools.js";
 
 export interface ToolFilter {
-  /** Case-insensitive substring of the tool's name or description. */
-  query?: string;
+  /** Words of the task: results ranked by `GET /tools?search=` (BM25); without them, every tool in list order. */
+  search?: string;
   serviceId?: string;
+  /** With `search`: also tools that cannot be called now. */
+  includeDisabled?: boolean;
   limit: number;
 }
 
@@ -28,6 +37,13 @@ export interface TypesFilter {
   tools?: string[];
 }
 
+export interface ProcessFilter {
+  state?: ProcessState;
+  exitState?: ExitState;
+  limit: number;
+  cursor?: string;
+}
+
 export interface HostAccess {
   listServices(): Promise<ServiceRecord[]>;
   /** Throws `not_found` when `serviceId` names no service. */
@@ -36,12 +52,18 @@ export interface HostAccess {
   toolDocs(serviceId: string, toolId: string, expand?: string): Promise<string>;
   /** The `.d.ts` of `GET /environment/types` (or its index), for all callable tools or those filtered. */
   types(filter?: TypesFilter): Promise<string>;
-  /** Creates a process and waits until it is idle (or `signal` aborts, which stops the wait, not the process). */
-  runCode(
-    input: { code: string; timeoutMs?: number; typecheck?: boolean },
-    signal: AbortSignal,
-  ): Promise<ProcessReport>;
-  getProcess(id: number): Promise<ProcessReport>;
+  /** Creates a process and answers it at once (queued or running). */
+  startProcess(input: { code: string; timeoutMs?: number; typecheck?: boolean }): Promise<ProcessRecord>;
+  /**
+   * Waits until the process is idle or `signal` aborts (which stops the wait, not the process); answers its
+   * state then. stdout is handed to `onStdout` as it is written.
+   */
+  waitForProcess(id: number, signal: AbortSignal, onStdout: (text: string) => void): Promise<ProcessRecord>;
+  /** The process, with its results sized for an LLM once it is idle. */
+  getProcess(id: number): Promise<ProcessRecord | BoundedResult>;
+  /** A page of one of an idle process's texts; `limit` defaults to (and is capped at) the host's text limit. */
+  processText(id: number, stream: ProcessText, offset: number, limit?: number): Promise<TextPage>;
+  listProcesses(filter: ProcessFilter): Promise<Page<ProcessRecord>>;
 }
 
 const segment = encodeURIComponent;
@@ -50,8 +72,10 @@ export function hostAccess(api: CyrnelApi): HostAccess {
   return {
     listServices: () => api.listAll<ServiceRecord>("/services"),
 
-    async listTools({ query, serviceId, limit }) {
-      const page = await api.json<Page<ToolRecord>>("GET", "/tools", { query: { query, serviceId, limit } });
+    async listTools({ search, serviceId, includeDisabled, limit }) {
+      const page = await api.json<Page<ToolRecord>>("GET", "/tools", {
+        query: { search, serviceId, includeDisabled, limit },
+      });
       // GET /tools filters by serviceId without checking it exists; an unknown id is worth saying so.
       if (page.items.length === 0 && serviceId !== undefined) {
         await api.json("GET", `/services/${segment(serviceId)}`);
@@ -71,8 +95,20 @@ export function hostAccess(api: CyrnelApi): HostAccess {
       return api.text("GET", `/environment/types${search === "" ? "" : `?${search}`}`);
     },
 
-    runCode: ({ code, timeoutMs, typecheck }, signal) => api.runProcess({ code, timeoutMs, typecheck }, { signal }),
+    startProcess: ({ code, timeoutMs, typecheck }) =>
+      api.json<ProcessRecord>("POST", "/processes", { body: { code, timeoutMs, typecheck } }),
 
-    getProcess: (id) => api.processReport(id),
+    waitForProcess: (id, signal, onStdout) =>
+      api.waitForProcess(id, { signal, onText: (stream, text) => stream === "stdout" && onStdout(text) }),
+
+    async getProcess(id) {
+      const record = await api.json<ProcessRecord>("GET", `/processes/${id}`);
+      return record.state === "idle" ? api.json<BoundedResult>("GET", `/processes/${id}/results`) : record;
+    },
+
+    processText: (id, stream, offset, limit) =>
+      api.json<TextPage>("GET", `/processes/${id}/text`, { query: { stream, offset, limit } }),
+
+    listProcesses: (filter) => api.json<Page<ProcessRecord>>("GET", "/processes", { query: { ...filter } }),
   };
 }

@@ -9,13 +9,12 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../cli/api-client.js";
-import type { ProcessReport } from "../contract/processes.js";
 import type { ToolRecord } from "../contract/tools.js";
-import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
 import { HOST_VERSION } from "../version.js";
 import type { HostAccess } from "./host-access.js";
-import { ProcessSummary, ServiceList, ToolList, type ToolSummary, toZod } from "./tool-output.js";
-import { searchTools } from "./tool-search.js";
+import { registerProcessTools } from "./process-tools.js";
+import { ServiceList, ToolList, type ToolSummary, toZod } from "./tool-output.js";
+import { structured, text } from "./tool-results.js";
 
 export const MCP_INSTRUCTIONS = `cyrnel calls external services (HTTP APIs and more) through typed tools, from TypeScript you write and it runs in a sandbox ("code mode"). One program can make many tool calls, loop, branch and combine results, so prefer ONE run_code call that does the whole task over many small steps.
 
@@ -24,20 +23,19 @@ Workflow:
 2. search_tools: find the tools for the task (one tool per API operation).
 3. get_tool_docs for each tool you will call (parameters, result shape, a snippet), or get_types with serviceIds or tools for typed declarations of several.
 4. run_code with one program: \`const r = await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ... });\` ... \`cyrnel.output({ answer });\`
-5. Read output, stdout, stderr and error. If it failed, fix the program and run it again.
+5. Read output, stdout, stderr and error. If it failed, fix the program and run it again. A text too long to show whole keeps its start and end around a marker saying how to read the rest (get_process with stream and offset). A run still going when run_code stops waiting answers state "running": follow it with get_process {id, wait: true}. list_processes finds earlier runs.
 
 Tools can only be called from code inside run_code. Disabled services or tools, missing configuration or secrets, and a missing environment can only be fixed by an operator of the host: report them instead of retrying.`;
 
 /** Tool descriptions in search results are cut here; get_tool_docs has the full text. */
 const DESCRIPTION_CHARS = 300;
-/** How often run_code reports progress while a process runs, when the client asked for progress. */
-const PROGRESS_INTERVAL_MS = 2_000;
 
 const SERVICE_LIST = toZod(ServiceList);
 const TOOL_LIST = toZod(ToolList);
-const PROCESS_SUMMARY = toZod(ProcessSummary);
 
 export interface McpServerOptions {
+  /** The longest a call waits for a process before it answers that the process is still running. */
+  waitMs: number;
   /** Called with errors that carry no API code (bugs); the tool answers a bare "internal error". */
   onUnexpectedError(tool: string, error: unknown): void;
 }
@@ -84,21 +82,29 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
     {
       title: "Search tools",
       description:
-        "Find tools (one per API operation) by words in their name or description, optionally within one service. " +
-        "Words match case-insensitively and results are ranked by how many words match. An empty query with a " +
-        "serviceId lists that service's tools. Returns serviceId and id (used in code as " +
+        'Find tools (one per API operation) for a task, described in words ("refund a charge", "post a message ' +
+        'to a channel") or by id or endpoint ("chat.postMessage", "POST /v1/refunds"), optionally within one ' +
+        "service. Results are ranked (BM25 over id, name, description, endpoint and service), best first, and only " +
+        "tools that can be called are returned unless includeDisabled is set. An empty query with a serviceId lists " +
+        "that service's tools. Returns serviceId and id (used in code as " +
         "cyrnel.services.<serviceId>.tools.<id>.invoke(...)), name, a short description and effectivelyEnabled " +
         "(false: calls would fail). Calls nothing. Next, read get_tool_docs for the tools you will use.",
       inputSchema: {
-        query: z.string().describe('Words to look for, e.g. "forecast city"; "" for all'),
+        query: z.string().describe('Words describing the task, e.g. "forecast for a city"; "" for all'),
         serviceId: z.string().optional().describe("Only tools of this service"),
+        includeDisabled: z
+          .boolean()
+          .optional()
+          .describe("Also tools that are disabled or stale (they cannot be called; default false)"),
         limit: z.number().int().min(1).max(100).optional().describe("Most results to return (default 20)"),
       },
       outputSchema: TOOL_LIST,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    guarded("search_tools", async ({ query, serviceId, limit }) => {
-      const tools = await searchTools(access, { query, serviceId, limit: limit ?? 20 });
+    guarded("search_tools", async ({ query, serviceId, includeDisabled, limit }) => {
+      // A query without letters or digits searches nothing: it lists, like an empty one.
+      const search = /[\p{L}\p{N}]/u.test(query) ? query : undefined;
+      const tools = await access.listTools({ search, serviceId, includeDisabled, limit: limit ?? 20 });
       return structured({ tools: tools.map(toolSummary) });
     }),
   );
@@ -150,105 +156,9 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
     guarded("get_types", async ({ serviceIds, tools }) => text(await access.types({ serviceIds, tools }))),
   );
 
-  server.registerTool(
-    "run_code",
-    {
-      title: "Run TypeScript",
-      description:
-        "Run a TypeScript program in cyrnel's sandbox and wait until it ends. This is the only way to call tools. " +
-        "Write ONE program that does the whole task: call tools with " +
-        "`await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ...parameters })`, loop, branch and compute in " +
-        "code, and report the result with `cyrnel.output({ ... })` (calls are shallow-merged; output only what you " +
-        "need; a value you `return` is discarded). The code is the body of an async function: top-level await " +
-        "works. It is type-checked against the tools' types (get_types) before it runs: type errors end it at once, " +
-        "listed as `code.ts:line:col TSnnnn message`, and no tool is called. " +
-        "console.log goes to stdout, console.warn/error to stderr. A failing tool call throws an Error with `status` " +
-        "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 502 adapter_error, 504 " +
-        "invoke_timeout) that you can catch. There is no fetch, require, import, process or file system. Answers " +
-        "the process id, exitState (success, failed, timeout, canceled), error, output, stdout and stderr at once; " +
-        "anything but success is flagged as an error with the same details: read error and stderr, fix the " +
-        "program and run it again.",
-      inputSchema: {
-        code: z.string().min(1).describe("TypeScript source (up to 100 KiB)"),
-        timeoutMs: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_TIMEOUT_MS)
-          .optional()
-          .describe(
-            "Stop the program after it has run this many milliseconds (default 30000, at most 2147483647); " +
-              "it may also wait this long for a free sandbox before it runs",
-          ),
-        typecheck: z
-          .boolean()
-          .optional()
-          .describe(
-            "Type-check before running (default true). Set false only to run code the checker refuses although " +
-              "it is right, e.g. when an API's published types are wrong",
-          ),
-      },
-      outputSchema: PROCESS_SUMMARY,
-      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-    },
-    guarded("run_code", async ({ code, timeoutMs, typecheck }, extra) => {
-      const token = extra._meta?.progressToken;
-      const started = Date.now();
-      const progress =
-        token === undefined
-          ? undefined
-          : setInterval(() => {
-              const seconds = Math.round((Date.now() - started) / 1000);
-              extra
-                .sendNotification({
-                  method: "notifications/progress",
-                  params: { progressToken: token, progress: seconds, message: `running for ${seconds} s` },
-                })
-                .catch(() => undefined);
-            }, PROGRESS_INTERVAL_MS);
-      try {
-        const report = await access.runCode({ code, timeoutMs, typecheck }, extra.signal);
-        return processSummary(report, report.exitState !== "success");
-      } finally {
-        clearInterval(progress);
-      }
-    }),
-  );
-
-  server.registerTool(
-    "get_process",
-    {
-      title: "Read a process",
-      description:
-        "Read a process started by run_code, by id: state, exitState, error and, once it is idle, its output, " +
-        "stdout and stderr. Use it when a run_code call was interrupted before it answered, or to look at an " +
-        "earlier run again. Not needed right after run_code, which already returns all of this.",
-      inputSchema: { id: z.number().int().min(1).describe("Process id returned by run_code") },
-      outputSchema: PROCESS_SUMMARY,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    guarded("get_process", async ({ id }) => processSummary(await access.getProcess(id), false)),
-  );
+  registerProcessTools(server, access, options.waitMs, guarded);
 
   return server;
-}
-
-const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
-
-/** Structured content, with the same JSON as text for clients that only show text. */
-const structured = (value: Record<string, unknown>, isError = false): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
-  structuredContent: value,
-  ...(isError && { isError: true }),
-});
-
-/** The process as the model needs it: the API record without timestamps, plus the run's duration. */
-function processSummary(report: ProcessReport, isError: boolean): CallToolResult {
-  const { id, state, exitState, error, startedAt, finishedAt } = report;
-  const durationMs = startedAt && finishedAt ? Math.max(0, Date.parse(finishedAt) - Date.parse(startedAt)) : null;
-  const results = "output" in report ? { output: report.output, stdout: report.stdout, stderr: report.stderr } : {};
-  const summary: ProcessSummary = { id, state, exitState, error, durationMs, ...results };
-  return structured(summary, isError);
 }
 
 function toolSummary(tool: ToolRecord): ToolSummary {

@@ -28,6 +28,8 @@ export interface McpDeps {
   logger: HostLogger;
   /** Largest JSON-RPC request body (the host's CYRNEL_BODY_LIMIT_BYTES). */
   bodyLimitBytes: number;
+  /** How long one call waits for a process (CYRNEL_MCP_WAIT_MS). */
+  waitMs: number;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -55,6 +57,7 @@ export function mountMcp(app: Hono, deps: McpDeps): void {
       },
     });
     const server = createMcpServer(hostAccess(api), {
+      waitMs: deps.waitMs,
       onUnexpectedError: (tool, error) =>
         logger.error("MCP tool failed", {
           tool,

@@ -14,7 +14,11 @@ let host: InProcessHost;
 beforeAll(async () => {
   host = await startInProcess({
     modules: ["recorder", "echo-env"],
-    env: { CYRNEL_PROCESS_CODE_LIMIT_BYTES: "2048", CYRNEL_PROCESS_FOLLOWERS_LIMIT: "3" },
+    env: {
+      CYRNEL_PROCESS_CODE_LIMIT_BYTES: "2048",
+      CYRNEL_PROCESS_FOLLOWERS_LIMIT: "3",
+      CYRNEL_AGENT_TEXT_LIMIT_CHARS: "1000",
+    },
   });
   expect((await host.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
   await enableRecorder(host);
@@ -128,6 +132,85 @@ describe("creating and reading processes", () => {
   it("404s unknown processes and 400s ids that are not integers", async () => {
     expect((await host.api("GET", "/processes/999999")).status).toBe(404);
     expect((await host.api("GET", "/processes/abc")).status).toBe(400);
+  });
+});
+
+describe("results sized for an LLM (GET /processes/:id/results) and their pages (GET /processes/:id/text)", () => {
+  it("keeps the texts within CYRNEL_AGENT_TEXT_LIMIT_CHARS with head, tail and a marker, and pages them whole", async () => {
+    const code = Array.from({ length: 300 }, (_, i) => `${i}`.padStart(4, "0")).join(",");
+    const { id } = (await host.api("POST", "/processes", { code, block: true })).body;
+    const output = (await host.api("GET", `/processes/${id}/output`)).text;
+
+    const results = await host.api("GET", `/processes/${id}/results`);
+    expect(results.status, results.text).toBe(200);
+    const { stdout, stderr, output: shownOutput, error, cut } = results.body;
+    expect([stderr, error]).toEqual(["", null]);
+    expect(JSON.stringify(stdout).length + JSON.stringify(shownOutput).length - 4).toBeLessThanOrEqual(1000);
+    expect(cut).toEqual([
+      { stream: "output", totalChars: output.length, headChars: expect.any(Number), tailChars: expect.any(Number) },
+      { stream: "stdout", totalChars: code.length, headChars: expect.any(Number), tailChars: expect.any(Number) },
+    ]);
+    const stdoutCut = cut[1];
+    expect(stdout).toBe(
+      `${code.slice(0, stdoutCut.headChars)}\n[… ${(code.length - stdoutCut.headChars - stdoutCut.tailChars).toLocaleString("en-US")} ` +
+        `characters cut; read on with get_process {"id":${id},"stream":"stdout","offset":${stdoutCut.headChars}} ` +
+        `(HTTP: GET /processes/${id}/text?stream=stdout&offset=${stdoutCut.headChars}) …]\n` +
+        code.slice(code.length - stdoutCut.tailChars),
+    );
+
+    // Pages: the limit asked for, capped at the agent text limit; they join to the whole text.
+    const first = await host.api("GET", `/processes/${id}/text?stream=stdout&limit=5000`);
+    expect(first.body).toEqual({
+      stream: "stdout",
+      totalChars: code.length,
+      offset: 0,
+      text: code.slice(0, 1000),
+      nextOffset: 1000,
+    });
+    const rest = await host.api("GET", `/processes/${id}/text?stream=stdout&offset=1000&limit=400`);
+    expect(rest.body).toMatchObject({ offset: 1000, text: code.slice(1000, 1400), nextOffset: 1400 });
+    let joined = "";
+    for (let next: number | null = 0; next !== null; ) {
+      const page: any = (await host.api("GET", `/processes/${id}/text?stream=output&offset=${next}`)).body;
+      joined += page.text;
+      next = page.nextOffset;
+    }
+    expect(joined).toBe(output);
+    const noError = await host.api("GET", `/processes/${id}/text?stream=error`);
+    expect(noError.body).toEqual({ stream: "error", totalChars: 0, offset: 0, text: "", nextOffset: null });
+  });
+
+  it("answers small results whole, with nothing cut", async () => {
+    const { id } = (await host.api("POST", "/processes", { code: "fail:it broke", block: true })).body;
+    const results = await host.api("GET", `/processes/${id}/results`);
+    expect(results.body).toMatchObject({ exitState: "failed", error: "it broke", output: {}, stdout: "", cut: [] });
+    expect((await host.api("GET", `/processes/${id}/text?stream=error&offset=3`)).body.text).toBe("broke");
+  });
+
+  it.each([
+    ["an offset past the end", "stream=stdout&offset=6", 400, "offset 6 is past the end of the stdout of process"],
+    ["an unknown stream", "stream=stdin", 400, "stream"],
+    ["no stream", "offset=0", 400, "stream"],
+    ["a negative offset", "stream=stdout&offset=-1", 400, "offset"],
+    ["a zero limit", "stream=stdout&limit=0", 400, "limit"],
+  ])("refuses %s", async (_label, query, status, message) => {
+    const { id } = (await host.api("POST", "/processes", { code: "hello", block: true })).body;
+    const response = await host.api("GET", `/processes/${id}/text?${query}`);
+    expect(response.status).toBe(status);
+    expect(response.body.error).toContain(message);
+  });
+
+  it("answers 409 while the process is not idle", async () => {
+    const { id } = (await host.api("POST", "/processes", { code: "sleep:60000" })).body;
+    try {
+      for (const path of [`/processes/${id}/results`, `/processes/${id}/text?stream=stdout`]) {
+        const response = await host.api("GET", path);
+        expect(response.status, path).toBe(409);
+        expect(response.body.code).toBe("conflict");
+      }
+    } finally {
+      await host.api("POST", `/processes/${id}/signals/kill`);
+    }
   });
 });
 

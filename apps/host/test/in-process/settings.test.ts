@@ -231,6 +231,43 @@ describe("settings of a service", () => {
     expect((await host.api("GET", "/services/downed")).body).toMatchObject({ enabled: true, error: null });
     expect((await host.api("POST", "/tools/downed/go/invoke", { parameters: {} })).status).toBe(200);
   });
+
+  it("that is enabled but not running stays enabled when a patch and the restored values both fail to hydrate", async () => {
+    await installRecorded(host, "stubborn", [{ id: "go" }], { enabled: true });
+    host.host.db.$client
+      .prepare("update services set config = ? where id = ?")
+      .run(JSON.stringify({ failHydrate: true }), "stubborn");
+    await host.api("POST", "/modules/recorder/enabled", { enabled: false });
+    await host.api("POST", "/modules/recorder/enabled", { enabled: true });
+
+    // The new values are refused, and so are the restored ones: the operator's choice (enabled) is kept.
+    const refused = await host.api("PATCH", "/services/stubborn/config", { mode: "fast" });
+    expect(refused.status).toBe(502);
+    expect((await host.api("GET", "/services/stubborn/config")).body.config).toMatchObject({ failHydrate: true });
+    const after = (await host.api("GET", "/services/stubborn")).body;
+    expect(after).toMatchObject({ enabled: true });
+    expect(after.error).toContain("failHydrate is set");
+    expect((await host.api("PATCH", "/services/stubborn/config", { failHydrate: null })).status).toBe(200);
+    expect((await host.api("POST", "/tools/stubborn/go/invoke", { parameters: {} })).status).toBe(200);
+  });
+
+  it("are stored while its adapter is stopped, without disabling it, and used when the adapter starts", async () => {
+    await installRecorded(host, "paused", [{ id: "go" }], { enabled: true });
+    await host.api("POST", "/modules/recorder/enabled", { enabled: false });
+    try {
+      const patched = await host.api("PATCH", "/services/paused/config", { mode: "fast" });
+      expect(patched.status).toBe(200);
+      expect(patched.body.config).toMatchObject({ mode: "fast" });
+      const secrets = await host.api("PATCH", "/services/paused/secrets", { token: "t-1" });
+      expect(secrets.status).toBe(200);
+      expect((await host.api("GET", "/services/paused")).body).toMatchObject({ enabled: true });
+    } finally {
+      await host.api("POST", "/modules/recorder/enabled", { enabled: true });
+    }
+    expect((await host.api("GET", "/services/paused")).body).toMatchObject({ enabled: true, error: null });
+    const invoked = await host.api("POST", "/tools/paused/go/invoke", { parameters: {} });
+    expect(invoked.status).toBe(200);
+  });
 });
 
 /** `{ a: { a: … } }`, `depth` levels deep. */

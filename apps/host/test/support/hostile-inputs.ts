@@ -13,6 +13,20 @@ export function yamlAliasBomb(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** JSON whose schemas `$ref` the previous one twice, used by one operation: 2^(levels-1) schemas once dereferenced. */
+export function refDoubling(levels: number): string {
+  const ref = (i: number) => ({ $ref: `#/components/schemas/l${i}` });
+  const schemas: Record<string, unknown> = { l0: { type: "string" } };
+  for (let i = 1; i < levels; i++) schemas[`l${i}`] = { type: "object", properties: { a: ref(i - 1), b: ref(i - 1) } };
+  const content = { "application/json": { schema: ref(levels - 1) } };
+  return JSON.stringify({
+    openapi: "3.0.3",
+    info: { title: "Refs", version: "1" },
+    paths: { "/x": { get: { operationId: "getX", responses: { "200": { description: "ok", content } } } } },
+    components: { schemas },
+  });
+}
+
 /** A ~900 KB OpenAPI document with one schema nested 20,000 levels deep. */
 export function deepDefinition(depth = 20_000): string {
   const open = '{"type":"object","properties":{"x":';

@@ -6,7 +6,7 @@ import type { ApiHost } from "./host.js";
 
 export interface RecorderTool {
   id: string;
-  behavior?: "echo" | "fail" | "leak" | "leakEncoded" | "failLarge" | "slow" | "secretLength";
+  behavior?: "echo" | "fail" | "failVerbose" | "leak" | "leakEncoded" | "failLarge" | "slow" | "secretLength";
   name?: string;
   description?: string;
   inputSchema?: Record<string, unknown>;

@@ -5,7 +5,7 @@
  * query, headers) so tests can assert what reached the upstream, and what
  * never did.
  *
- * - `GET  /items/{id}?verbose=` → 200 `{ id, name, verbose }`
+ * - `GET  /items/{id}?verbose=&format=` → 200 `{ id, name, verbose }` (`format`: "short" or "long", unused)
  * - `POST /notes` (JSON `{ text, tags? }`, required) → 201 `{ id, text }`
  * - `GET  /slow?ms=`   → waits `ms` milliseconds, then 200 `{ waited }`
  * - `GET  /broken`     → 500 `{ error: "kaput" }`
@@ -64,6 +64,7 @@ export function shopDocument(baseUrl: string): Record<string, unknown> {
           parameters: [
             { name: "id", in: "path", required: true, schema: { type: "string" }, description: "Item id" },
             { name: "verbose", in: "query", schema: { type: "boolean" } },
+            { name: "format", in: "query", schema: { type: "string", enum: ["short", "long"] } },
           ],
           responses: {
             200: {

@@ -57,6 +57,12 @@ describe("Checker", () => {
     ).toEqual([]);
   });
 
+  it("accepts the usual sleep: a promise resolved by setTimeout with no arguments", () => {
+    expect(
+      errors(`await new Promise((resolve) => setTimeout(resolve, 10));\nawait new Promise((r) => setTimeout(r));`),
+    ).toEqual([]);
+  });
+
   it("has the sandbox's library (ES2023) and runtime surface, and no DOM or Node globals", () => {
     expect(
       errors(`const sorted = [3, 1].toSorted((a, b) => a - b).findLast((n) => n > 0);

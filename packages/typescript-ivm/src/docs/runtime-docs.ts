@@ -2,7 +2,8 @@ import type { EnvironmentConfig } from "../config.js";
 
 /** How a tool call from code fails: the host's gate, as `status` and `code` of the rejection. */
 const TOOL_ERRORS: [number, string, string][] = [
-  [404, "not_found", "the service or the tool does not exist"],
+  [404, "not_found", "the service or the tool does not exist, or the process's API key may not reach it"],
+  [403, "forbidden", "the API key that started the process was revoked or has expired"],
   [409, "service_disabled", "the service is disabled or stale"],
   [409, "tool_disabled", "the tool is disabled"],
   [400, "validation_failed", "the parameters do not match the input schema (`details` lists the problems)"],

@@ -196,8 +196,10 @@ export function renderRuntimeSurface(services: readonly SurfaceService[]): strin
     "};",
     "",
     "/** Timers end with the process: a timer still pending when the code finishes never fires. */",
-    "declare function setTimeout(callback: (_: void) => void, delay?: number): number;",
-    "declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, delay?: number, ...args: A): number;",
+    // Two overloads, as in the DOM's and Node's own typings: a callback called with nothing (a promise's
+    // resolve, the usual sleep) must not demand the arguments its parameters declare.
+    "declare function setTimeout(callback: (...args: any[]) => void, delay?: number): number;",
+    "declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, delay: number | undefined, ...args: A): number;",
     "declare function clearTimeout(id: number | undefined): void;",
     "",
   ].join("\n");

@@ -161,7 +161,9 @@ export class TypeChecks {
         const outcomes = await this.checkBatch(batch);
         if (outcomes === null) {
           for (const queued of batch) queued.resolve((await this.checkBatch([queued]))?.[0] as Decided);
-        } else batch.forEach((queued, index) => queued.resolve(outcomes[index] as Decided));
+        } else {
+          for (const [index, queued] of batch.entries()) queued.resolve(outcomes[index] as Decided);
+        }
       }
     } finally {
       this.pumping = false;

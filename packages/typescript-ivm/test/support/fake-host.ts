@@ -56,7 +56,7 @@ export interface FakeService {
 
 /**
  * A tiny host implementing EnvironmentBindings: records what the
- * environment reports and gates tool calls like SPEC section 6 (404, 409,
+ * environment reports and gates tool calls like the host's tool gate (404, 409,
  * 400, 502), then calls the tool (a real HTTP request in most tests).
  */
 export class FakeHost implements EnvironmentBindings {

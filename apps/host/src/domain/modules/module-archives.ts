@@ -1,5 +1,5 @@
 /**
- * Module archives (`.tgz`, SPEC section 8), unpacked in one streaming pass
+ * Module archives (`.tgz` with `module.json` at the root or under `package/`), unpacked in one streaming pass
  * into a work folder. Every entry's header is checked before any of its
  * bytes are inflated, so a hostile archive is refused at the first header
  * that breaks a rule: only plain files and folders, no absolute paths, no

@@ -1,5 +1,10 @@
-/** The public shapes of a process (`contract/processes.ts`): its record, and the record with its results (once idle). */
-import type { ProcessRecord, ProcessResult } from "../../contract/processes.js";
+/**
+ * The public shapes of a process (`contract/processes.ts`): its record, the
+ * record with its results (once idle), those results sized for an LLM, and
+ * each of its texts whole.
+ */
+import type { BoundedResult, ProcessRecord, ProcessResult, ProcessText } from "../../contract/processes.js";
+import { boundTexts } from "./bounded-results.js";
 import type { ProcessRow } from "./process-store.js";
 
 export function processRecord(row: ProcessRow): ProcessRecord {
@@ -10,6 +15,7 @@ export function processRecord(row: ProcessRow): ProcessRecord {
     exitState: row.exitState,
     error: row.error,
     timeoutMs: row.timeoutMs,
+    keyId: row.keyId,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
@@ -18,4 +24,31 @@ export function processRecord(row: ProcessRow): ProcessRecord {
 
 export function processResult(row: ProcessRow): ProcessResult {
   return { ...processRecord(row), output: row.output ?? {}, stdout: row.stdout, stderr: row.stderr };
+}
+
+/** The text `GET /processes/{id}/text` pages: `output` as compact JSON (what `GET .../output` answers), no error as "". */
+export function processText(row: ProcessRow, stream: ProcessText): string {
+  if (stream === "output") return JSON.stringify(row.output ?? {});
+  if (stream === "error") return row.error ?? "";
+  return row[stream];
+}
+
+/** The results with stdout, stderr, the output's JSON and the error within `limit` characters in total. */
+export function boundedResult(row: ProcessRow, limit: number): BoundedResult {
+  const texts = {
+    stdout: row.stdout,
+    stderr: row.stderr,
+    output: processText(row, "output"),
+    error: processText(row, "error"),
+  };
+  const bounded = boundTexts(row.id, texts, limit);
+  const outputCut = bounded.cuts.some((cut) => cut.stream === "output");
+  return {
+    ...processRecord(row),
+    error: row.error === null ? null : bounded.texts.error,
+    output: outputCut ? bounded.texts.output : (row.output ?? {}),
+    stdout: bounded.texts.stdout,
+    stderr: bounded.texts.stderr,
+    cut: bounded.cuts,
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The registries an operator has added (SPEC section 9): add (fetch and
+ * The registries an operator has added (format: examples/registry/README.md): add (fetch and
  * validate the well-known document), list, remove, and browse their
  * definition and module indexes. Indexes are read live on every browse (no
  * cache), so a registry's changes show up at once.

@@ -1,5 +1,5 @@
 /**
- * Reads a registry over HTTP (SPEC section 9): the well-known document,
+ * Reads a registry over HTTP (format: examples/registry/README.md): the well-known document,
  * index pages (following `next`), descriptors, and release artifacts
  * checked against their SHA-256. Every URL inside a document is resolved
  * against the URL that document was finally served from, so a registry can

@@ -1,8 +1,8 @@
 /**
  * Services installed and updated from a registry descriptor: resolve the
  * version, download the definition (capped like any definition), check its
- * SHA-256, then hand the text to the ordinary service lifecycle (SPEC
- * section 5), recording the descriptor URL and version on the service.
+ * SHA-256, then hand the text to the ordinary service lifecycle
+ * (docs/architecture.md, "Service lifecycle"), recording the descriptor URL and version on the service.
  */
 import { isValidIdentifier } from "@cyrnel/sdk";
 import type { RegistryInstallBody, RegistryUpdateResult } from "../../contract/services.js";

@@ -2,15 +2,24 @@
  * What the host verifies about an adapter's ServiceDefinition before
  * persisting it: the shape (a broken adapter must not corrupt the
  * database), every tool id (valid, non-reserved, unique) and every schema.
+ * Checked a slice of tools at a time, letting other requests through in
+ * between: Microsoft Graph's 11,000 tools take a third of a second.
  */
 import { isValidIdentifier, type ServiceDefinition } from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
+import { yieldToEventLoop } from "../../lib/event-loop.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-export function checkDefinition(value: unknown, adapter: string, validator: SchemaValidator): ServiceDefinition {
+const SLICE = 250;
+
+export async function checkDefinition(
+  value: unknown,
+  adapter: string,
+  validator: SchemaValidator,
+): Promise<ServiceDefinition> {
   const broken = (problem: string) =>
     new CyrnelError("adapter_error", `adapter "${adapter}" returned an invalid definition: ${problem}`);
   if (!isObject(value)) throw broken("not an object");
@@ -22,7 +31,9 @@ export function checkDefinition(value: unknown, adapter: string, validator: Sche
   }
   if (!Array.isArray(value.tools)) throw broken(`"tools" must be an array`);
   const seen = new Set<string>();
-  value.tools.forEach((tool: unknown, index) => {
+  for (let index = 0; index < value.tools.length; index++) {
+    if (index > 0 && index % SLICE === 0) await yieldToEventLoop();
+    const tool: unknown = value.tools[index];
     if (!isObject(tool)) throw broken(`tools[${index}] is not an object`);
     if (!isValidIdentifier(tool.id)) {
       throw new CyrnelError(
@@ -43,7 +54,7 @@ export function checkDefinition(value: unknown, adapter: string, validator: Sche
       if (problem)
         throw new CyrnelError("bad_request", `tool "${tool.id}": ${key} is not a valid JSON Schema: ${problem}`);
     }
-  });
+  }
   for (const key of ["configSchema", "secretsSchema"] as const) {
     const problem = validator.checkSchema(value[key] as Record<string, unknown>);
     if (problem) throw new CyrnelError("bad_request", `${key} is not a valid JSON Schema: ${problem}`);

@@ -1,7 +1,7 @@
 /** The API shapes of services and tools (`contract/`), built from store rows. */
 import type { ServiceDetail, ServiceRecord } from "../../contract/services.js";
 import type { ToolDetail, ToolRecord } from "../../contract/tools.js";
-import type { ServiceRow, ToolRow } from "./service-store.js";
+import type { ServiceRow, ToolRow, ToolSummaryRow } from "./service-store.js";
 
 export function serviceRecord(row: ServiceRow): ServiceRecord {
   return {
@@ -31,7 +31,7 @@ export function serviceDetail(row: ServiceRow, error: string | null = null): Ser
   };
 }
 
-export function toolRecord(row: ToolRow): ToolRecord {
+export function toolRecord(row: ToolSummaryRow): ToolRecord {
   return {
     serviceId: row.serviceId,
     id: row.id,

@@ -11,19 +11,21 @@ import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
 import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
 import { isUniqueViolation } from "../../db/client.js";
-import { CyrnelError, messageOf, notFound } from "../../errors.js";
+import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { KeyedMutex } from "../../lib/keyed-mutex.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
+import { EVERY_SERVICE, seesService, type Viewer } from "../governance/caller.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
+import { serviceNotFound } from "./not-found.js";
 import { serviceDetail } from "./records.js";
-import type { ServiceRow, ServiceStore } from "./service-store.js";
+import { type ServiceRow, type ServiceStore, toolRows } from "./service-store.js";
 
 export interface ServiceLifecycleOptions {
   store: ServiceStore;
@@ -87,10 +89,13 @@ export class ServiceLifecycle {
         invalid: (row, kind) => `invalid ${kind} for service "${row.id}"`,
         storedConfig: (row) => row.config,
         writeConfig: (id, config) => options.store.update(id, { config }),
+        // Values of a service whose adapter is stopped are stored and put to use when the adapter starts.
         apply: async (before) => {
-          if (before.enabled && !before.stale) await this.hydrate(this.row(before.id));
+          if (before.enabled && !before.stale && this.options.modules.activeAdapter(before.adapter)) {
+            await this.hydrate(this.row(before.id));
+          }
         },
-        reapply: (before) => this.rehydrateOrDisable(before.id),
+        reapply: (before) => this.rehydrateOrMarkUnavailable(before.id),
       },
       options.secrets,
       options.validator,
@@ -113,7 +118,11 @@ export class ServiceLifecycle {
     const adapter = this.options.modules.adapter(input.adapter);
     if (store.get(input.id)) throw new CyrnelError("conflict", `service "${input.id}" already exists`);
     const text = input.definition ?? (await this.fetchDefinition(input.url!));
-    const definition = await this.generate(input.adapter, adapter, text);
+    const generating = this.generate(input.adapter, adapter, text);
+    // Hashed while the adapter works (the openapi adapter in a worker thread): 13 MB take ~20 ms.
+    const hash = sha256(text);
+    const definition = await generating;
+    const tools = await toolRows(definition);
 
     await this.mutex.run(input.id, async () => {
       try {
@@ -121,8 +130,9 @@ export class ServiceLifecycle {
           id: input.id,
           adapter: input.adapter,
           definition,
+          tools,
           text,
-          hash: sha256(text),
+          hash,
           source: input.source ?? null,
           version: input.version ?? null,
         });
@@ -158,9 +168,11 @@ export class ServiceLifecycle {
       if (hash === row.hash) return { id, updated: false, enabled: row.enabled };
       const adapter = this.options.modules.adapter(row.adapter);
       const definition = await this.generate(row.adapter, adapter, text);
+      const tools = await toolRows(definition);
       await this.dehydrate(row.adapter, id);
       this.options.store.replaceDefinition(id, {
         definition,
+        tools,
         text,
         hash,
         source: input.source,
@@ -258,7 +270,8 @@ export class ServiceLifecycle {
         if (text === undefined) return;
         try {
           const definition = await this.generate(adapterId, adapter, text);
-          this.options.store.replaceDefinition(id, { definition, text, hash: sha256(text) });
+          const tools = await toolRows(definition);
+          this.options.store.replaceDefinition(id, { definition, tools, text, hash: sha256(text) });
         } catch (error) {
           const reason = `adapter "${adapterId}" no longer accepts its definition: ${messageOf(error)}`;
           this.options.store.update(id, { stale: true, staleReason: reason });
@@ -274,13 +287,14 @@ export class ServiceLifecycle {
 
   // ---- internals -------------------------------------------------------------------
 
-  detail(id: string): ServiceDetail {
-    return serviceDetail(this.row(id), this.unavailableReason(id));
+  /** `viewer`: a service outside its allow-list is not found (as one that does not exist). */
+  detail(id: string, viewer: Viewer = EVERY_SERVICE): ServiceDetail {
+    return serviceDetail(this.row(id, viewer), this.unavailableReason(id));
   }
 
-  private row(id: string): ServiceRow {
-    const row = this.options.store.get(id);
-    if (!row) throw notFound(`service "${id}"`);
+  private row(id: string, viewer: Viewer = EVERY_SERVICE): ServiceRow {
+    const row = seesService(viewer, id) ? this.options.store.get(id) : undefined;
+    if (!row) throw serviceNotFound(this.options.store, id, viewer);
     return row;
   }
 
@@ -303,7 +317,7 @@ export class ServiceLifecycle {
       if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
       throw new CyrnelError("bad_request", `adapter "${adapterId}" rejected the definition: ${messageOf(error)}`);
     }
-    return checkDefinition(raw, adapterId, this.options.validator);
+    return await checkDefinition(raw, adapterId, this.options.validator);
   }
 
   /** The hydration snapshot: config and secrets validated against the schemas, defaults applied. */
@@ -325,7 +339,7 @@ export class ServiceLifecycle {
       );
     }
     const tools: ServiceState["tools"] = {};
-    for (const tool of this.options.store.toolsOf(row.id)) tools[tool.id] = { adapterDomain: tool.adapterDomain };
+    for (const tool of this.options.store.toolDomains(row.id)) tools[tool.id] = { adapterDomain: tool.adapterDomain };
     return {
       id: row.id,
       adapterDomain: row.adapterDomain,
@@ -371,13 +385,17 @@ export class ServiceLifecycle {
     }
   }
 
-  /** After a failed settings change, with the previous values restored: hydrate again, or disable the service. */
-  private async rehydrateOrDisable(id: string): Promise<void> {
+  /**
+   * After a failed settings change, with the previous values restored: hydrate again. If that fails too, the
+   * service keeps the operator's choice (enabled) but is not running, like one its adapter could not bring up at
+   * start: its record and calls to its tools say why, until a patch or enable hydrates it.
+   */
+  private async rehydrateOrMarkUnavailable(id: string): Promise<void> {
     try {
       await this.hydrate(this.row(id));
     } catch (again) {
-      this.options.store.update(id, { enabled: false });
-      this.options.logger.error("restoring the previous values failed too; service disabled", {
+      this.unavailable.set(id, messageOf(again));
+      this.options.logger.error("restoring the previous values failed too; service kept enabled but not running", {
         service: id,
         error: messageOf(again),
       });

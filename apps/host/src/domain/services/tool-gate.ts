@@ -11,8 +11,10 @@ import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
+import { type CallContext, seesService, type Viewer } from "../governance/caller.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
 import type { SecretStore } from "../secrets/secret-store.js";
+import { serviceNotFound, toolNotFound } from "./not-found.js";
 import type { ServiceRow, ServiceStore, ToolRow } from "./service-store.js";
 
 export interface ToolGateOptions {
@@ -46,9 +48,14 @@ export class ToolGate {
 
   constructor(private readonly options: ToolGateOptions) {}
 
-  async invoke(input: InvokeInput): Promise<unknown> {
+  /**
+   * `call` says who calls (its key's allow-list applies: a service outside it
+   * is a 404 exactly like one that does not exist) and from which process.
+   */
+  async invoke(input: InvokeInput, call: CallContext): Promise<unknown> {
     const { serviceId, toolId } = input;
-    const { service, tool, validate } = this.lookup(serviceId, toolId);
+    if (!seesService(call.caller, serviceId)) throw serviceNotFound(this.options.store, serviceId, call.caller);
+    const { service, tool, validate } = this.lookup(serviceId, toolId, call.caller);
     if (service.stale) {
       throw new CyrnelError(
         "service_disabled",
@@ -96,7 +103,8 @@ export class ToolGate {
     }
   }
 
-  private lookup(serviceId: string, toolId: string): Lookup {
+  /** `viewer`: whose allow-list limits the ids a "not found" suggests. */
+  private lookup(serviceId: string, toolId: string, viewer: Viewer): Lookup {
     const revision = this.options.store.revision;
     if (revision !== this.lookupsRevision) {
       this.lookups.clear();
@@ -106,9 +114,9 @@ export class ToolGate {
     const known = this.lookups.get(key);
     if (known) return known;
     const service = this.options.store.get(serviceId);
-    if (!service) throw new CyrnelError("not_found", `service "${serviceId}" not found`);
+    if (!service) throw serviceNotFound(this.options.store, serviceId, viewer);
     const tool = this.options.store.getTool(serviceId, toolId);
-    if (!tool) throw new CyrnelError("not_found", `tool "${toolId}" not found on service "${serviceId}"`);
+    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId, viewer);
     let validate: Lookup["validate"];
     try {
       // As sent: a default the caller did not ask for is never sent, so it must not fail the call.
@@ -122,17 +130,24 @@ export class ToolGate {
   }
 
   /**
-   * The adapter's message reaches the caller; any of the service's secret
-   * values that slipped into it (or into the upstream body), in any form
-   * they travel in (percent-, form- or JSON-encoded, basic's base64), are
-   * masked first. Both are bounded: an adapter may repeat a huge parameter
-   * or relay a huge upstream body, and this goes back to code and the log.
+   * The adapter's message reaches the caller, followed by what the end
+   * service answered when the adapter reported it (its status, if the
+   * message does not already say it, and the start of its body), so code
+   * that only prints `e.message` still says why the call failed. Any of the
+   * service's secret values that slipped into the message or the upstream
+   * body, in any form they travel in (percent-, form- or JSON-encoded,
+   * basic's base64), are masked first. All is bounded: an adapter may repeat
+   * a huge parameter or relay a huge upstream body, and this goes back to
+   * code and the log.
    */
   private adapterError(serviceId: string, toolId: string, error: unknown): CyrnelError {
     const needles = secretForms(this.safeRead(serviceId));
     const upstream = adapterErrorDetails(error);
     const details = upstream && { status: upstream.status, body: boundedBody(upstream.body, needles) };
-    const message = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS, needles);
+    const excerpt = details ? bodyExcerpt(details.body, needles) : "";
+    // Room is kept for what the upstream said: it is the part that explains the failure.
+    const own = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS - excerpt.length - 64, needles);
+    const message = `${own}${upstreamSummary(own, details?.status, excerpt)}`;
     this.options.logger.warn("tool call failed", { service: serviceId, tool: toolId, error: message });
     return new CyrnelError("adapter_error", message, details);
   }
@@ -150,6 +165,37 @@ export class ToolGate {
 const MAX_ERROR_MESSAGE_CHARS = MAX_MESSAGE_CHARS;
 /** Longest upstream body passed on in `details`, as JSON text. */
 const MAX_ERROR_BODY_CHARS = 64 * 1024;
+/** Longest excerpt of the upstream body in the message (the whole body is in `details`). */
+const MAX_BODY_EXCERPT_CHARS = 300;
+
+/**
+ * What to add to an adapter's `message` about the upstream answer: ` (upstream
+ * status N)` unless the message already names N (the openapi adapter's
+ * `GET … → 404 Not Found` does), then `: <excerpt>` unless the message
+ * already holds it.
+ */
+function upstreamSummary(message: string, status: number | undefined, excerpt: string): string {
+  const statusText =
+    status === undefined || new RegExp(`(^|\\D)${status}(\\D|$)`).test(message) ? "" : ` (upstream status ${status})`;
+  return excerpt === "" || message.includes(excerpt) ? statusText : `${statusText}: ${excerpt}`;
+}
+
+/**
+ * The start of an upstream body for a message: a string as its text, any
+ * other value as JSON, whitespace collapsed, at most 300 characters. The
+ * body is already masked; the collapsed text is masked again (joining
+ * whitespace could rebuild a secret's form).
+ */
+function bodyExcerpt(body: unknown, needles: readonly string[]): string {
+  if (body === undefined || body === null) return "";
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  // Collapsing only shortens text, so four times the excerpt is plenty to read from.
+  const start = text.slice(0, MAX_BODY_EXCERPT_CHARS * 4 + (needles[0]?.length ?? 0));
+  const collapsed = mask(start.replace(/\s+/g, " ").trim(), needles);
+  return collapsed.length > MAX_BODY_EXCERPT_CHARS || start.length < text.length
+    ? `${collapsed.slice(0, MAX_BODY_EXCERPT_CHARS - 1)}…`
+    : collapsed;
+}
 
 function mask(text: string, needles: readonly string[]): string {
   return needles.reduce((out, needle) => out.split(needle).join("[redacted]"), text);

