@@ -7,17 +7,20 @@ import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
 import { Hono } from "hono";
 import { BUILTIN_MODULES } from "./builtin-modules.js";
-import type { HostConfig } from "./config.js";
+import { ConfigError, type HostConfig } from "./config.js";
 import { secureDataDir } from "./data-dir.js";
 import { type Db, openDatabase } from "./db/client.js";
 import { SpaceReclaimer } from "./db/space.js";
 import { EnvironmentDocs } from "./domain/environment-docs.js";
+import { ApiKeys } from "./domain/governance/api-keys.js";
 import { ApprovalStore } from "./domain/governance/approval-store.js";
 import { Approvals } from "./domain/governance/approvals.js";
 import { CallLog } from "./domain/governance/call-log.js";
 import { CallStore } from "./domain/governance/call-store.js";
+import { KeyStore } from "./domain/governance/key-store.js";
 import { Policies } from "./domain/governance/policies.js";
 import { PolicyStore } from "./domain/governance/policy-store.js";
+import { visibleCatalog } from "./domain/governance/visible-catalog.js";
 import { hostHealth } from "./domain/host-health.js";
 import { ModuleEntries } from "./domain/modules/module-entries.js";
 import { ModuleEvents } from "./domain/modules/module-events.js";
@@ -44,15 +47,17 @@ import { bearerAuth } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
-import type { RouteDefinition } from "./http/route.js";
+import { accessOf, type RouteDefinition } from "./http/route.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
+import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
 import { approvalRoutes } from "./routes/approvals/routes.js";
 import { callRoutes } from "./routes/calls/routes.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
+import { keyRoutes } from "./routes/keys/routes.js";
 import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
 import { policyRoutes } from "./routes/policies/routes.js";
 import { processRoutes } from "./routes/processes/routes.js";
@@ -82,6 +87,7 @@ export interface Host {
   services: ServiceLifecycle;
   gate: ToolGate;
   processes: ProcessRunner;
+  keys: ApiKeys;
   routes: RouteDefinition[];
   /** Stop accepting work, cancel running processes, tear modules down, close the database. */
   stop(): Promise<void>;
@@ -91,6 +97,13 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const logger = options.logger ?? createLogger(config.logLevel);
   secureDataDir(config.dataDir);
   const db = openDatabase(join(config.dataDir, "data.db"));
+  const keys = new ApiKeys(new KeyStore(db), config.apiKey);
+  try {
+    refuseAnonymousExposure(config, keys);
+  } catch (error) {
+    db.$client.close();
+    throw error;
+  }
   const space = new SpaceReclaimer(db.$client, (error) =>
     logger.warn("giving database space back failed; retried later", { error: messageOf(error) }),
   );
@@ -173,11 +186,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     },
     environment: () => moduleEntries.activeEnvironment(),
     events: moduleEvents,
-    invokeTool: (input, origin) => gate.invoke(input, origin),
+    invokeTool: (input, call) => gate.invoke(input, call),
     pendingApprovals: (processId) => approvals.pendingOf(processId),
     runEnding: (processId, reason) => approvals.expireProcess(processId, reason),
     callCounts: (processId) => calls.countsOfLatestRun(processId),
-    catalog: () => store.catalog(),
+    catalog: (caller) => visibleCatalog(store.catalog(), caller),
+    caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId) => store.toolsJson(serviceId),
   });
   const modulesDir = join(config.dataDir, "modules");
@@ -268,13 +282,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...approvalRoutes(approvals),
     ...callRoutes(calls, runner),
     ...environmentRoutes(docs),
+    ...keyRoutes(keys),
   ];
 
   let stopping = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
   // Public routes (GET /health) need no key and still answer while the host shuts down (see implicitErrors).
-  const publicRoutes = routes.filter((route) => route.public);
+  const publicRoutes = routes.filter((route) => accessOf(route) === "public");
   const publicPaths = new Set(publicRoutes.map((route) => route.path));
   const app = new Hono();
   app.onError(errorHandler(logger));
@@ -298,7 +313,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const publicRequests = new Set(publicRoutes.map((route) => `${route.method.toUpperCase()} ${route.path}`));
   app.use(
     "*",
-    bearerAuth(config.apiKey, (method, path) => publicRequests.has(`${method} ${path}`)),
+    bearerAuth(keys, (method, path) => publicRequests.has(`${method} ${path}`)),
   );
   mountRoutes(app, routes, {
     bodyLimit: config.bodyLimitBytes,
@@ -316,6 +331,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     services,
     gate,
     processes: runner,
+    keys,
     routes,
     async stop() {
       stopping = true;
@@ -334,4 +350,20 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       db.$client.close();
     },
   };
+}
+
+/**
+ * A host that others can reach must not serve them without a key. Stored
+ * keys count: the database is read before the host listens, so a host whose
+ * operator created keys (while it listened on loopback) may then listen
+ * anywhere without CYRNEL_API_KEY.
+ */
+function refuseAnonymousExposure(config: HostConfig, keys: ApiKeys): void {
+  if (config.allowAnonymous || isLoopbackListenAddress(config.host) || keys.required()) return;
+  throw new ConfigError(
+    "CYRNEL_API_KEY",
+    `not set and no API key is stored, so anyone who can reach ${config.host} could use this host: set ` +
+      "CYRNEL_API_KEY (or create an admin key while the host listens on 127.0.0.1), or set CYRNEL_ALLOW_ANONYMOUS=1 " +
+      "to serve without authentication",
+  );
 }

@@ -1,9 +1,10 @@
 /**
  * The `cyrnel` command. `start` runs the server; the client commands
- * (services, tools, run, mcp; in src/cli/) talk to a running host over
+ * (services, tools, run, mcp, keys; in src/cli/) talk to a running host over
  * HTTP. Returns the exit code.
  */
 import { approvalsCommand } from "./cli/approvals-command.js";
+import { keysCommand } from "./cli/keys-command.js";
 import { mcpCommand } from "./cli/mcp-command.js";
 import { reportErrors } from "./cli/output.js";
 import { runCommand } from "./cli/run-command.js";
@@ -24,6 +25,7 @@ Usage:
   cyrnel tools list|docs            browse tools and read their documentation
   cyrnel approvals <command>        list, show, approve, deny the calls waiting for an operator
   cyrnel run <file.ts>              run TypeScript on the host and wait for it
+  cyrnel keys create|list|revoke    API keys for agents and operators (needs an admin key)
   cyrnel mcp                        serve the MCP tools over stdio (for desktop MCP clients)
   cyrnel version                    print the version
   cyrnel help                       show this help
@@ -50,6 +52,8 @@ export async function main(argv: string[]): Promise<number> {
       return reportErrors(rest, () => runCommand(rest));
     case "mcp":
       return reportErrors(rest, () => mcpCommand(rest));
+    case "keys":
+      return reportErrors(rest, () => keysCommand(rest));
     case "version":
     case "--version":
       process.stdout.write(`${HOST_VERSION}\n`);

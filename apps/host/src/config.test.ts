@@ -16,6 +16,7 @@ describe("loadConfig", () => {
     ["CYRNEL_APPROVAL_TIMEOUT_MS", "2147483648", ""],
     ["CYRNEL_CALLS_RETENTION_DAYS", "0", ""],
     ["CYRNEL_CALLS_RETENTION_DAYS", "a week", ""],
+    ["CYRNEL_ALLOW_ANONYMOUS", "yes please", ""],
     ["CYRNEL_MCP_WAIT_MS", "-1", "must be an integer"],
     ["CYRNEL_MCP_WAIT_MS", "2147483648", "between 0 and 2147483647"],
   ])("refuses %s=%s with an error naming the variable", (variable, value, mentions) => {
@@ -38,6 +39,7 @@ describe("loadConfig", () => {
       secretsKey: null,
       approvalTimeoutMs: 600_000,
       callsRetentionDays: 30,
+      allowAnonymous: false,
       mcpWaitMs: 50_000,
     });
     expect(loadConfig({ CYRNEL_MCP_WAIT_MS: "0" }).mcpWaitMs).toBe(0);

@@ -18,8 +18,16 @@ export interface HostConfig {
   host: string;
   /** `0` picks a free port (used by tests). */
   port: number;
-  /** `CYRNEL_API_KEY`: when set, every route but `GET /health` needs `Authorization: Bearer <key>`. */
+  /**
+   * `CYRNEL_API_KEY`: the bootstrap admin key (never stored). Authentication is on when it is set or any key is
+   * stored (`POST /keys`); every route but `GET /health` then needs `Authorization: Bearer <key>`.
+   */
   apiKey: string | null;
+  /**
+   * `CYRNEL_ALLOW_ANONYMOUS`: start on a non-loopback `host` even though authentication is off (no
+   * `CYRNEL_API_KEY`, no stored key). Without it such a start is refused.
+   */
+  allowAnonymous: boolean;
   logLevel: LogLevel;
   invokeTimeoutMs: number;
   /** `CYRNEL_MODULE_LOAD_TIMEOUT_MS`: bound on importing a custom module, `instantiate()`, `setup()` and `teardown()`, each. */
@@ -96,6 +104,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
     host: read("CYRNEL_HOST") ?? "127.0.0.1",
     port: integer("CYRNEL_PORT", read("CYRNEL_PORT"), 9371, 0, 65535),
     apiKey: read("CYRNEL_API_KEY") ?? null,
+    allowAnonymous: flag("CYRNEL_ALLOW_ANONYMOUS", read("CYRNEL_ALLOW_ANONYMOUS")),
     logLevel: oneOf("CYRNEL_LOG_LEVEL", read("CYRNEL_LOG_LEVEL"), LOG_LEVELS, "info"),
     invokeTimeoutMs: integer("CYRNEL_INVOKE_TIMEOUT_MS", read("CYRNEL_INVOKE_TIMEOUT_MS"), 30_000, 1),
     moduleLoadTimeoutMs: integer(

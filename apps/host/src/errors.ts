@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   approval_denied: 403,
   /** Nobody decided the approval in time, or its process stopped (killed, the host restarted). */
   approval_expired: 403,
+  /** The key is valid but its role may not do this (an agent key on an admin route). */
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   service_disabled: 409,

@@ -85,6 +85,23 @@ describe("the whole declarations (limit raised)", () => {
       /main\.ts: .*'string' is not assignable to type 'number'/,
     );
   }, 120_000);
+
+  it("are what POST /processes checks code against before it runs (nothing is called: main is never invoked)", async () => {
+    const body = `
+  const intent = await cyrnel.services.stripe.tools.PostPaymentIntents.invoke({ body: { amount: 100, currency: "usd" } });
+  const city: string | null | undefined = intent.shipping?.address?.city;
+  cyrnel.output({ status: intent.status, city });`;
+    const correct = await host.api("POST", "/processes", { code: program(body), block: true, timeoutMs: 120_000 });
+    expect(correct.body, correct.text).toMatchObject({ exitState: "success", error: null });
+    const wrong = await host.api("POST", "/processes", {
+      code: program(body.replace("amount: 100", 'amount: "100"')),
+      block: true,
+    });
+    expect(wrong.body.exitState).toBe("failed");
+    expect(wrong.body.error).toMatch(
+      /^Type check failed with 1 type error, so the code did not run:\ncode\.ts:3:89 TS2322 Type 'string' is not assignable to type 'number'\.$/,
+    );
+  }, 180_000);
 });
 
 describe(`with the default limit (${DEFAULT_LIMIT} characters)`, () => {

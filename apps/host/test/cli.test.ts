@@ -460,3 +460,68 @@ describe("errors", () => {
     expect((await cli(["frobnicate"])).code).toBe(2);
   });
 });
+
+describe("keys", () => {
+  it("creates a key, prints it once on stdout with a warning, lists it without the key and revokes it", async () => {
+    const created = await cli(["keys", "create", "--name", "cli agent", "--role", "agent", "--services", "weather,"]);
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^cyk_[A-Za-z0-9_-]{43}$/);
+    expect(created.stderr).toContain('created agent key "cli agent", services: weather as key_');
+    expect(created.stderr).toContain("shown only this once");
+    const id = /as (key_[0-9a-f]+)/.exec(created.stderr)![1]!;
+
+    const listed = await cli(["keys", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+agent\\s+weather\\s+never\\s+never\\s+cli agent$`, "m"));
+    expect(listed.stdout).not.toContain(key);
+    const json = JSON.parse((await cli(["keys", "list", "--json"])).stdout);
+    expect(json.items).toContainEqual(expect.objectContaining({ id, role: "agent", services: ["weather"] }));
+
+    // The key works, as an agent key: listing keys needs an admin key.
+    const asAgent = await cli(["keys", "list"], { env: { CYRNEL_API_KEY: key } });
+    expect(asAgent.code).toBe(3);
+    expect(asAgent.stderr).toContain("(forbidden, HTTP 403)");
+
+    const revoked = await cli(["keys", "revoke", id]);
+    expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${id}\n` });
+    const after = await cli(["services", "list"], { env: { CYRNEL_API_KEY: key } });
+    expect(after.code).toBe(3);
+    expect(after.stderr).toContain("(unauthorized, HTTP 401)");
+  });
+
+  it("answers --json with the record and the key, and takes an expiry", async () => {
+    const created = await cli([
+      "keys",
+      "create",
+      "--name",
+      "ops",
+      "--role",
+      "admin",
+      "--expires",
+      "2999-01-01T00:00:00Z",
+      "--json",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      name: "ops",
+      role: "admin",
+      services: null,
+      expiresAt: "2999-01-01T00:00:00.000Z",
+      key: expect.stringMatching(/^cyk_/),
+    });
+    expect(created.stderr).toContain("shown only this once");
+  });
+
+  it.each([
+    ["no role", ["keys", "create", "--name", "x"], "--role"],
+    ["an unknown role", ["keys", "create", "--name", "x", "--role", "root"], "--role"],
+    ["no name", ["keys", "create", "--role", "agent"], "--name"],
+    ["create flags on list", ["keys", "list", "--role", "agent"], "belong to keys create"],
+    ["revoke without an id", ["keys", "revoke"], "<key-id>"],
+  ])("exits 2 for %s", async (_label, args, message) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});

@@ -235,6 +235,17 @@ describe("/mcp on Streamable HTTP", () => {
     });
   });
 
+  it("type-checks the program first: a type error ends it at once, listed with its line and column", async () => {
+    const result = await call(client, "run_code", {
+      code: `const forecast = await cyrnel.services.weather.tools.getForecast.invoke({ days: 2 });\ncyrnel.output({ forecast });`,
+    });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ exitState: "failed", output: {}, stdout: "", stderr: "" });
+    expect((result.structuredContent as any).error).toMatch(
+      /^Type check failed with 1 type error, so the code did not run:\ncode\.ts:1:73 TS2345 .*Property 'city' is missing/,
+    );
+  });
+
   it("reports tool errors inside the program with status and code", async () => {
     const result = await call(client, "run_code", {
       code: `try {
@@ -247,7 +258,7 @@ try {
 } catch (error) {
   cyrnel.output({ missingCity: error.code });
 }`,
-      // The second call is wrong on purpose: it is the gate that must refuse it, not the type check.
+      // The missing city is the gate's to refuse here; checked first, the code would not run at all.
       typecheck: false,
     });
     expect(result.isError, textOf(result)).toBeFalsy();

@@ -28,7 +28,7 @@ export interface ExecutionOptions {
 
 /**
  * The services and tool ids the run can reach, as they were when it was
- * queued (today: every effectively enabled one), keyed by service id.
+ * queued (the effectively enabled ones its key may call), keyed by service id.
  * Environments use it for discovery (e.g. `Object.keys(cyrnel.services)`)
  * and to know which types code is checked against; every call still goes
  * through the host's gate, so a tool disabled after the snapshot is refused

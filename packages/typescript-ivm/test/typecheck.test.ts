@@ -105,6 +105,18 @@ describe("with typecheck on by default (the module's config)", () => {
     expect(next.exit, next.errors.join("\n")).toBe("success");
   });
 
+  it("checks submitted together are checked together; one past the budget fails alone", async () => {
+    const good = Array.from({ length: 20 }, (_, i) => host.submit(`${GOOD}\n// together ${i}`).result);
+    const wrong = host.submit(`${GOOD}\nconst n: number = "together";`).result;
+    const hostile = host.submit(`${HOSTILE_TYPES}\n// together`).result;
+    const results = await Promise.all(good);
+    expect(results.map((result) => [result.exit, result.errors])).toEqual(Array(20).fill(["success", []]));
+    expect((await wrong).errors).toEqual([
+      "Type check failed with 1 type error, so the code did not run:\ncode.ts:3:7 TS2322 Type 'string' is not assignable to type 'number'.",
+    ]);
+    expect((await hostile).errors[0]).toMatch(/^Type check did not finish within its budget of 1000 ms/);
+  });
+
   it("a run whose deadline passes while it is being checked times out without running", async () => {
     const result = await host.run(`${HOSTILE_TYPES}\n// deadline`, { timeoutMs: 200 });
     expect(result.exit).toBe("timeout");

@@ -27,6 +27,10 @@ export const ProcessRecord = Type.Object({
     description: "Why the run did not succeed (compiler message, uncaught error, timeout)",
   }),
   timeoutMs: Nullable(Type.Integer()),
+  keyId: Nullable(Type.String(), {
+    description:
+      "The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY",
+  }),
   createdAt: Timestamp,
   startedAt: Nullable(Timestamp),
   finishedAt: Nullable(Timestamp),

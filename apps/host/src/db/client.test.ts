@@ -36,6 +36,7 @@ describe("migrations", () => {
     expect(db.$client.pragma("foreign_keys", { simple: true })).toBe(1);
     db.$client.close();
     expect(tables(file).filter((name) => !name.startsWith("tool_search"))).toEqual([
+      "api_keys",
       "approvals",
       "calls",
       "executions",
@@ -51,7 +52,7 @@ describe("migrations", () => {
 
   it("upgrade a database on the previous schema and keep its rows", () => {
     const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
-    const old = openDatabase(file, migrationsBefore("0004_governance"));
+    const old = openDatabase(file, migrationsBefore("0005_governance"));
     const now = new Date().toISOString();
     old.$client
       .prepare(

@@ -115,11 +115,17 @@ export const processes = sqliteTable(
     stderr: text("stderr").notNull().default(""),
     /** Number of runs so far; a run needs `force` once results exist. */
     runs: integer("runs").notNull().default(0),
+    /** The stored API key that created the process; null for CYRNEL_API_KEY or a host without authentication. */
+    keyId: text("key_id"),
     createdAt: text("created_at").notNull(),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),
   },
-  (table) => [index("processes_state_idx").on(table.state), index("processes_ref_idx").on(table.ref)],
+  (table) => [
+    index("processes_state_idx").on(table.state),
+    index("processes_ref_idx").on(table.ref),
+    index("processes_key_idx").on(table.keyId),
+  ],
 );
 
 /** One row per run of a process; its id is the `executionId` environments see (never reused). */
@@ -144,6 +150,24 @@ export const registries = sqliteTable("registries", {
   modulesUrl: text("modules_url"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
+});
+
+/**
+ * API keys an operator created (`CYRNEL_API_KEY` is never stored). Only the
+ * SHA-256 of a key is kept; requests look keys up by it. Revoking deletes
+ * the row; processes and call records keep the id.
+ */
+export const apiKeys = sqliteTable("api_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  role: text("role", { enum: ["admin", "agent"] }).notNull(),
+  /** Service ids the key may reach; null = all. */
+  services: text("services", { mode: "json" }).$type<string[]>(),
+  /** SHA-256 (hex) of the key. */
+  hash: text("hash").notNull().unique(),
+  createdAt: text("created_at").notNull(),
+  expiresAt: text("expires_at"),
+  lastUsedAt: text("last_used_at"),
 });
 
 type PolicyAction = "allow" | "ask" | "deny";

@@ -16,6 +16,7 @@ import type { EnvironmentModule, ToolDocsInput } from "@cyrnel/sdk";
 import { cutText } from "../cut-text.js";
 import { CyrnelError, messageOf, noEnvironment } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
+import { seesService, type Viewer } from "./governance/caller.js";
 import type { Policies } from "./governance/policies.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
 import { serviceNotFound, toolNotFound } from "./services/not-found.js";
@@ -60,10 +61,11 @@ export class EnvironmentDocs {
   /**
    * A missing service or tool is a 404 before a missing environment is a 503.
    * `expand` names a type of the page to show in full; a name the page does
-   * not have is a 404 with the environment's message.
+   * not have is a 404 with the environment's message. A service outside the
+   * viewer's allow-list is missing.
    */
-  async tool(serviceId: string, toolId: string, expand?: string): Promise<string> {
-    const row = requireTool(this.store, serviceId, toolId);
+  async tool(viewer: Viewer, serviceId: string, toolId: string, expand?: string): Promise<string> {
+    const row = requireTool(this.store, viewer, serviceId, toolId);
     const { id, module } = this.environment();
     const options = { maxChars: this.textLimitChars, expandHint: EXPAND_HINT, ...(expand ? { expand } : {}) };
     return this.capped(
@@ -81,12 +83,13 @@ export class EnvironmentDocs {
   }
 
   /**
-   * The `.d.ts` of the callable tools, or of those the filter names (all
-   * checked first: an unknown one is a 404, a malformed tool entry a 400,
-   * one that cannot be called a 409, as a call would be).
+   * The `.d.ts` of the callable tools the viewer sees, or of those the
+   * filter names (all checked first: an unknown or hidden one is a 404, a
+   * malformed tool entry a 400, one that cannot be called a 409, as a call
+   * would be).
    */
-  async types(filter: TypesFilter = {}): Promise<string> {
-    const tools = this.selectTools(filter);
+  async types(viewer: Viewer, filter: TypesFilter = {}): Promise<string> {
+    const tools = this.selectTools(viewer, filter);
     const { id, module } = this.environment();
     const generateTypes = module.generateTypes?.bind(module);
     if (!generateTypes) {
@@ -103,12 +106,14 @@ export class EnvironmentDocs {
     );
   }
 
-  private selectTools({ serviceIds = [], tools = [] }: TypesFilter): ToolRow[] {
-    if (serviceIds.length === 0 && tools.length === 0) return this.store.effectiveTools();
+  private selectTools(viewer: Viewer, { serviceIds = [], tools = [] }: TypesFilter): ToolRow[] {
+    if (serviceIds.length === 0 && tools.length === 0) {
+      return this.store.effectiveTools().filter((row) => seesService(viewer, row.serviceId));
+    }
     const selected = new Map<string, ToolRow>();
     const add = (row: ToolRow) => selected.set(`${row.serviceId}/${row.id}`, row);
     for (const serviceId of serviceIds) {
-      requireCallableService(this.store, serviceId);
+      requireCallableService(this.store, viewer, serviceId);
       for (const row of this.store.toolsOf(serviceId)) if (row.enabled) add(row);
     }
     for (const entry of tools) {
@@ -116,8 +121,8 @@ export class EnvironmentDocs {
       if (slash <= 0 || slash === entry.length - 1 || entry.indexOf("/", slash + 1) >= 0) {
         throw new CyrnelError("bad_request", `tool filter "${entry}" must be <serviceId>/<toolId>`);
       }
-      const row = requireTool(this.store, entry.slice(0, slash), entry.slice(slash + 1));
-      requireCallableService(this.store, row.serviceId);
+      const row = requireTool(this.store, viewer, entry.slice(0, slash), entry.slice(slash + 1));
+      requireCallableService(this.store, viewer, row.serviceId);
       if (!row.enabled)
         throw new CyrnelError("tool_disabled", `tool "${row.id}" on service "${row.serviceId}" is disabled`);
       add(row);
@@ -169,17 +174,17 @@ export class EnvironmentDocs {
   }
 }
 
-/** The tool, or a 404 naming what is missing: the service, or the tool on it. */
-export function requireTool(store: ServiceStore, serviceId: string, toolId: string): ToolRow {
-  const row = store.getTool(serviceId, toolId);
-  if (!row) throw toolNotFound(store, serviceId, toolId);
+/** The tool, or a 404 naming what is missing: the service (also when the viewer may not see it), or the tool on it. */
+export function requireTool(store: ServiceStore, viewer: Viewer, serviceId: string, toolId: string): ToolRow {
+  const row = seesService(viewer, serviceId) ? store.getTool(serviceId, toolId) : undefined;
+  if (!row) throw toolNotFound(store, serviceId, toolId, viewer);
   return row;
 }
 
 /** The service, or 404 when it does not exist and 409 when it is disabled or stale (no tool of it can be called). */
-function requireCallableService(store: ServiceStore, serviceId: string): void {
-  const service = store.get(serviceId);
-  if (!service) throw serviceNotFound(store, serviceId);
+function requireCallableService(store: ServiceStore, viewer: Viewer, serviceId: string): void {
+  const service = seesService(viewer, serviceId) ? store.get(serviceId) : undefined;
+  if (!service) throw serviceNotFound(store, serviceId, viewer);
   if (service.stale) {
     throw new CyrnelError(
       "service_disabled",

@@ -1,26 +1,39 @@
-/** Bearer authentication with a constant-time comparison (digests, so key length does not leak either). */
-import { createHash, timingSafeEqual } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+/**
+ * Bearer authentication: every request but those to public routes names its
+ * key, and the caller it stands for (domain/governance/caller.ts) is set on
+ * the context for the route's access check (mount.ts) and its handler.
+ * Without `CYRNEL_API_KEY` and stored keys, anyone is the bootstrap admin.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import type { ApiKeys } from "../domain/governance/api-keys.js";
+import { BOOTSTRAP_CALLER, type Caller } from "../domain/governance/caller.js";
 import { CyrnelError } from "../errors.js";
 
-const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+declare module "hono" {
+  interface ContextVariableMap {
+    caller: Caller;
+  }
+}
 
-export function bearerAuth(
-  apiKey: string | null,
-  isPublic: (method: string, path: string) => boolean,
-): MiddlewareHandler {
-  if (apiKey === null) return async (_c, next) => next();
-  const expected = digest(apiKey);
+/** Public routes (`GET /health`) read no key; their handlers get a caller that may do nothing. */
+const ANONYMOUS: Caller = Object.freeze({ keyId: null, role: "agent", services: [] });
+
+export function bearerAuth(keys: ApiKeys, isPublic: (method: string, path: string) => boolean): MiddlewareHandler {
   return async (c, next) => {
-    if (isPublic(c.req.method, c.req.path)) return next();
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      throw new CyrnelError(
-        "unauthorized",
-        match ? "invalid API key" : "missing Authorization: Bearer <CYRNEL_API_KEY>",
-      );
+    if (isPublic(c.req.method, c.req.path)) c.set("caller", ANONYMOUS);
+    else if (!keys.required()) c.set("caller", BOOTSTRAP_CALLER);
+    else {
+      const match = /^Bearer\s+(.+)$/i.exec((c.req.header("authorization") ?? "").trim());
+      if (!match) throw new CyrnelError("unauthorized", "missing Authorization: Bearer <API key>");
+      c.set("caller", keys.authenticate(match[1]!));
     }
     return next();
   };
+}
+
+/** The caller the middleware set; routes are mounted behind it, so a missing one is a wiring bug. */
+export function callerOf(c: Context): Caller {
+  const caller = c.get("caller") as Caller | undefined;
+  if (caller === undefined) throw new Error("no caller on the request: the auth middleware must run before the routes");
+  return caller;
 }

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { BOOTSTRAP_CALLER, type Caller } from "../domain/governance/caller.js";
 import { CyrnelError, type ErrorCode } from "../errors.js";
 import { createLogger } from "../log.js";
 import { errorHandler } from "./error-handler.js";
@@ -19,6 +20,7 @@ const throwing = (code: ErrorCode, extra: Partial<RouteDefinition> = {}) =>
     method: "post",
     path: "/things",
     operationId: "makeThing",
+    access: "admin",
     summary: "Throws whatever the test asks for",
     tags: ["test"],
     responses: { 200: { description: "Never", schema: Type.Object({}) } },
@@ -31,11 +33,22 @@ const throwing = (code: ErrorCode, extra: Partial<RouteDefinition> = {}) =>
 
 const withBody = { body: Type.Object({ name: Type.String() }, { additionalProperties: false }) };
 
-function appWith(route: RouteDefinition, validateResponses: boolean) {
+const AGENT: Caller = { keyId: "key_agent", role: "agent", services: null };
+
+/** What the auth middleware (auth.ts) does for a valid key. */
+function authenticateAs(app: Hono, caller: Caller) {
+  app.use("*", async (c, next) => {
+    c.set("caller", caller);
+    return next();
+  });
+}
+
+function appWith(route: RouteDefinition, validateResponses: boolean, caller: Caller = BOOTSTRAP_CALLER) {
   const logged: Record<string, unknown>[] = [];
   const logger = createLogger("error", { write: (line: string) => logged.push(JSON.parse(line)) });
   const app = new Hono();
   app.onError(errorHandler(logger));
+  authenticateAs(app, caller);
   mountRoutes(app, [route], { bodyLimit: 64, definitionBodyLimit: 64, validateResponses });
   const post = (body: string) =>
     app.request("/things", { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -91,11 +104,19 @@ describe("declared error codes", () => {
     expect(responses(throwing("conflict"))).toEqual({
       "200": "Never",
       "401": "unauthorized",
+      "403": "forbidden",
       "409": "conflict",
       "500": "internal",
       "503": "shutting_down",
     });
-    expect(responses(throwing("conflict", { ...withBody, public: true }))).toEqual({
+    expect(responses(throwing("conflict", { access: "agent" }))).toEqual({
+      "200": "Never",
+      "401": "unauthorized",
+      "409": "conflict",
+      "500": "internal",
+      "503": "shutting_down",
+    });
+    expect(responses(throwing("conflict", { ...withBody, access: "public" }))).toEqual({
       "200": "Never",
       "400": "bad_request, validation_failed",
       "409": "conflict",
@@ -105,11 +126,38 @@ describe("declared error codes", () => {
   });
 });
 
+describe("access", () => {
+  it("answers an agent key on an admin route 403 forbidden, before reading the body", async () => {
+    const { post } = appWith(throwing("conflict", withBody), true, AGENT);
+    const response = await post("{not json");
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({
+      error: "POST /things needs an admin key; this is an agent key",
+      code: "forbidden",
+    });
+  });
+
+  it("lets an agent key through to an agent route, and an admin key through to both", async () => {
+    expect((await appWith(throwing("conflict", { access: "agent" }), true, AGENT).post("{}")).status).toBe(409);
+    expect((await appWith(throwing("conflict"), true, BOOTSTRAP_CALLER).post("{}")).status).toBe(409);
+  });
+
+  it("treats a definition without an access level as admin-only and publishes no level for it", async () => {
+    const undeclared = { ...throwing("conflict"), access: undefined } as unknown as RouteDefinition;
+    expect((await appWith(undeclared, true, AGENT).post("{}")).status).toBe(403);
+    const operation = (route: RouteDefinition) =>
+      (buildOpenApiDocument([route], "0.0.0").paths as Record<string, Record<string, any>>)["/things"]!.post;
+    expect(operation(undeclared)).not.toHaveProperty("x-cyrnel-access");
+    expect(operation(throwing("conflict", { access: "agent" }))["x-cyrnel-access"]).toBe("agent");
+  });
+});
+
 describe("query strings", () => {
   const echo = defineRoute({
     method: "get",
     path: "/echo",
     operationId: "echo",
+    access: "public",
     summary: "Answers the query it was given",
     tags: ["test"],
     query: Type.Object({ tag: Type.Optional(Type.Array(Type.String())), limit: Type.Optional(Type.Integer()) }),
@@ -118,6 +166,7 @@ describe("query strings", () => {
     handler: ({ query }) => ({ status: 200, body: query }),
   });
   const app = new Hono();
+  authenticateAs(app, BOOTSTRAP_CALLER);
   mountRoutes(app, [echo], { bodyLimit: 64, definitionBodyLimit: 64, validateResponses: true });
   const get = async (search: string) => (await app.request(`/echo${search}`)).json();
 

@@ -9,8 +9,9 @@ import addFormatsPlugin from "ajv-formats";
 import type { Context, Hono } from "hono";
 import { CyrnelError } from "../errors.js";
 import { relevantErrors, summariseIssues, type ValidationIssue } from "../lib/json-schema.js";
+import { callerOf } from "./auth.js";
 import { readJsonBody } from "./request-body.js";
-import { answerableErrors, type Reply, type RouteDefinition } from "./route.js";
+import { accessOf, answerableErrors, permits, type Reply, type RouteDefinition } from "./route.js";
 
 type AjvInstance = InstanceType<typeof AjvModule.default>;
 const addFormats = addFormatsPlugin as unknown as (ajv: AjvInstance) => AjvInstance;
@@ -45,8 +46,18 @@ export function mountRoutes(app: Hono, routes: RouteDefinition[], options: Mount
       }
     }
 
+    const access = accessOf(route);
     const answer = async (c: Context): Promise<Response> => {
+      // Before anything of the request is read: an agent learns nothing about an admin route's inputs.
+      const caller = callerOf(c);
+      if (!permits(caller, access)) {
+        throw new CyrnelError(
+          "forbidden",
+          `${route.method.toUpperCase()} ${route.path} needs an admin key; this is an agent key`,
+        );
+      }
       const input = {
+        caller,
         params: params ? check(params, { ...c.req.param() }, "path parameter") : {},
         query: query ? check(query, queryObject(c.req.url, route.query!), "query parameter") : {},
         body: undefined as unknown,

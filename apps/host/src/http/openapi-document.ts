@@ -2,7 +2,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { ErrorBody } from "../contract/common.js";
 import { ERROR_STATUS } from "../errors.js";
-import { answerableErrors, type RouteDefinition } from "./route.js";
+import { accessOf, answerableErrors, type RouteDefinition } from "./route.js";
 
 const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
 
@@ -36,7 +36,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
       summary: route.summary,
       ...(route.description && { description: route.description }),
       tags: route.tags,
-      ...(route.public && { security: [] }),
+      ...(accessOf(route) === "public" && { security: [] }),
+      // Only what the definition declares: a test fails for a route without it.
+      ...(route.access !== undefined && { "x-cyrnel-access": route.access }),
       ...(parameters.length > 0 && { parameters }),
       ...(route.body && {
         requestBody: { required: true, content: { "application/json": { schema: plain(route.body) } } },
@@ -55,7 +57,15 @@ export function buildOpenApiDocument(routes: RouteDefinition[], version: string)
         '`{"error", "code", "details"?}`; lists are `{"items", "nextCursor"}` with `limit` and `cursor`.',
     },
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "CYRNEL_API_KEY, when set" } },
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "CYRNEL_API_KEY or a stored key (POST /keys), when authentication is on. `x-cyrnel-access` on each " +
+            "operation says who may call it: public (no key), agent (any key), admin (admin keys only; 403 otherwise)",
+        },
+      },
       schemas: { Error: errorSchema },
     },
     security: [{ bearer: [] }],

@@ -51,6 +51,8 @@ export const isString = (value: unknown): value is string => typeof value === "s
 export const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
 export const isStringPair = (value: unknown): value is [string, number] =>
   Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "number";
+export const isTwoStrings = (value: unknown): value is [string, string] =>
+  Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string";
 /** The cursor of a page of ranked results: how many results came before it (ranked lists have no key to resume after). */
 export const isRankCursor = (value: unknown): value is { rank: number } =>
   typeof value === "object" &&

@@ -6,9 +6,16 @@
  */
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { Context } from "hono";
+import type { Caller } from "../domain/governance/caller.js";
 import type { ErrorCode } from "../errors.js";
 
 export type HttpMethod = "get" | "post" | "patch" | "put" | "delete";
+
+/**
+ * Who may call a route: `public` needs no key, `agent` any valid key (agent
+ * or admin), `admin` an admin key (an agent key gets `403 forbidden`).
+ */
+export type Access = "public" | "agent" | "admin";
 
 export interface RouteResponse {
   description: string;
@@ -24,6 +31,8 @@ export interface HandlerInput<P, Q, B> {
   params: StaticOr<P, Record<string, never>>;
   query: StaticOr<Q, Record<string, never>>;
   body: StaticOr<B, undefined>;
+  /** Who is asking (its role already passed the route's `access`). */
+  caller: Caller;
   /** Escape hatch for the rare handler that needs the raw request (e.g. the MCP transport). */
   context: Context;
   /** Aborted when the client goes away. */
@@ -54,8 +63,12 @@ export interface RouteDefinition<
   body?: B;
   /** Routes that carry service definitions accept bigger bodies. */
   bodyLimit?: "default" | "definition";
-  /** No bearer auth (only `GET /health`). */
-  public?: boolean;
+  /**
+   * Who may call it. Every route says so (it is published as
+   * `x-cyrnel-access` and tests read it); a definition that slips through
+   * without one is treated as `admin`.
+   */
+  access: Access;
   responses: Record<number, RouteResponse>;
   /**
    * Error codes this route's parameters, query and handler can answer with,
@@ -71,18 +84,27 @@ export interface RouteDefinition<
  * Codes a route answers without declaring them, because they come from what
  * routes share rather than from the route itself: `internal` (a bug, on any
  * route), `unauthorized` and `shutting_down` (the bearer key and the refusal
- * during shutdown, on every route but the public ones), and for a route that
+ * during shutdown, on every route but the public ones), `forbidden` (an
+ * agent key on an admin route), and for a route that
  * takes a JSON body, what reading it can answer: `payload_too_large`,
  * `bad_request` (missing, not JSON, malformed, nested too deep, not UTF-8)
  * and `validation_failed` (against the body schema).
  */
-export function implicitErrors(route: Pick<RouteDefinition, "public" | "body">): ErrorCode[] {
+export function implicitErrors(route: Pick<RouteDefinition, "access" | "body">): ErrorCode[] {
+  const access = accessOf(route);
   return [
     "internal",
-    ...(route.public ? [] : (["unauthorized", "shutting_down"] as const)),
+    ...(access === "public" ? [] : (["unauthorized", "shutting_down"] as const)),
+    ...(access === "admin" ? (["forbidden"] as const) : []),
     ...(route.body ? (["bad_request", "payload_too_large", "validation_failed"] as const) : []),
   ];
 }
+
+/** The route's access level; `admin` when a definition has none, so a route can only be too closed. */
+export const accessOf = (route: Pick<RouteDefinition, "access">): Access => route.access ?? "admin";
+
+/** Whether the caller's role passes the access level (the key itself was checked by the auth middleware). */
+export const permits = (caller: Caller, access: Access): boolean => access !== "admin" || caller.role === "admin";
 
 /** Every code a route may answer: what it declares and its implicit ones. */
 export function answerableErrors(route: RouteDefinition): Set<ErrorCode> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nonPublicKind } from "./public-address.js";
+import { isLoopbackListenAddress, nonPublicKind } from "./public-address.js";
 
 describe("nonPublicKind", () => {
   it.each([
@@ -44,5 +44,24 @@ describe("nonPublicKind", () => {
     "2002:0808:0808::1",
   ])("%s is public", (address) => {
     expect(nonPublicKind(address)).toBeNull();
+  });
+});
+
+describe("isLoopbackListenAddress", () => {
+  it.each([
+    ["127.0.0.1", true],
+    ["127.1.2.3", true],
+    ["localhost", true],
+    ["LOCALHOST", true],
+    ["::1", true],
+    ["[::1]", true],
+    ["::ffff:127.0.0.1", true],
+    ["0.0.0.0", false],
+    ["::", false],
+    ["192.168.1.10", false],
+    ["example.com", false],
+    ["localhost.example.com", false],
+  ])("%s → %s", (host, loopback) => {
+    expect(isLoopbackListenAddress(host)).toBe(loopback);
   });
 });

@@ -95,3 +95,16 @@ function ipv6ToBigInt(address: string): bigint {
   const groups = tail === undefined ? headGroups : [...headGroups, ...Array(missing).fill("0"), ...tailGroups];
   return groups.reduce((total, group) => (total << 16n) + BigInt(Number.parseInt(group || "0", 16)), 0n);
 }
+
+/**
+ * Whether a listen address (`CYRNEL_HOST`) only accepts connections from this
+ * machine: `localhost` or a loopback IP, bracketed or not. Any other name may
+ * resolve to an address others reach.
+ */
+export function isLoopbackListenAddress(host: string): boolean {
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
+  return bare === "localhost" || nonPublicKind(bare) === "loopback";
+}

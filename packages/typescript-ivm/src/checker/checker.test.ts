@@ -29,7 +29,7 @@ const shopAt = (tools: string[]) => [{ serviceId: "shop", tools, declared: true 
 const ALL = shopAt(["getItem", "listItems"]);
 /** `line:column TScode` per error. */
 const errors = (code: string, services = ALL) =>
-  checker.check(code, services).map((e) => `${e.line}:${e.column} TS${e.code}`);
+  (checker.check([code], services)[0] ?? []).map((e) => `${e.line}:${e.column} TS${e.code}`);
 
 beforeAll(() => {
   const { namespace, tools, text } = renderServiceFile("shop", SHOP);
@@ -67,6 +67,8 @@ describe("Checker", () => {
     expect(
       errors(`const sorted = [3, 1].toSorted((a, b) => a - b).findLast((n) => n > 0);
 const id = setTimeout((x: string) => console.log(x), 10, "a");
+await new Promise((resolve) => setTimeout(resolve, 10));
+await new Promise<void>((resolve) => setTimeout(resolve, 10));
 clearTimeout(id);
 cyrnel.output({ sorted });
 const keys: string[] = Object.keys(cyrnel.services);`),
@@ -102,12 +104,22 @@ const keys: string[] = Object.keys(cyrnel.services);`),
     const second = new Checker();
     second.declare("shop", changed.namespace, changed.tools, changed.text);
     const code = `await cyrnel.services.shop.tools.getItem.invoke({ sku: "1" });`;
-    expect(second.check(code, shopAt(["getItem"]))).toEqual([]);
-    expect(checker.check(code, shopAt(["getItem"])).map((e) => e.code)).toEqual([2353]);
+    expect(second.check([code], shopAt(["getItem"]))).toEqual([[]]);
+    expect(checker.check([code], shopAt(["getItem"]))[0]?.map((e) => e.code)).toEqual([2353]);
   });
 
   it("reports only syntax errors when there are any", () => {
     expect(errors(`const a: number = "x";\nconst b = ;`)).toEqual(["2:11 TS1109"]);
+  });
+
+  it("checks several programs together, each in a scope of its own", () => {
+    const programs = [
+      `const x = 1;\nconst n: number = x;`,
+      `const x = "a";\nconst n: number = x;`,
+      `const item = await cyrnel.services.shop.tools.getItem.invoke({ id: 1 });`,
+    ];
+    const results = checker.check(programs, ALL).map((list) => list.map((e) => `${e.line}:${e.column} TS${e.code}`));
+    expect(results).toEqual([[], ["2:7 TS2322"], ["1:64 TS2322"]]);
   });
 
   it("does not let code declare modules or import: they fail as they would at run time", () => {

@@ -24,7 +24,7 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
 };
 
 const ROOT = "/cyrnel";
-const CODE_PATH = `${ROOT}/${CODE_FILE_NAME}`;
+const codePath = (index: number) => `${ROOT}/programs/${index}/${CODE_FILE_NAME}`;
 const SURFACE_PATH = `${ROOT}/surface.d.ts`;
 const servicePath = (serviceId: string) => `${ROOT}/services/${serviceId}.d.ts`;
 
@@ -45,7 +45,8 @@ export class Checker {
   private readonly libFiles = new Map<string, ts.SourceFile | undefined>();
   private readonly services = new Map<string, DeclaredService>();
   private surface: ts.SourceFile | undefined;
-  private code: ts.SourceFile | undefined;
+  /** The programs of the current check, by file name. */
+  private readonly code = new Map<string, ts.SourceFile>();
   private previous: ts.Program | undefined;
   private readonly libDir = dirname(ts.getDefaultLibFilePath(COMPILER_OPTIONS));
   private readonly host: ts.CompilerHost = {
@@ -67,8 +68,12 @@ export class Checker {
     this.services.set(serviceId, { namespace, tools: new Set(tools), file });
   }
 
-  /** The code's errors, in the user's lines and columns; syntax errors alone when there are any. */
-  check(code: string, services: readonly CheckedService[]): TypeErrorLine[] {
+  /**
+   * Each program's errors, in the user's lines and columns (syntax errors
+   * alone when it has any). The programs are files of one compiler program:
+   * what does not depend on the code is done once for all of them.
+   */
+  check(programs: readonly string[], services: readonly CheckedService[]): TypeErrorLine[][] {
     const surface: SurfaceService[] = [];
     const rootNames = [SURFACE_PATH];
     for (const service of services) {
@@ -85,12 +90,16 @@ export class Checker {
         type: { namespace: declared.namespace, ...(all ? {} : { onlyTools: reachable }) },
       });
     }
-    rootNames.push(CODE_PATH);
     const surfaceText = renderRuntimeSurface(surface);
     if (this.surface?.text !== surfaceText) {
       this.surface = ts.createSourceFile(SURFACE_PATH, surfaceText, ts.ScriptTarget.ES2022, false);
     }
-    this.code = ts.createSourceFile(CODE_PATH, wrapCode(code), ts.ScriptTarget.ES2022, false);
+    this.code.clear();
+    programs.forEach((code, index) => {
+      const fileName = codePath(index);
+      this.code.set(fileName, ts.createSourceFile(fileName, wrapCode(code), ts.ScriptTarget.ES2022, false));
+      rootNames.push(fileName);
+    });
     const program = ts.createProgram({
       rootNames,
       options: COMPILER_OPTIONS,
@@ -98,23 +107,26 @@ export class Checker {
       ...(this.previous === undefined ? {} : { oldProgram: this.previous }),
     });
     this.previous = program;
-    const file = this.code;
-    const syntactic = program.getSyntacticDiagnostics(file);
-    const diagnostics = syntactic.length > 0 ? syntactic : program.getSemanticDiagnostics(file);
-    return diagnostics
-      .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
-      .map((diagnostic) => {
-        const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-        return {
-          ...userPosition(code, at.line, at.character),
-          code: diagnostic.code,
-          message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
-        };
-      });
+    return programs.map((code, index) => {
+      const file = this.code.get(codePath(index)) as ts.SourceFile;
+      const syntactic = program.getSyntacticDiagnostics(file);
+      const diagnostics = syntactic.length > 0 ? syntactic : program.getSemanticDiagnostics(file);
+      return diagnostics
+        .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+        .map((diagnostic) => {
+          const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+          return {
+            ...userPosition(code, at.line, at.character),
+            code: diagnostic.code,
+            message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
+          };
+        });
+    });
   }
 
   private sourceFile(fileName: string): ts.SourceFile | undefined {
-    if (fileName === CODE_PATH) return this.code;
+    const code = this.code.get(fileName);
+    if (code !== undefined) return code;
     if (fileName === SURFACE_PATH) return this.surface;
     if (fileName.startsWith(`${ROOT}/services/`)) {
       const serviceId = fileName.slice(`${ROOT}/services/`.length, -".d.ts".length);

@@ -18,6 +18,7 @@ describe("wrapCode and userPosition", () => {
       "\tconst b: string = a;",
       "return b;",
       "}",
+      "export {};",
       "",
     ]);
   });

@@ -4,11 +4,13 @@ import { clampToSource } from "../source-position.js";
  * The file the type checker sees: the user's code as the body of an async
  * function, the way it runs (see transpile.ts), so top-level `await` and
  * `return` are valid. The header has a line of its own, so line N of the
- * code is line N + 1 of the file and columns are the same.
+ * code is line N + 1 of the file and columns are the same. The file is a
+ * module (`export {}`), so that several programs checked together each have
+ * a scope of their own.
  */
 export const CODE_FILE_NAME = "code.ts";
 const HEADER = "async function __cyrnelProcess() {\n";
-const FOOTER = "\n}\n";
+const FOOTER = "\n}\nexport {};\n";
 
 export function wrapCode(code: string): string {
   return HEADER + code + FOOTER;

@@ -14,7 +14,7 @@ const post = (message: FromChecker) => port.postMessage(message);
 
 const checker = new Checker();
 // Loads the compiler and parses the standard library before the first real check.
-checker.check("", []);
+checker.check([""], []);
 post({ type: "ready" });
 
 port.on("message", (message: ToChecker) => {
@@ -23,7 +23,7 @@ port.on("message", (message: ToChecker) => {
       checker.declare(message.serviceId, message.namespace, message.tools, message.text);
       post({ type: "done", job: message.job, errors: [] });
     } else {
-      post({ type: "done", job: message.job, errors: checker.check(message.code, message.services) });
+      post({ type: "done", job: message.job, errors: checker.check(message.programs, message.services) });
     }
   } catch (error) {
     post({ type: "failed", job: message.job, message: error instanceof Error ? error.message : String(error) });

@@ -15,7 +15,8 @@ export type ToChecker =
       tools: string[];
       text: string;
     }
-  | { type: "check"; job: number; code: string; services: CheckedService[] };
+  /** Check each program (the code of one run) on its own, all against the same services. */
+  | { type: "check"; job: number; programs: string[]; services: CheckedService[] };
 
 /** A service the checked code can reach, and the tools it can call on it. */
 export interface CheckedService {
@@ -28,8 +29,8 @@ export interface CheckedService {
 export type FromChecker =
   /** Posted once the compiler and the standard library are loaded. */
   | { type: "ready" }
-  /** A `declare` is done (no errors), or a `check` found these errors (none: the code type-checks). */
-  | { type: "done"; job: number; errors: TypeErrorLine[] }
+  /** A `declare` is done (no errors), or a `check` found these errors, per program (none: it type-checks). */
+  | { type: "done"; job: number; errors: TypeErrorLine[][] }
   /** The compiler threw (a bug, or a stack overflow on hostile code). */
   | { type: "failed"; job: number; message: string };
 

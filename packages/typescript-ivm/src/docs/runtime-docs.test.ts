@@ -25,8 +25,16 @@ describe("renderRuntimeDocs", () => {
       "| 403 | `approval_denied` |",
       "| 403 | `approval_expired` |",
       "the clock stops while the process is suspended",
+      "Before it runs, the code is **type-checked**",
+      "code.ts:<line>:<column> TS<code> <message>",
+      "typecheck: false",
+      "[cyrnel] unhandled rejection of a tool call",
     ]) {
       expect(docs).toContain(text);
     }
+  });
+
+  it("says when checks are off by default", () => {
+    expect(renderRuntimeDocs(parseConfig({ typecheck: false }))).toContain("off by default here");
   });
 });

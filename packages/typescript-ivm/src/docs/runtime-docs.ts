@@ -2,7 +2,8 @@ import type { EnvironmentConfig } from "../config.js";
 
 /** How a tool call from code fails: the host's gate, as `status` and `code` of the rejection. */
 const TOOL_ERRORS: [number, string, string][] = [
-  [404, "not_found", "the service or the tool does not exist"],
+  [404, "not_found", "the service or the tool does not exist, or the process's API key may not reach it"],
+  [403, "forbidden", "the API key that started the process was revoked or has expired"],
   [409, "service_disabled", "the service is disabled or stale"],
   [409, "tool_disabled", "the tool is disabled"],
   [400, "validation_failed", "the parameters do not match the input schema (`details` lists the problems)"],
@@ -33,10 +34,12 @@ export function renderRuntimeDocs(config: EnvironmentConfig): string {
   const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
   return `# cyrnel runtime: typescript-ivm
 
-Process code is **TypeScript** (types are stripped, never checked) and runs as the body of an
-\`async\` function inside an isolated V8 sandbox. Top-level \`await\` works, and \`return\` ends
-the process early (the returned value is ignored; report results with \`cyrnel.output\`).
-The process succeeds when the code finishes, and fails on an uncaught exception.
+Process code is **TypeScript** and runs as the body of an \`async\` function inside an isolated V8
+sandbox. Top-level \`await\` works, and \`return\` ends the process early (a returned value is
+discarded, with a note on stderr; report results with \`cyrnel.output\`). The process succeeds when
+the code finishes, and fails on an uncaught exception.
+
+${typecheckParagraph(config)}
 
 \`\`\`ts
 const forecast = await cyrnel.services.weather.tools.forecast.invoke({ city: "Oslo" });
@@ -81,10 +84,10 @@ sometimes \`details\`:
 
 \`\`\`ts
 try {
-  await cyrnel.services.weather.tools.forecast.invoke({ city: 42 });
+  await cyrnel.services.weather.tools.forecast.invoke({ city: "Oslo", days: 99 });
 } catch (error) {
   const e = error as { status?: number; code?: string; message: string; details?: unknown };
-  console.error(e.status, e.code, e.message); // 400 validation_failed ...
+  console.error(e.status, e.code, e.message); // 400 validation_failed (days is at most 7) ...
 }
 \`\`\`
 
@@ -112,8 +115,13 @@ retry a denied call in a loop.
 - An uncaught exception fails the process; its error reads \`Uncaught <Name>: <message>\` followed by
   the stack frames of your code (\`at code.ts:<line>:<column>\`, lines as you wrote them). Thrown
   non-Errors read \`Uncaught <value>\`. An exception inside a \`setTimeout\` callback fails the process too.
-  Unhandled promise rejections that are never awaited are ignored.
-- A syntax error fails the process before it runs: \`SyntaxError: <message> (line L, column C)\`.
+- A tool call that fails while nothing awaits or catches it, and nothing does later, does not fail the
+  process: when the code ends, stderr gets \`[cyrnel] unhandled rejection of a tool call nobody awaited
+  or caught: <error>\` with its line. Calls still in flight then are reported too (their results are
+  lost: \`await\` what you start). A promise of your own that rejects with nobody taking it up fails
+  the process: \`Uncaught (in promise) <Name>: <message> …\`.
+- A syntax error fails the process before it runs: \`SyntaxError: <message> (line L, column C)\` (or, when
+  the code is type-checked, \`code.ts:L:C TS1xxx <message>\`).
 
 ## Limits
 
@@ -130,4 +138,15 @@ retry a denied call in a loop.
   takes memory, not a CPU); up to ${config.queueSize} more wait their turn, and past that a new process is refused
   with \`429 at_capacity\` and a \`Retry-After\` header, without running.
 `;
+}
+
+function typecheckParagraph(config: EnvironmentConfig): string {
+  const when = config.typecheck
+    ? "Before it runs, the code is **type-checked**"
+    : "When the process asks for it (`typecheck: true`; off by default here), the code is **type-checked** before it runs";
+  return `${when} with TypeScript 5 against the types of the tools it can call (\`GET /environment/types\`)
+and this runtime (strict; ES2023 library; a caught error is \`any\`). Type errors fail the process without
+running anything: \`error\` lists them as \`code.ts:<line>:<column> TS<code> <message>\` (at most 20). A check
+may take ${config.typecheckTimeoutMs} ms; past that the process fails without running too. Submit with
+\`typecheck: false\` to run code unchecked (types are then only stripped).`;
 }

@@ -13,7 +13,8 @@ function threadEntry(name: string): string {
 
 /** How one request to the checker thread ended. */
 export type CheckerAnswer =
-  | { ok: true; errors: TypeErrorLine[] }
+  /** `errors`: one list per program of a `check` (none for a `declare`). */
+  | { ok: true; errors: TypeErrorLine[][] }
   | {
       ok: false;
       /**
@@ -54,24 +55,16 @@ export class CheckerThread {
   private nextJob = 1;
   private startFailures = 0;
   private unavailable: string | null = null;
-  private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(private readonly memoryMb: number) {}
-
-  /** Runs `task` once the tasks before it have ended, so one task at a time talks to the thread. */
-  exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.chain.then(task);
-    this.chain = result.catch(() => {});
-    return result;
-  }
 
   /** Starts the thread ahead of the first request (loading the compiler takes a while). */
   warm(): void {
     void this.start();
   }
 
-  /** Sends one message (inside {@link exclusive}) and waits for its answer, at most `budgetMs`. */
+  /** Sends one message and waits for its answer, at most `budgetMs`. One at a time: the caller waits for each answer. */
   async request(message: DistributiveOmit<ToChecker, "job">, budgetMs: number): Promise<CheckerAnswer> {
     const startError = await this.start();
     const worker = this.worker;

@@ -14,19 +14,12 @@ import type { CallCounts, CallRecord } from "../../contract/governance.js";
 import { messageOf } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import type { CallFilter, CallRow, CallStore, NewCallRow } from "./call-store.js";
-
-/** Who made a call: a run of a process (its key, once keys exist), or a direct invoke (no process). */
-export interface CallOrigin {
-  processId: number | null;
-  executionId: number | null;
-  keyId: string | null;
-}
-
-export const DIRECT_CALL: CallOrigin = Object.freeze({ processId: null, executionId: null, keyId: null });
+import type { CallContext } from "./caller.js";
 
 /** A call as the gate saw it end. */
 export interface EndedCall {
-  origin: CallOrigin;
+  /** Who made it, from which run of a process (none: a direct invoke). */
+  context: CallContext;
   serviceId: string;
   toolId: string;
   /** Epoch milliseconds. */
@@ -65,8 +58,8 @@ export class CallLog {
   record(call: EndedCall): void {
     const record: CallRecord = {
       id: ++this.lastId,
-      processId: call.origin.processId,
-      keyId: call.origin.keyId,
+      processId: call.context.processId,
+      keyId: call.context.caller.keyId,
       serviceId: call.serviceId.slice(0, MAX_ID_CHARS),
       toolId: call.toolId.slice(0, MAX_ID_CHARS),
       startedAt: new Date(call.startedAt).toISOString(),
@@ -75,7 +68,7 @@ export class CallLog {
       status: call.status,
       parameters: call.parameters.value,
     };
-    this.pending.push({ ...record, executionId: call.origin.executionId, parameters: call.parameters.json });
+    this.pending.push({ ...record, executionId: call.context.executionId, parameters: call.parameters.json });
     if (this.pending.length >= FLUSH_ROWS) this.flush();
     else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS).unref();
     try {

@@ -17,6 +17,7 @@ export function processRecord(row: ProcessView): ProcessRecord {
     exitState: row.exitState,
     error: row.error,
     timeoutMs: row.timeoutMs,
+    keyId: row.keyId,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,

@@ -28,7 +28,7 @@ import type { ProcessEvent } from "../../contract/processes.js";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import type { ApprovalRow } from "../governance/approval-store.js";
-import type { CallOrigin } from "../governance/call-log.js";
+import type { CallContext, Caller } from "../governance/caller.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
@@ -57,15 +57,20 @@ export interface ProcessRunnerOptions {
    */
   events: ModuleEvents;
   /** Tool calls from code go through the same gate as `POST /tools/.../invoke`, naming the run they come from. */
-  invokeTool(input: InvokeInput, origin: CallOrigin): Promise<unknown>;
+  invokeTool(input: InvokeInput, call: CallContext): Promise<unknown>;
   /** The approvals a process waits for right now, oldest first. */
   pendingApprovals(processId: number): readonly ApprovalRow[];
   /** A run ends (or is being ended): what its calls still wait for will never be needed. */
   runEnding(processId: number, reason: string): void;
   /** The tool calls of a process's latest run. */
   callCounts(processId: number): CallCounts;
-  /** Snapshot of the services and tool ids a run can reach (today: every effectively enabled one). */
-  catalog(): ServiceCatalog;
+  /** Snapshot of the services and tool ids this caller can reach, for discovery inside the sandbox. */
+  catalog(caller: Caller): ServiceCatalog;
+  /**
+   * Who a process's tool calls run as, asked at each call: the key that created it as it is now (its allow-list
+   * narrowed or widened since), or a `forbidden` error once that key is revoked or expired.
+   */
+  caller(keyId: string | null): Caller;
   /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
   serviceTools(serviceId: string): { revision: string; toolsJson: string };
 }
@@ -83,6 +88,8 @@ const KILL_GRACE_MS = 2_000;
 interface LiveExecution {
   executionId: number;
   processId: number;
+  /** The process's key (see `ProcessRunnerOptions.caller`). */
+  keyId: string | null;
   environmentId: string;
   environment: EnvironmentModule;
   timeoutMs: number | null;
@@ -143,7 +150,8 @@ export class ProcessRunner {
       if (execution?.state !== "running" && execution?.state !== "suspended") {
         throw new CyrnelError("conflict", `execution ${executionId} is not running`);
       }
-      return this.options.invokeTool(input, { processId: execution.processId, executionId, keyId: null });
+      const caller = this.options.caller(execution.keyId);
+      return this.options.invokeTool(input, { caller, processId: execution.processId, executionId });
     },
     setState: (executionId, state) => {
       const execution = this.live.get(executionId);
@@ -176,10 +184,14 @@ export class ProcessRunner {
   // ---- API operations ---------------------------------------------------------
 
   /**
-   * `typecheck`: check the code's types before it runs (`true`), run it
-   * unchecked (`false`), or leave it to the environment's default (absent).
+   * `keyId`: the stored key that creates it (null for CYRNEL_API_KEY or without authentication); it owns it.
+   * `typecheck`: check the code's types before it runs (`true`), run it unchecked (`false`), or leave it to the
+   * environment's default (absent).
    */
-  create(input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean }): ProcessView {
+  create(
+    input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean },
+    keyId: string | null,
+  ): ProcessView {
     if (Buffer.byteLength(input.code) > this.options.limits.codeBytes) {
       throw new CyrnelError("payload_too_large", `code exceeds the limit of ${this.options.limits.codeBytes} bytes`);
     }
@@ -193,8 +205,11 @@ export class ProcessRunner {
       );
     }
     const environment = this.requireEnvironment(input.typecheck);
-    const { processId, executionId } = this.options.store.create({ code: input.code, ref, timeoutMs }, environment.id);
-    this.start({ processId, executionId, code: input.code, timeoutMs, typecheck: input.typecheck }, environment);
+    const { processId, executionId } = this.options.store.create(
+      { code: input.code, ref, timeoutMs, keyId },
+      environment.id,
+    );
+    this.start({ processId, executionId, code: input.code, timeoutMs, keyId, typecheck: input.typecheck }, environment);
     return this.get(processId);
   }
 
@@ -211,7 +226,10 @@ export class ProcessRunner {
     }
     const environment = this.requireEnvironment(typecheck);
     const executionId = this.options.store.startRun(id, environment.id);
-    this.start({ processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, typecheck }, environment);
+    this.start(
+      { processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, keyId: row.keyId, typecheck },
+      environment,
+    );
     return this.get(id);
   }
 
@@ -400,14 +418,22 @@ export class ProcessRunner {
 
   /** Hands a recorded run to the environment; `run` is its execution row, already written. */
   private start(
-    run: { processId: number; executionId: number; code: string; timeoutMs: number | null; typecheck?: boolean },
+    run: {
+      processId: number;
+      executionId: number;
+      code: string;
+      timeoutMs: number | null;
+      keyId: string | null;
+      typecheck?: boolean;
+    },
     environment: { id: string; module: EnvironmentModule },
   ): void {
-    const { processId, executionId, timeoutMs } = run;
+    const { processId, executionId, timeoutMs, keyId } = run;
     let finish!: (exitState: ExecutionExitState) => void;
     const execution: LiveExecution = {
       executionId,
       processId,
+      keyId,
       environmentId: environment.id,
       environment: environment.module,
       timeoutMs,
@@ -440,7 +466,7 @@ export class ProcessRunner {
         processId,
         code: run.code,
         options: { timeoutMs, ...(run.typecheck === undefined ? {} : { typecheck: run.typecheck }) },
-        services: this.options.catalog(),
+        services: this.visibleCatalog(keyId),
       })
       .then(
         (exitState) => execution.finish(exitState),
@@ -449,6 +475,18 @@ export class ProcessRunner {
           execution.finish("failed");
         },
       );
+  }
+
+  /** What the run's key sees now; nothing once the key is revoked or expired (its calls would be refused anyway). */
+  private visibleCatalog(keyId: string | null): ServiceCatalog {
+    let caller: Caller;
+    try {
+      caller = this.options.caller(keyId);
+    } catch (error) {
+      if (error instanceof CyrnelError && error.code === "forbidden") return {};
+      throw error;
+    }
+    return this.options.catalog(caller);
   }
 
   /**

@@ -13,6 +13,8 @@ export type ProcessRow = typeof processes.$inferSelect;
 export type ProcessState = ProcessRow["state"];
 
 export interface ProcessFilter {
+  /** Only processes created with this stored key. */
+  keyId?: string;
   state?: ProcessState;
   exitState?: ExecutionExitState;
   ref?: string;
@@ -35,6 +37,7 @@ export class ProcessStore {
           code: param("code"),
           ref: param("ref"),
           timeoutMs: param("timeoutMs"),
+          keyId: param("keyId"),
           state: "queued",
           runs: 1,
           createdAt: param("createdAt"),
@@ -99,7 +102,7 @@ export class ProcessStore {
 
   /** A new process together with its first run (queued); one transaction. */
   create(
-    values: { code: string; ref: string | null; timeoutMs: number | null },
+    values: { code: string; ref: string | null; timeoutMs: number | null; keyId: string | null },
     environment: string,
   ): { processId: number; executionId: number } {
     const createdAt = new Date().toISOString();
@@ -116,6 +119,7 @@ export class ProcessStore {
 
   list(filter: ProcessFilter): ProcessRow[] {
     const conditions: (SQL | undefined)[] = [
+      filter.keyId !== undefined ? eq(processes.keyId, filter.keyId) : undefined,
       filter.state && eq(processes.state, filter.state),
       filter.exitState && eq(processes.exitState, filter.exitState),
       filter.ref !== undefined ? eq(processes.ref, filter.ref) : undefined,

@@ -17,6 +17,7 @@ import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js"
 import { KeyedMutex } from "../../lib/keyed-mutex.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
+import { EVERY_SERVICE, seesService, type Viewer } from "../governance/caller.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import type { SecretStore } from "../secrets/secret-store.js";
@@ -286,13 +287,14 @@ export class ServiceLifecycle {
 
   // ---- internals -------------------------------------------------------------------
 
-  detail(id: string): ServiceDetail {
-    return serviceDetail(this.row(id), this.unavailableReason(id));
+  /** `viewer`: a service outside its allow-list is not found (as one that does not exist). */
+  detail(id: string, viewer: Viewer = EVERY_SERVICE): ServiceDetail {
+    return serviceDetail(this.row(id, viewer), this.unavailableReason(id));
   }
 
-  private row(id: string): ServiceRow {
-    const row = this.options.store.get(id);
-    if (!row) throw serviceNotFound(this.options.store, id);
+  private row(id: string, viewer: Viewer = EVERY_SERVICE): ServiceRow {
+    const row = seesService(viewer, id) ? this.options.store.get(id) : undefined;
+    if (!row) throw serviceNotFound(this.options.store, id, viewer);
     return row;
   }
 

@@ -22,6 +22,8 @@ const toolCount = sql<number>`(select count(*) from "tools" as "t" where "t"."se
 const contains = (column: AnyColumn, needle: string) => sql`instr(casefold(${column}), casefold(${needle})) > 0`;
 
 export interface ServiceFilter {
+  /** Only these ids (an API key's allow-list); undefined = all. */
+  ids?: readonly string[];
   query?: string;
   enabled?: boolean;
   adapter?: string;
@@ -30,6 +32,8 @@ export interface ServiceFilter {
 }
 
 export interface ToolFilter {
+  /** Only tools of these services (an API key's allow-list); undefined = all. */
+  serviceIds?: readonly string[];
   serviceId?: string;
   query?: string;
   enabled?: boolean;
@@ -136,6 +140,7 @@ export class ServiceStore {
 
   list(filter: ServiceFilter): ServiceRow[] {
     const conditions: (SQL | undefined)[] = [
+      filter.ids === undefined ? undefined : inArray(services.id, [...filter.ids]),
       filter.query === undefined
         ? undefined
         : or(
@@ -554,6 +559,7 @@ const callable = and(eq(tools.enabled, true), eq(services.enabled, true), eq(ser
 
 function toolConditions(filter: Omit<ToolFilter, "after"> & { after?: [string, number] }): SQL | undefined {
   return and(
+    filter.serviceIds === undefined ? undefined : inArray(tools.serviceId, [...filter.serviceIds]),
     filter.serviceId === undefined ? undefined : eq(tools.serviceId, filter.serviceId),
     filter.query === undefined
       ? undefined

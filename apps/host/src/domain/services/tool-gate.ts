@@ -16,7 +16,8 @@ import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
 import type { Approvals } from "../governance/approvals.js";
-import { type CallLog, type CallOrigin, DIRECT_CALL } from "../governance/call-log.js";
+import type { CallLog } from "../governance/call-log.js";
+import { type CallContext, seesService, type Viewer } from "../governance/caller.js";
 import type { Policies } from "../governance/policies.js";
 import type { PolicyAction } from "../governance/policy.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
@@ -64,14 +65,18 @@ export class ToolGate {
 
   constructor(private readonly options: ToolGateOptions) {}
 
-  /** One call, recorded however it ends. `origin` says who calls: a run of a process, or a direct invoke. */
-  async invoke(input: InvokeInput, origin: CallOrigin = DIRECT_CALL): Promise<unknown> {
+  /**
+   * One call, recorded however it ends. `call` says who calls (its key's
+   * allow-list applies: a service outside it is a 404 exactly like one that
+   * does not exist) and from which run of a process (none: a direct invoke).
+   */
+  async invoke(input: InvokeInput, call: CallContext): Promise<unknown> {
     const startedAt = Date.now();
     const started = performance.now();
     let outcome = "ok";
     let status: number | null = null;
     try {
-      return await this.call(input, origin);
+      return await this.call(input, call);
     } catch (error) {
       outcome = error instanceof CyrnelError ? error.code : "internal";
       status = upstreamStatus(error);
@@ -79,7 +84,7 @@ export class ToolGate {
     } finally {
       const { serviceId, toolId } = input;
       this.options.calls.record({
-        origin,
+        context: call,
         serviceId: String(serviceId),
         toolId: String(toolId),
         startedAt,
@@ -91,13 +96,13 @@ export class ToolGate {
     }
   }
 
-  private async call(input: InvokeInput, origin: CallOrigin): Promise<unknown> {
+  private async call(input: InvokeInput, call: CallContext): Promise<unknown> {
     const { serviceId, toolId } = input;
     const parameters = input.parameters ?? {};
-    const { service, action } = this.check(serviceId, toolId, parameters);
+    const { service, action } = this.check(serviceId, toolId, parameters, call.caller);
     if (action === "deny") throw denied(serviceId, toolId);
     if (action === "ask") {
-      if (origin.processId === null) {
+      if (call.processId === null) {
         throw new CyrnelError(
           "approval_required",
           `tool "${toolId}" on service "${serviceId}" needs an operator's approval for every call; ` +
@@ -105,14 +110,14 @@ export class ToolGate {
         );
       }
       await this.options.approvals.request({
-        processId: origin.processId,
-        keyId: origin.keyId,
+        processId: call.processId,
+        keyId: call.caller.keyId,
         serviceId,
         toolId,
         parameters: maskDeep(parameters, this.needles(serviceId)) as Record<string, unknown>,
       });
       // The decision may have taken minutes: the tool must still be there, enabled and not denied meanwhile.
-      if (this.check(serviceId, toolId, parameters).action === "deny") throw denied(serviceId, toolId);
+      if (this.check(serviceId, toolId, parameters, call.caller).action === "deny") throw denied(serviceId, toolId);
     }
 
     const adapter = this.options.modules.activeAdapter(service.adapter);
@@ -135,8 +140,9 @@ export class ToolGate {
   }
 
   /** The checks before the policy: exists (404), enabled (409), valid parameters (400). */
-  private check(serviceId: string, toolId: string, parameters: Record<string, unknown>): Lookup {
-    const lookup = this.lookup(serviceId, toolId);
+  private check(serviceId: string, toolId: string, parameters: Record<string, unknown>, viewer: Viewer): Lookup {
+    if (!seesService(viewer, serviceId)) throw serviceNotFound(this.options.store, serviceId, viewer);
+    const lookup = this.lookup(serviceId, toolId, viewer);
     const { service, tool, validate } = lookup;
     if (service.stale) {
       throw new CyrnelError(
@@ -167,7 +173,8 @@ export class ToolGate {
     return lookup;
   }
 
-  private lookup(serviceId: string, toolId: string): Lookup {
+  /** `viewer`: whose allow-list limits the ids a "not found" suggests. */
+  private lookup(serviceId: string, toolId: string, viewer: Viewer): Lookup {
     const revision = `${this.options.store.revision}:${this.options.policies.revision}`;
     if (revision !== this.lookupsRevision) {
       this.lookups.clear();
@@ -178,10 +185,10 @@ export class ToolGate {
     const known = this.lookups.get(key);
     if (known) return known;
     const service = this.options.store.get(serviceId);
-    if (!service) throw serviceNotFound(this.options.store, serviceId);
+    if (!service) throw serviceNotFound(this.options.store, serviceId, viewer);
     this.services.add(serviceId);
     const tool = this.options.store.getTool(serviceId, toolId);
-    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId);
+    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId, viewer);
     let validate: Lookup["validate"];
     try {
       // As sent: a default the caller did not ask for is never sent, so it must not fail the call.

@@ -8,12 +8,6 @@ import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
 const tags = ["approvals"];
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
-/**
- * `decidedBy` is the deciding key's id; every request is made with the bootstrap key (`CYRNEL_API_KEY`) or
- * without auth, neither of which has an id, so it is null.
- */
-const DECIDED_BY: string | null = null;
-
 export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
   const decision = (verb: "approve" | "deny") =>
     defineRoute({
@@ -28,14 +22,16 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
           : "The call throws `403 approval_denied` in the process's code, with the reason in its message. A decided " +
             "approval answers 409.",
       tags,
+      access: "admin",
       params: IdParams,
       body: ApprovalDecision,
       responses: { 200: { description: "The decided approval", schema: Approval } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params, body }) =>
+      // `decidedBy`: the deciding key's id (null for CYRNEL_API_KEY or an open host, which have none).
+      handler: ({ params, body, caller }) =>
         json(
           200,
-          approvals[verb === "approve" ? "approve" : "deny"](params.id, DECIDED_BY, body.reason?.trim() || null),
+          approvals[verb === "approve" ? "approve" : "deny"](params.id, caller.keyId, body.reason?.trim() || null),
         ),
     });
 
@@ -47,6 +43,7 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       summary: "List approvals, newest first",
       description: "Calls of tools whose policy is `ask` wait for one of these to be approved or denied.",
       tags,
+      access: "admin",
       query: Type.Object({
         state: Type.Optional(ApprovalState),
         processId: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -70,6 +67,7 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       operationId: "getApproval",
       summary: "Get an approval",
       tags,
+      access: "admin",
       params: IdParams,
       responses: { 200: { description: "The approval", schema: Approval } },
       errors: ["validation_failed", "not_found"],

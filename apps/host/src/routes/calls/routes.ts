@@ -7,6 +7,7 @@ import type { ProcessRunner } from "../../domain/processes/process-runner.js";
 import { CyrnelError } from "../../errors.js";
 import { pageById } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
+import { reachableProcess } from "../processes/routes.js";
 
 const tags = ["calls"];
 
@@ -28,6 +29,7 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
         "what it called, when, how long it took, how it ended (`ok` or the error code) and a preview of its " +
         "parameters with secret values masked. Kept CYRNEL_CALLS_RETENTION_DAYS days.",
       tags,
+      access: "admin",
       query: Type.Object({
         serviceId: Type.Optional(Type.String()),
         toolId: Type.Optional(Type.String()),
@@ -49,14 +51,17 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
       path: "/processes/{id}/calls",
       operationId: "listProcessCalls",
       summary: "The tool calls of a process, newest first",
-      description: "Of every run of the process (re-runs included), allowed or refused, as `GET /calls` shows them.",
+      description:
+        "Of every run of the process (re-runs included), allowed or refused, as `GET /calls` shows them. " +
+        "An agent key reaches the calls of the processes it created.",
       tags,
+      access: "agent",
       params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
       query: Type.Object(ListQuery),
       responses: { 200: { description: "A page of call records", schema: ListOf(CallRecord) } },
       errors: ["bad_request", "validation_failed", "not_found"],
-      handler: ({ params, query }) => {
-        runner.get(params.id);
+      handler: ({ params, query, caller }) => {
+        reachableProcess(runner, caller, params.id);
         return page({ processId: params.id }, query);
       },
     }),

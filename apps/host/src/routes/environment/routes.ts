@@ -11,6 +11,7 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       method: "get",
       path: "/environment/docs",
       operationId: "getEnvironmentDocs",
+      access: "agent",
       summary: "Markdown reference of what code can use inside the active environment",
       tags,
       responses: {
@@ -23,6 +24,7 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       method: "get",
       path: "/environment/types",
       operationId: "getEnvironmentTypes",
+      access: "agent",
       summary: "TypeScript declarations of `cyrnel` typed for the effectively enabled tools (all, or those filtered)",
       description:
         "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an " +
@@ -45,8 +47,12 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
         "adapter_error",
         "invoke_timeout",
       ],
-      handler: async ({ query }) =>
-        text(200, await docs.types({ serviceIds: query.serviceId, tools: query.tool }), "text/plain; charset=utf-8"),
+      handler: async ({ query, caller }) =>
+        text(
+          200,
+          await docs.types(caller, { serviceIds: query.serviceId, tools: query.tool }),
+          "text/plain; charset=utf-8",
+        ),
     }),
   ];
 }

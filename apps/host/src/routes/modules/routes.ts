@@ -22,6 +22,7 @@ export function moduleRoutes(
       method: "get",
       path: "/modules",
       operationId: "listModules",
+      access: "admin",
       summary: "List adapter and environment modules",
       tags,
       query: Type.Object({
@@ -36,6 +37,7 @@ export function moduleRoutes(
       method: "get",
       path: "/modules/{id}",
       operationId: "getModule",
+      access: "admin",
       summary: "Get a module with its config and secrets schemas",
       tags,
       params: IdParams,
@@ -47,6 +49,7 @@ export function moduleRoutes(
       method: "post",
       path: "/modules/{id}/enabled",
       operationId: "setModuleEnabled",
+      access: "admin",
       summary: "Activate (setup) or deactivate (teardown) a module",
       description:
         "Activating an adapter hydrates its enabled services. Enabling an environment makes it the active one; the " +
@@ -76,6 +79,7 @@ export function moduleRoutes(
       method: "post",
       path: "/modules/reload",
       operationId: "reloadModules",
+      access: "admin",
       summary: "Rescan the modules folder",
       description: "New folders appear disabled, changed modules are reloaded, vanished ones are marked missing.",
       tags,
@@ -86,6 +90,7 @@ export function moduleRoutes(
       method: "delete",
       path: "/modules/{id}",
       operationId: "deleteModule",
+      access: "admin",
       summary: "Delete a custom module (its services are deleted first)",
       tags,
       params: IdParams,
@@ -112,6 +117,7 @@ export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition
       method: "post",
       path: "/modules/install",
       operationId: "installModuleFromRegistry",
+      access: "admin",
       summary: "Install a custom module from a registry descriptor",
       description:
         "Downloads the chosen version's `.tgz`, checks its sha256, unpacks it safely and loads it. The module id " +
@@ -133,6 +139,7 @@ export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition
       method: "post",
       path: "/modules/{id}/update",
       operationId: "updateModuleFromRegistry",
+      access: "admin",
       summary: "Update a registry-installed module to another version",
       description: `${updateDescription} A registry that cannot be reached or fails is a 502 \`upstream_error\`.`,
       tags,
@@ -146,6 +153,7 @@ export function moduleInstallRoutes(installer: ModuleInstaller): RouteDefinition
       method: "patch",
       path: "/modules/{id}",
       operationId: "updateModuleFromUrl",
+      access: "admin",
       summary: "Update a custom module from a `.tgz` URL",
       description:
         `${updateDescription} The URL is the caller's own input, so every download failure (including an ` +

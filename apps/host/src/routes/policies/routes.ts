@@ -15,6 +15,7 @@ export function policyRoutes(policies: Policies): RouteDefinition[] {
       summary: "The tool policy of a service",
       description: "A service whose policy was never set allows every call: `{default: allow, rules: []}`.",
       tags,
+      access: "admin",
       params: IdParams,
       responses: { 200: { description: "The policy", schema: ServicePolicy } },
       errors: ["not_found"],
@@ -33,6 +34,7 @@ export function policyRoutes(policies: Policies): RouteDefinition[] {
         "refused); deny: calls are refused before anything is sent. Rules may name tools the service does not " +
         "have; the policy stays through updates of the service and goes with it when it is deleted.",
       tags,
+      access: "admin",
       params: IdParams,
       body: ServicePolicyBody,
       responses: { 200: { description: "The policy now in force", schema: ServicePolicy } },

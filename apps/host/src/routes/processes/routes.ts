@@ -11,10 +11,16 @@ import {
   ProcessText,
   TextPage,
 } from "../../contract/processes.js";
+import { type Caller, reachesProcess } from "../../domain/governance/caller.js";
 import { sliceText } from "../../domain/processes/bounded-results.js";
 import { boundedResult, processRecord, processResult, processText } from "../../domain/processes/process-record.js";
-import { MAX_TIMEOUT_MS, type ProcessRunner, type ProcessView } from "../../domain/processes/process-runner.js";
-import { CyrnelError } from "../../errors.js";
+import {
+  MAX_TIMEOUT_MS,
+  type ProcessRunner,
+  type ProcessView,
+  type StreamName,
+} from "../../domain/processes/process-runner.js";
+import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 
@@ -31,7 +37,13 @@ export interface ProcessRouteOptions {
   agentTextLimitChars: number;
 }
 
+/**
+ * Agents reach only the processes their key created: every route on one
+ * process answers another's exactly as a process that does not exist.
+ */
 export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: ProcessRouteOptions): RouteDefinition[] {
+  const reachable = (caller: Caller, id: number) => reachableProcess(runner, caller, id);
+
   /** With `block`, answer once the process is idle, with its results. */
   const result = (row: ProcessView) => processResult(row, runner.callCounts(row.id));
   const respond = async (row: ProcessView, block: boolean | undefined, status: number, context: Context) =>
@@ -44,6 +56,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       method: "post",
       path: "/processes",
       operationId: "createProcess",
+      access: "agent",
       summary: "Run TypeScript in the active environment",
       description:
         "Code runs as the body of an async function (top-level await). With `block: true` the response waits until " +
@@ -72,15 +85,18 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
         },
       },
       errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment", "at_capacity"],
-      handler: async ({ body, context }) => respond(runner.create(body), body.block, 201, context),
+      handler: async ({ body, caller, context }) =>
+        respond(runner.create(body, caller.keyId), body.block, 201, context),
     }),
     defineRoute({
       method: "get",
       path: "/processes",
       operationId: "listProcesses",
-      summary: "List processes, newest first",
+      access: "agent",
+      summary: "List processes, newest first (an agent key: its own only)",
       tags,
       query: Type.Object({
+        keyId: Type.Optional(Type.String({ description: "Only those created with this stored key" })),
         state: Type.Optional(ProcessState),
         exitState: Type.Optional(ExitState),
         ref: Type.Optional(Type.String()),
@@ -88,9 +104,12 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       }),
       responses: { 200: { description: "A page of processes", schema: ListOf(ProcessRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
+      handler: ({ query, caller }) => {
         const limit = query.limit ?? 100;
-        const rows = runner.list({ ...query, limit, before: decodeCursor(query.cursor, isNumber) });
+        // An agent lists its own processes only: asking for another key's finds none.
+        const keyId = caller.role === "admin" ? query.keyId : (caller.keyId ?? "");
+        if (query.keyId !== undefined && query.keyId !== keyId) return json(200, { items: [], nextCursor: null });
+        const rows = runner.list({ ...query, keyId, limit, before: decodeCursor(query.cursor, isNumber) });
         return json(
           200,
           toPage(rows, limit, processRecord, (row) => row.id),
@@ -101,52 +120,63 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       method: "get",
       path: "/processes/{id}",
       operationId: "getProcess",
+      access: "agent",
       summary: "Get a process",
       tags,
       params: IdParams,
       responses: { 200: { description: "The process", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params }) => json(200, processRecord(runner.get(params.id))),
+      handler: ({ params, caller }) => json(200, processRecord(reachable(caller, params.id))),
     }),
     defineRoute({
       method: "get",
       path: "/processes/{id}/code",
       operationId: "getProcessCode",
+      access: "agent",
       summary: "The submitted source",
       tags,
       params: IdParams,
       responses: { 200: { description: "Source", schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params }) => text(200, runner.get(params.id).code, "text/plain; charset=utf-8"),
+      handler: ({ params, caller }) => text(200, reachable(caller, params.id).code, "text/plain; charset=utf-8"),
     }),
     defineRoute({
       method: "get",
       path: "/processes/{id}/output",
       operationId: "getProcessOutput",
+      access: "agent",
       summary: "Everything passed to cyrnel.output(...), shallow-merged (once idle)",
       tags,
       params: IdParams,
       responses: { 200: { description: "Output", schema: Type.Record(Type.String(), Type.Unknown()) } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params }) => json(200, runner.requireIdle(params.id, "output").output ?? {}),
+      handler: ({ params, caller }) => {
+        reachable(caller, params.id);
+        return json(200, runner.requireIdle(params.id, "output").output ?? {});
+      },
     }),
     ...(["stdout", "stderr"] as const).map((stream) =>
       defineRoute({
         method: "get",
         path: `/processes/{id}/${stream}`,
         operationId: `getProcess${stream === "stdout" ? "Stdout" : "Stderr"}`,
+        access: "agent",
         summary: `The process's ${stream} (once idle)`,
         tags,
         params: IdParams,
         responses: { 200: { description: stream, schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
         errors: ["validation_failed", "not_found", "conflict"],
-        handler: ({ params }) => text(200, runner.requireIdle(params.id, stream)[stream], "text/plain; charset=utf-8"),
+        handler: ({ params, caller }) => {
+          reachable(caller, params.id);
+          return text(200, runner.requireIdle(params.id, stream)[stream], "text/plain; charset=utf-8");
+        },
       }),
     ),
     defineRoute({
       method: "get",
       path: "/processes/{id}/results",
       operationId: "getProcessResults",
+      access: "agent",
       summary: "The results of an idle process, sized for an LLM",
       description:
         "The process with its output, stdout and stderr (as `POST /processes` with `block` answers), but with " +
@@ -158,16 +188,19 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 200: { description: "The process and its bounded results", schema: BoundedResult } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params }) =>
-        json(
+      handler: ({ params, caller }) => {
+        reachable(caller, params.id);
+        return json(
           200,
           boundedResult(runner.requireIdle(params.id, "results"), agentTextLimitChars, runner.callCounts(params.id)),
-        ),
+        );
+      },
     }),
     defineRoute({
       method: "get",
       path: "/processes/{id}/text",
       operationId: "getProcessText",
+      access: "agent",
       summary: "A page of an idle process's stdout, stderr, output JSON or error",
       description:
         "Offsets and lengths count UTF-16 code units (JavaScript's string length); a page never ends inside a " +
@@ -187,7 +220,8 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       }),
       responses: { 200: { description: "The page", schema: TextPage } },
       errors: ["bad_request", "validation_failed", "not_found", "conflict"],
-      handler: ({ params, query }) => {
+      handler: ({ params, query, caller }) => {
+        reachable(caller, params.id);
         const whole = processText(runner.requireIdle(params.id, query.stream), query.stream);
         const offset = query.offset ?? 0;
         if (offset > whole.length) {
@@ -205,6 +239,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       method: "get",
       path: "/processes/{id}/events",
       operationId: "followProcess",
+      access: "agent",
       summary: "Follow a process live: stdout and stderr as they are written, then its end",
       description:
         'Newline-delimited JSON, one event per line: `{"type":"stdout"|"stderr","text"}` for what was ' +
@@ -221,7 +256,8 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
         200: { description: "NDJSON events", schema: Type.String(), contentType: "application/x-ndjson" },
       },
       errors: ["validation_failed", "not_found", "too_many_followers"],
-      handler: ({ params, signal }) => {
+      handler: ({ params, caller, signal }) => {
+        reachable(caller, params.id);
         const encoder = new TextEncoder();
         let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
         let open = true;
@@ -265,6 +301,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       method: "post",
       path: "/processes/{id}/signals/run",
       operationId: "runProcess",
+      access: "agent",
       summary: "Run an idle process again",
       description: "Replacing the results of an earlier run needs `force: true`.",
       tags,
@@ -279,13 +316,16 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       ),
       responses: { 200: { description: "The process", schema: ProcessReport } },
       errors: ["bad_request", "validation_failed", "not_found", "conflict", "no_environment", "at_capacity"],
-      handler: async ({ params, body, context }) =>
-        respond(runner.run(params.id, body.force ?? false, body.typecheck), body.block, 200, context),
+      handler: async ({ params, body, caller, context }) => {
+        reachable(caller, params.id);
+        return respond(runner.run(params.id, body.force ?? false, body.typecheck), body.block, 200, context);
+      },
     }),
     defineRoute({
       method: "post",
       path: "/processes/{id}/signals/kill",
       operationId: "killProcess",
+      access: "agent",
       summary: "Cancel a queued or running process",
       description:
         "queued → idle/canceled; running or suspended → terminating → idle/canceled (the approvals a suspended " +
@@ -294,21 +334,33 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 200: { description: "The process, idle", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: async ({ params }) => json(200, processRecord(await runner.kill(params.id))),
+      handler: async ({ params, caller }) => {
+        reachable(caller, params.id);
+        return json(200, processRecord(await runner.kill(params.id)));
+      },
     }),
     defineRoute({
       method: "delete",
       path: "/processes/{id}",
       operationId: "deleteProcess",
+      access: "agent",
       summary: "Delete an idle process and its results",
       tags,
       params: IdParams,
       responses: { 204: { description: "Deleted" } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params }) => {
+      handler: ({ params, caller }) => {
+        reachable(caller, params.id);
         runner.delete(params.id);
         return noContent();
       },
     }),
   ];
+}
+
+/** The process, if the caller may reach it; another key's process is a 404 exactly like a missing one. */
+export function reachableProcess(runner: Pick<ProcessRunner, "get">, caller: Caller, id: number): ProcessView {
+  const row = runner.get(id);
+  if (!reachesProcess(caller, row)) throw notFound(`process ${id}`);
+  return row;
 }

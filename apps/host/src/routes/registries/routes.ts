@@ -20,6 +20,7 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       method: "get",
       path: `/registries/{id}/${kind}`,
       operationId,
+      access: "admin",
       summary,
       description:
         "Reads the registry's index live, following `next` links (at most 50 pages and 10,000 items), then " +
@@ -48,6 +49,7 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       method: "get",
       path: "/registries",
       operationId: "listRegistries",
+      access: "admin",
       summary: "List the registries that were added",
       tags,
       query: Type.Object(ListQuery),
@@ -71,6 +73,7 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       method: "post",
       path: "/registries",
       operationId: "addRegistry",
+      access: "admin",
       summary: "Add a registry",
       description:
         "Fetches `<url>/.well-known/cyrnel-registry.json` and checks it. Relative index URLs in it are resolved " +
@@ -87,6 +90,7 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       method: "get",
       path: "/registries/{id}",
       operationId: "getRegistry",
+      access: "admin",
       summary: "Get a registry",
       tags,
       params: IdParams,
@@ -98,6 +102,7 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       method: "delete",
       path: "/registries/{id}",
       operationId: "deleteRegistry",
+      access: "admin",
       summary: "Forget a registry",
       description: "Services and modules installed from it keep their descriptor URL and can still be updated.",
       tags,

@@ -36,6 +36,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "get",
       path: "/services",
       operationId: "listServices",
+      access: "agent",
       summary: "List installed services",
       tags,
       query: Type.Object({
@@ -46,9 +47,14 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       }),
       responses: { 200: { description: "A page of services", schema: ListOf(ServiceRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
+      handler: ({ query, caller }) => {
         const limit = query.limit ?? 100;
-        const rows = store.list({ ...query, limit, after: decodeCursor(query.cursor, isString) });
+        const rows = store.list({
+          ...query,
+          ids: caller.services ?? undefined,
+          limit,
+          after: decodeCursor(query.cursor, isString),
+        });
         return json(
           200,
           toPage(rows, limit, serviceRecord, (row) => row.id),
@@ -59,6 +65,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "post",
       path: "/services",
       operationId: "installService",
+      access: "admin",
       summary: "Install a service from a definition text or URL",
       description:
         "The adapter turns the definition into tools. The service starts disabled unless `enabled: true`; " +
@@ -82,17 +89,19 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "get",
       path: "/services/{id}",
       operationId: "getService",
+      access: "agent",
       summary: "Get a service with its config and secrets schemas",
       tags,
       params: IdParams,
       responses: { 200: { description: "The service", schema: ServiceDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, services.detail(params.id)),
+      handler: ({ params, caller }) => json(200, services.detail(params.id, caller)),
     }),
     defineRoute({
       method: "patch",
       path: "/services/{id}",
       operationId: "updateService",
+      access: "admin",
       summary: "Update a service from a new definition text or URL",
       description: "Unchanged text (same hash) is a no-op. Tools that survive keep their enabled flag.",
       tags,
@@ -107,6 +116,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "post",
       path: "/services/{id}/enabled",
       operationId: "setServiceEnabled",
+      access: "admin",
       summary: "Enable (validate config and secrets, hydrate) or disable (dehydrate) a service",
       tags,
       params: IdParams,
@@ -119,6 +129,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       method: "delete",
       path: "/services/{id}",
       operationId: "deleteService",
+      access: "admin",
       summary: "Delete a service, its tools, config and secrets",
       tags,
       params: IdParams,
@@ -157,6 +168,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       method: "post",
       path: "/services/install",
       operationId: "installServiceFromRegistry",
+      access: "admin",
       summary: "Install a service from a registry descriptor",
       description:
         "Resolves `version` against the descriptor at `source`, downloads that version's definition, checks its " +
@@ -172,6 +184,7 @@ export function serviceRegistryRoutes(installs: RegistryServiceInstalls): RouteD
       method: "post",
       path: "/services/{id}/update",
       operationId: "updateServiceFromRegistry",
+      access: "admin",
       summary: "Update a registry-installed service to another version",
       description:
         "Re-resolves the service's stored descriptor. The same definition text is no update (`updated: false`). " +

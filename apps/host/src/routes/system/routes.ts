@@ -13,13 +13,13 @@ export function systemRoutes(
       method: "get",
       path: "/health",
       operationId: "health",
+      access: "public",
       summary: "Liveness and whether processes can run (no authentication)",
       description:
         "Answers 200 whenever the host answers at all. `status` is `ok`, or `degraded` with `reasons` when " +
         "processes cannot run normally: no environment is active, or the active one reports its sandbox " +
         "wedged, restarting or unavailable.",
       tags: ["system"],
-      public: true,
       responses: {
         200: {
           description: "The host is up; `status` says whether processes can run",
@@ -39,6 +39,7 @@ export function systemRoutes(
       method: "get",
       path: "/openapi.json",
       operationId: "openapi",
+      access: "agent",
       summary: "This API's OpenAPI 3.1 description",
       tags: ["system"],
       responses: { 200: { description: "OpenAPI document", schema: Type.Record(Type.String(), Type.Unknown()) } },

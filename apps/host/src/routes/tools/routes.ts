@@ -22,7 +22,6 @@ export function toolRoutes(
   docs: EnvironmentDocs,
   policies: Pick<Policies, "actionFor">,
 ): RouteDefinition[] {
-  const tool = (serviceId: string, toolId: string) => requireTool(store, serviceId, toolId);
   const record = (row: ToolSummaryRow) => toolRecord(row, policies.actionFor(row));
   const detail = (row: ToolRow) => toolDetail(row, policies.actionFor(row));
 
@@ -31,6 +30,7 @@ export function toolRoutes(
       method: "get",
       path: "/tools",
       operationId: "listTools",
+      access: "agent",
       summary: "List and search tools",
       description:
         "Without `search`: every tool matching the filters, in service and definition order. With `search`: tools " +
@@ -63,8 +63,10 @@ export function toolRoutes(
       }),
       responses: { 200: { description: "A page of tools", schema: ListOf(ToolListItem) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
-        const { include, search, includeDisabled, ...filter } = query;
+      handler: ({ query, caller }) => {
+        const { include, search, includeDisabled, ...rest } = query;
+        // The key's allow-list narrows every list and search: other services' tools do not exist for it.
+        const filter = { ...rest, serviceIds: caller.services ?? undefined };
         const limit = filter.limit ?? 100;
         if (search !== undefined) {
           const expression = searchExpression(search);
@@ -102,17 +104,19 @@ export function toolRoutes(
       method: "get",
       path: "/tools/{serviceId}/{toolId}",
       operationId: "getTool",
+      access: "agent",
       summary: "Get a tool with its input and output schemas",
       tags,
       params: ToolParams,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, detail(tool(params.serviceId, params.toolId))),
+      handler: ({ params, caller }) => json(200, detail(requireTool(store, caller, params.serviceId, params.toolId))),
     }),
     defineRoute({
       method: "get",
       path: "/tools/{serviceId}/{toolId}/docs",
       operationId: "getToolDocs",
+      access: "agent",
       summary: "Markdown reference for a tool, rendered by the active environment",
       description:
         "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters. Named types are declared once, those near the " +
@@ -124,29 +128,35 @@ export function toolRoutes(
         200: { description: "Markdown", schema: Type.String(), contentType: "text/markdown; charset=utf-8" },
       },
       errors: ["not_found", "no_environment", "adapter_error", "invoke_timeout"],
-      handler: async ({ params, query }) =>
-        text(200, await docs.tool(params.serviceId, params.toolId, query.expand), "text/markdown; charset=utf-8"),
+      handler: async ({ params, query, caller }) =>
+        text(
+          200,
+          await docs.tool(caller, params.serviceId, params.toolId, query.expand),
+          "text/markdown; charset=utf-8",
+        ),
     }),
     defineRoute({
       method: "post",
       path: "/tools/{serviceId}/{toolId}/enabled",
       operationId: "setToolEnabled",
+      access: "admin",
       summary: "Enable or disable one tool",
       tags,
       params: ToolParams,
       body: EnabledBody,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["bad_request", "validation_failed", "not_found"],
-      handler: ({ params, body }) => {
-        tool(params.serviceId, params.toolId);
+      handler: ({ params, body, caller }) => {
+        requireTool(store, caller, params.serviceId, params.toolId);
         store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
-        return json(200, detail(tool(params.serviceId, params.toolId)));
+        return json(200, detail(requireTool(store, caller, params.serviceId, params.toolId)));
       },
     }),
     defineRoute({
       method: "post",
       path: "/tools/{serviceId}/{toolId}/invoke",
       operationId: "invokeTool",
+      access: "agent",
       summary: "Call a tool directly",
       description:
         "Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled " +
@@ -170,8 +180,11 @@ export function toolRoutes(
         "adapter_error",
         "invoke_timeout",
       ],
-      handler: async ({ params, body }) => {
-        const result = await gate.invoke({ ...params, parameters: body.parameters ?? {} });
+      handler: async ({ params, body, caller }) => {
+        const result = await gate.invoke(
+          { ...params, parameters: body.parameters ?? {} },
+          { caller, processId: null, executionId: null },
+        );
         return json(200, { result: result === undefined ? null : result });
       },
     }),

@@ -1,0 +1,166 @@
+/**
+ * API keys: `CYRNEL_API_KEY` (the bootstrap admin key, never stored) and
+ * the keys an admin creates, each with a role, an optional service
+ * allow-list and an optional expiry. A stored key is shown once: only its
+ * SHA-256 is kept, and requests find their key by that hash.
+ *
+ * Authentication is on when `CYRNEL_API_KEY` is set or any key is stored.
+ * Without `CYRNEL_API_KEY`, once keys exist one of them is always an admin
+ * key: the first key must be an admin key and the last admin key cannot be
+ * revoked, so creating or revoking keys can neither lock the operator out
+ * nor turn authentication off behind their back.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { isValidIdentifier } from "@cyrnel/sdk";
+import type { CreatedKey, CreateKeyBody, KeyRecord } from "../../contract/keys.js";
+import { CyrnelError, notFound } from "../../errors.js";
+import { BOOTSTRAP_CALLER, type Caller } from "./caller.js";
+import type { KeyRow, KeyStore } from "./key-store.js";
+
+/** `lastUsedAt` is written at most this often per key: a busy agent would otherwise write on every request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+const KEY_PREFIX = "cyk_";
+const MAX_NAME_CHARS = 100;
+
+const sha256 = (value: string) => createHash("sha256").update(value, "utf8").digest();
+
+export class ApiKeys {
+  private readonly bootstrapDigest: Buffer | null;
+
+  constructor(
+    private readonly store: KeyStore,
+    /** `CYRNEL_API_KEY`, or null. */
+    bootstrapKey: string | null,
+  ) {
+    this.bootstrapDigest = bootstrapKey === null ? null : sha256(bootstrapKey);
+  }
+
+  /** Whether requests must carry a key: `CYRNEL_API_KEY` is set or any key is stored. */
+  required(): boolean {
+    return this.bootstrapDigest !== null || this.store.any();
+  }
+
+  /**
+   * The caller a bearer token stands for. Both comparisons are of SHA-256
+   * digests, in constant time, so neither the key nor its length leaks
+   * through timing; a stored key is found by its digest.
+   */
+  authenticate(token: string): Caller {
+    const digest = sha256(token);
+    if (this.bootstrapDigest !== null && timingSafeEqual(digest, this.bootstrapDigest)) return BOOTSTRAP_CALLER;
+    const row = this.store.byHash(digest.toString("hex"));
+    if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), digest)) {
+      throw new CyrnelError("unauthorized", "invalid API key");
+    }
+    const now = Date.now();
+    if (expired(row, now)) throw new CyrnelError("unauthorized", `this API key expired at ${row.expiresAt}`);
+    if (row.lastUsedAt === null || now - Date.parse(row.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
+      this.store.touch(row.id, new Date(now).toISOString());
+    }
+    return callerOf(row);
+  }
+
+  /**
+   * The caller a process's tool calls run as: its key as it is now (a
+   * narrowed allow-list applies at once). A key revoked or expired since
+   * the process started can no longer call anything.
+   */
+  processCaller(keyId: string | null): Caller {
+    if (keyId === null) return BOOTSTRAP_CALLER;
+    const row = this.store.get(keyId);
+    if (!row) throw new CyrnelError("forbidden", "the API key that started this process was revoked");
+    if (expired(row, Date.now())) {
+      throw new CyrnelError("forbidden", `the API key that started this process expired at ${row.expiresAt}`);
+    }
+    return callerOf(row);
+  }
+
+  create(input: CreateKeyBody): CreatedKey {
+    const name = input.name.trim();
+    if (name === "" || name.length > MAX_NAME_CHARS) {
+      throw new CyrnelError("bad_request", `"name" must be 1 to ${MAX_NAME_CHARS} characters`);
+    }
+    const services = input.services ?? null;
+    if (services !== null) {
+      if (input.role === "admin") {
+        throw new CyrnelError(
+          "bad_request",
+          `"services" applies to agent keys only: an admin key reaches every service`,
+        );
+      }
+      const invalid = services.find((id) => !isValidIdentifier(id));
+      if (invalid !== undefined) {
+        throw new CyrnelError("bad_request", `"services" has "${invalid}", which is not a valid service id`);
+      }
+    }
+    let expiresAt: string | null = null;
+    if (input.expiresAt != null) {
+      const at = Date.parse(input.expiresAt);
+      if (Number.isNaN(at)) throw new CyrnelError("bad_request", `"expiresAt" is not an ISO-8601 date-time`);
+      if (at <= Date.now()) throw new CyrnelError("bad_request", `"expiresAt" must be in the future`);
+      expiresAt = new Date(at).toISOString();
+    }
+    const key = KEY_PREFIX + randomBytes(32).toString("base64url");
+    const row: KeyRow = {
+      id: `key_${randomBytes(8).toString("hex")}`,
+      name,
+      role: input.role,
+      // Services that are not installed (yet) are allowed: services come and go, the list is the key's.
+      services: services === null ? null : [...new Set(services)],
+      hash: sha256(key).toString("hex"),
+      createdAt: new Date().toISOString(),
+      expiresAt,
+      lastUsedAt: null,
+    };
+    const outcome = this.store.insert(row, ({ admins }) =>
+      this.bootstrapDigest === null && admins === 0 && row.role !== "admin"
+        ? "no admin key exists and CYRNEL_API_KEY is not set: this key would turn authentication on with no key " +
+          "left that can manage the host; create an admin key first"
+        : null,
+    );
+    if ("refused" in outcome) throw new CyrnelError("conflict", outcome.refused);
+    return { ...keyRecord(row), key };
+  }
+
+  get(id: string): KeyRecord {
+    const row = this.store.get(id);
+    if (!row) throw notFound(`API key "${id}"`);
+    return keyRecord(row);
+  }
+
+  list(filter: { after?: [string, string]; limit: number }): KeyRow[] {
+    return this.store.list(filter);
+  }
+
+  /** Deletes the key: the next request with it is refused, and its processes can no longer call tools. */
+  revoke(id: string): void {
+    const outcome = this.store.delete(id, (key, remaining) =>
+      this.bootstrapDigest === null && key.role === "admin" && remaining.admins === 0
+        ? `"${key.name}" is the last admin key and CYRNEL_API_KEY is not set: revoking it would leave no key that ` +
+          "can manage the host; create another admin key first"
+        : null,
+    );
+    if (outcome === "not_found") throw notFound(`API key "${id}"`);
+    if (typeof outcome === "object") throw new CyrnelError("conflict", outcome.refused);
+  }
+}
+
+export function keyRecord(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    services: row.services,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    lastUsedAt: row.lastUsedAt,
+  };
+}
+
+const expired = (row: KeyRow, now: number) => row.expiresAt !== null && Date.parse(row.expiresAt) <= now;
+
+const callerOf = (row: KeyRow): Caller => ({
+  keyId: row.id,
+  role: row.role,
+  services: row.role === "agent" ? row.services : null,
+});

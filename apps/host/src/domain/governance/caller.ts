@@ -1,0 +1,48 @@
+/**
+ * Who is asking: set on every request by the auth middleware (http/auth.ts)
+ * and carried with every tool call, from a direct invoke or from code.
+ *
+ * `CYRNEL_API_KEY` and a host without authentication act as an admin with no
+ * key id; a stored key brings its id, role and service allow-list. Processes
+ * remember the key that created them (`keyId`), and their tool calls are
+ * checked against that key as it is at call time.
+ */
+
+export type Role = "admin" | "agent";
+
+export interface Caller {
+  /** The stored key's id; null for `CYRNEL_API_KEY` or when authentication is off. */
+  keyId: string | null;
+  role: Role;
+  /** Service ids this caller may see and call; null = every service. */
+  services: string[] | null;
+}
+
+/** Whose allow-list applies to what is shown or called: a request's caller, or a process's. */
+export type Viewer = Pick<Caller, "services">;
+
+/** Sees every service: admin-side operations. */
+export const EVERY_SERVICE: Viewer = Object.freeze({ services: null });
+
+/** `CYRNEL_API_KEY`, or anyone when the host has no authentication. */
+export const BOOTSTRAP_CALLER: Caller = Object.freeze({ keyId: null, role: "admin", services: null });
+
+/** Where a tool call comes from: who makes it, and the process and run it comes from (null for a direct invoke). */
+export interface CallContext {
+  caller: Caller;
+  processId: number | null;
+  executionId: number | null;
+}
+
+/**
+ * Whether the caller may see and call the service. A hidden service looks
+ * exactly like one that does not exist (404 with the same message).
+ */
+export function seesService(caller: Viewer, serviceId: string): boolean {
+  return caller.services === null || caller.services.includes(serviceId);
+}
+
+/** An agent reaches only the processes its own key created (others are 404 to it); an admin reaches all. */
+export function reachesProcess(caller: Caller, process: { keyId: string | null }): boolean {
+  return caller.role === "admin" || (caller.keyId !== null && process.keyId === caller.keyId);
+}

@@ -1,0 +1,81 @@
+import { Type } from "@sinclair/typebox";
+import { ListOf, ListQuery } from "../../contract/common.js";
+import { CreatedKey, CreateKeyBody, KeyRecord } from "../../contract/keys.js";
+import { type ApiKeys, keyRecord } from "../../domain/governance/api-keys.js";
+import { decodeCursor, isTwoStrings, toPage } from "../../http/pagination.js";
+import { defineRoute, json, noContent, type RouteDefinition } from "../../http/route.js";
+
+const tags = ["keys"];
+const IdParams = Type.Object({ id: Type.String() });
+
+/** Stored API keys; admin only. The key itself is in the answer to `POST /keys` and nowhere else. */
+export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "post",
+      path: "/keys",
+      operationId: "createKey",
+      access: "admin",
+      summary: "Create an API key (the key is shown in this answer only)",
+      description:
+        "`key` is `cyk_` and 43 base64url characters; only its SHA-256 is stored, so it cannot be shown again. " +
+        "Creating the first key turns authentication on. Without CYRNEL_API_KEY the first key must be an admin key " +
+        "(409 otherwise), so that someone can still manage the host. `services` (agent keys only) limits the " +
+        "services the key sees and calls; ids of services not installed yet are allowed.",
+      tags,
+      body: CreateKeyBody,
+      responses: { 201: { description: "Created, with the key", schema: CreatedKey } },
+      errors: ["bad_request", "validation_failed", "conflict"],
+      handler: ({ body }) => json(201, keys.create(body)),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/keys",
+      operationId: "listKeys",
+      access: "admin",
+      summary: "List API keys, oldest first (never the keys themselves)",
+      tags,
+      query: Type.Object(ListQuery),
+      responses: { 200: { description: "A page of keys", schema: ListOf(KeyRecord) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) => {
+        const limit = query.limit ?? 100;
+        const rows = keys.list({ limit, after: decodeCursor(query.cursor, isTwoStrings) });
+        return json(
+          200,
+          toPage(rows, limit, keyRecord, (row) => [row.createdAt, row.id]),
+        );
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/keys/{id}",
+      operationId: "getKey",
+      access: "admin",
+      summary: "Get an API key (never the key itself)",
+      tags,
+      params: IdParams,
+      responses: { 200: { description: "The key's record", schema: KeyRecord } },
+      errors: ["not_found"],
+      handler: ({ params }) => json(200, keys.get(params.id)),
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/keys/{id}",
+      operationId: "revokeKey",
+      access: "admin",
+      summary: "Revoke an API key at once",
+      description:
+        "The next request with the key is a 401, and tool calls of processes it started fail with 403 forbidden. " +
+        "Without CYRNEL_API_KEY the last admin key cannot be revoked (409).",
+      tags,
+      params: IdParams,
+      responses: { 204: { description: "Revoked" } },
+      errors: ["not_found", "conflict"],
+      handler: ({ params }) => {
+        keys.revoke(params.id);
+        return noContent();
+      },
+    }),
+  ];
+}
