@@ -289,6 +289,47 @@ describe("ask", () => {
   });
 });
 
+describe("keys", () => {
+  it("approvals and call records name the agent key that ran the code; decidedBy names the deciding key", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const created = async (body: Record<string, unknown>) => {
+      const response = await host.api("POST", "/keys", body);
+      expect(response.status, response.text).toBe(201);
+      return response.body as { id: string; key: string };
+    };
+    const agent = await created({ name: "governance-agent", role: "agent", services: ["shop"] });
+    const operator = await created({ name: "governance-operator", role: "admin" });
+    const as = (key: string) => ({ authorization: `Bearer ${key}` });
+
+    const started = await host.api(
+      "POST",
+      "/processes",
+      { code: createNoteCatching("keyed"), typecheck: false },
+      as(agent.key),
+    );
+    expect(started.status, started.text).toBe(201);
+    const id = started.body.id as number;
+    const approval = await pendingApproval(id);
+    expect(approval).toMatchObject({ processId: id, keyId: agent.id });
+    // Approvals are the operator's: the agent key that waits for one cannot decide it, nor read the log.
+    expect((await host.api("POST", `/approvals/${approval.id}/approve`, {}, as(agent.key))).status).toBe(403);
+    expect((await host.api("GET", "/calls", undefined, as(agent.key))).status).toBe(403);
+
+    const approved = await host.api("POST", `/approvals/${approval.id}/approve`, {}, as(operator.key));
+    expect(approved.body).toMatchObject({ state: "approved", decidedBy: operator.id });
+    expect((await waitIdle(id)).exitState).toBe("success");
+    // The owner reads its process's calls; the record names its key.
+    const calls = await host.api("GET", `/processes/${id}/calls`, undefined, as(agent.key));
+    expect(calls.status, calls.text).toBe(200);
+    expect(calls.body.items).toEqual([
+      expect.objectContaining({ toolId: "createNote", outcome: "ok", keyId: agent.id }),
+    ]);
+    expect((await host.api("GET", `/calls?keyId=${agent.id}`)).body.items.map((call: any) => call.processId)).toEqual([
+      id,
+    ]);
+  });
+});
+
 describe("events", () => {
   it("the process's event stream carries approvals and each ended call, and the end its call counts", async () => {
     await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
