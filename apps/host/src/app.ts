@@ -13,7 +13,13 @@ import { type Db, openDatabase } from "./db/client.js";
 import { SpaceReclaimer } from "./db/space.js";
 import { EnvironmentDocs } from "./domain/environment-docs.js";
 import { ApiKeys } from "./domain/governance/api-keys.js";
+import { ApprovalStore } from "./domain/governance/approval-store.js";
+import { Approvals } from "./domain/governance/approvals.js";
+import { CallLog } from "./domain/governance/call-log.js";
+import { CallStore } from "./domain/governance/call-store.js";
 import { KeyStore } from "./domain/governance/key-store.js";
+import { Policies } from "./domain/governance/policies.js";
+import { PolicyStore } from "./domain/governance/policy-store.js";
 import { visibleCatalog } from "./domain/governance/visible-catalog.js";
 import { hostHealth } from "./domain/host-health.js";
 import { ModuleEntries } from "./domain/modules/module-entries.js";
@@ -31,6 +37,7 @@ import { RegistryStore } from "./domain/registries/registry-store.js";
 import { RegistryServiceInstalls } from "./domain/registries/service-installs.js";
 import { loadSecretsKey } from "./domain/secrets/key-file.js";
 import { SecretBox } from "./domain/secrets/secret-box.js";
+import { SecretMasks } from "./domain/secrets/secret-masks.js";
 import { SecretStore } from "./domain/secrets/secret-store.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import { ServiceStore } from "./domain/services/service-store.js";
@@ -47,9 +54,12 @@ import { KeyedMutex } from "./lib/keyed-mutex.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
+import { approvalRoutes } from "./routes/approvals/routes.js";
+import { callRoutes } from "./routes/calls/routes.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
 import { keyRoutes } from "./routes/keys/routes.js";
 import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
+import { policyRoutes } from "./routes/policies/routes.js";
 import { processRoutes } from "./routes/processes/routes.js";
 import { registryRoutes } from "./routes/registries/routes.js";
 import { serviceRegistryRoutes, serviceRoutes } from "./routes/services/routes.js";
@@ -111,6 +121,27 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const store = new ServiceStore(db);
   const moduleStore = new ModuleStore(db);
   const processStore = new ProcessStore(db);
+
+  // Governance: policies decide what a call gets, approvals hold the calls under `ask`, every call is recorded. What
+  // they publish goes to the process runner (built below; these callbacks only run once calls are made).
+  const policies = new Policies(new PolicyStore(db), store);
+  const approvals = new Approvals({
+    store: new ApprovalStore(db),
+    logger,
+    timeoutMs: config.approvalTimeoutMs,
+    onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
+    onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
+  });
+  const calls = new CallLog({
+    store: new CallStore(db),
+    logger,
+    onCall: (record) => {
+      if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
+    },
+  });
+  calls.keepFor(config.callsRetentionDays);
+  const expired = approvals.expireLeftovers();
+  if (expired > 0) logger.warn("approvals pending at the last shutdown expired", { count: expired });
   const interrupted = processStore.markInterrupted();
   if (interrupted > 0)
     logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
@@ -135,7 +166,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const gate = new ToolGate({
     store,
     modules: moduleEntries,
-    secrets,
+    masks: new SecretMasks(secrets),
+    policies,
+    approvals,
+    calls,
     validator,
     logger,
     invokeTimeoutMs: config.invokeTimeoutMs,
@@ -153,6 +187,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     environment: () => moduleEntries.activeEnvironment(),
     events: moduleEvents,
     invokeTool: (input, call) => gate.invoke(input, call),
+    pendingApprovals: (processId) => approvals.pendingOf(processId),
+    runEnding: (processId, reason) => approvals.expireProcess(processId, reason),
+    callCounts: (processId) => calls.countsOfLatestRun(processId),
     catalog: (caller) => visibleCatalog(store.catalog(), caller),
     caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId) => store.toolsJson(serviceId),
@@ -226,7 +263,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   await moduleLoader.start();
   await moduleRegistry.start();
 
-  const docs = new EnvironmentDocs(moduleEntries, store, config.invokeTimeoutMs, config.agentTextLimitChars);
+  const docs = new EnvironmentDocs(moduleEntries, store, policies, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(
@@ -236,11 +273,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ),
     ...serviceRoutes(services, store),
     ...serviceRegistryRoutes(registryInstalls),
-    ...toolRoutes(store, gate, docs),
+    ...toolRoutes(store, gate, docs, policies),
+    ...policyRoutes(policies),
     ...moduleRoutes(moduleEntries, moduleRegistry, moduleLoader),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
     ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars }),
+    ...approvalRoutes(approvals),
+    ...callRoutes(calls, runner),
     ...environmentRoutes(docs),
     ...keyRoutes(keys),
   ];
@@ -304,6 +344,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
         });
       }
       await moduleRegistry.stop();
+      calls.stop();
       space.stop();
       space.reclaim();
       db.$client.close();

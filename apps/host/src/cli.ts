@@ -3,6 +3,7 @@
  * (services, tools, run, mcp, keys; in src/cli/) talk to a running host over
  * HTTP. Returns the exit code.
  */
+import { approvalsCommand } from "./cli/approvals-command.js";
 import { keysCommand } from "./cli/keys-command.js";
 import { mcpCommand } from "./cli/mcp-command.js";
 import { reportErrors } from "./cli/output.js";
@@ -20,8 +21,9 @@ const USAGE = `cyrnel ${HOST_VERSION}
 
 Usage:
   cyrnel start                      start the server (configured by CYRNEL_* environment variables)
-  cyrnel services <command>         list, install, enable, disable, remove, config, secrets
+  cyrnel services <command>         list, install, enable, disable, remove, config, secrets, policy
   cyrnel tools list|docs            browse tools and read their documentation
+  cyrnel approvals <command>        list, show, approve, deny the calls waiting for an operator
   cyrnel run <file.ts>              run TypeScript on the host and wait for it
   cyrnel keys create|list|revoke    API keys for agents and operators (needs an admin key)
   cyrnel mcp                        serve the MCP tools over stdio (for desktop MCP clients)
@@ -44,6 +46,8 @@ export async function main(argv: string[]): Promise<number> {
       return reportErrors(rest, () => servicesCommand(rest));
     case "tools":
       return reportErrors(rest, () => toolsCommand(rest));
+    case "approvals":
+      return reportErrors(rest, () => approvalsCommand(rest));
     case "run":
       return reportErrors(rest, () => runCommand(rest));
     case "mcp":

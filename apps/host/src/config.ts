@@ -57,6 +57,10 @@ export interface HostConfig {
    * them); a longer one is replaced by an index or shown with less detail.
    */
   agentTextLimitChars: number;
+  /** `CYRNEL_APPROVAL_TIMEOUT_MS`: how long a call under an `ask` policy waits for a decision before it is refused. */
+  approvalTimeoutMs: number;
+  /** `CYRNEL_CALLS_RETENTION_DAYS`: call records older than this are deleted (at start and daily). */
+  callsRetentionDays: number;
   /**
    * `CYRNEL_MCP_WAIT_MS`: the longest one `/mcp` call (run_code, get_process with wait) waits for a process
    * before it answers that the process is still running, so that it answers before the client gives up.
@@ -141,6 +145,14 @@ export function loadConfig(env: Env = process.env): HostConfig {
     downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
     validateResponses: flag("CYRNEL_VALIDATE_RESPONSES", read("CYRNEL_VALIDATE_RESPONSES")),
     agentTextLimitChars: integer("CYRNEL_AGENT_TEXT_LIMIT_CHARS", read("CYRNEL_AGENT_TEXT_LIMIT_CHARS"), 60_000, 1_000),
+    approvalTimeoutMs: integer(
+      "CYRNEL_APPROVAL_TIMEOUT_MS",
+      read("CYRNEL_APPROVAL_TIMEOUT_MS"),
+      600_000,
+      1,
+      MAX_TIMER_MS,
+    ),
+    callsRetentionDays: integer("CYRNEL_CALLS_RETENTION_DAYS", read("CYRNEL_CALLS_RETENTION_DAYS"), 30, 1, 36_500),
     mcpWaitMs: mcpWaitMs(read("CYRNEL_MCP_WAIT_MS")),
   };
 }

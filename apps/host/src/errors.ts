@@ -9,6 +9,14 @@ export const ERROR_STATUS = {
   bad_request: 400,
   validation_failed: 400,
   unauthorized: 401,
+  /** The service's policy refuses the tool (`deny`); nothing was sent. */
+  tool_denied: 403,
+  /** A direct invoke of a tool whose policy is `ask`: such calls wait for an approval, so they run from process code. */
+  approval_required: 403,
+  /** An operator denied the approval the call waited for. */
+  approval_denied: 403,
+  /** Nobody decided the approval in time, or its process stopped (killed, the host restarted). */
+  approval_expired: 403,
   /** The key is valid but its role may not do this (an agent key on an admin route). */
   forbidden: 403,
   not_found: 404,

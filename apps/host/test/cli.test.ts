@@ -159,7 +159,8 @@ describe("tools", () => {
     const table = await cli(["tools", "list", "--service", "weather"]);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^SERVICE\s+TOOL\s+STATUS\s+NAME$/);
+    expect(lines[0]).toMatch(/^SERVICE\s+TOOL\s+STATUS\s+POLICY\s+NAME$/);
+    expect(lines[1]).toMatch(/^weather\s+listCities\s+enabled\s+allow\s+/);
     expect(lines.slice(1).map((line) => line.split(/\s+/)[1])).toEqual(["listCities", "getForecast", "createAlert"]);
 
     const query = await cli(["tools", "list", "--query", "DAILY", "--json"]);
@@ -280,6 +281,128 @@ cyrnel.output({ city: forecast.city.name, alert: alert.id });`,
     expect(result.stderr).toContain(message);
   });
 });
+
+describe("policies and approvals", () => {
+  /** Reads, writes go through approvals: the weather service's createAlert (POST) waits for an operator. */
+  const askForWrites = { default: "allow", rules: [{ readOnly: false, action: "ask" }] };
+
+  it("sets a service's policy from a file or --json and reads it back", async () => {
+    const set = await cli([
+      "services",
+      "policy",
+      "set",
+      "weather",
+      "--file",
+      file("policy.json", JSON.stringify(askForWrites)),
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual(askForWrites);
+    const get = await cli(["services", "policy", "get", "weather"]);
+    expect(JSON.parse(get.stdout)).toEqual(askForWrites);
+    const tools = await cli(["tools", "list", "--service", "weather", "--json"]);
+    expect(JSON.parse(tools.stdout).items.map((tool: any) => [tool.id, tool.policy])).toEqual([
+      ["listCities", "allow"],
+      ["getForecast", "allow"],
+      ["createAlert", "ask"],
+    ]);
+    const bad = await cli(["services", "policy", "set", "weather", "--json", "{not json"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--json is not valid JSON");
+    const refused = await cli([
+      "services",
+      "policy",
+      "set",
+      "weather",
+      "--json",
+      '{"rules":[{"tools":"a-b","action":"deny"}]}',
+    ]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("validation_failed");
+  });
+
+  it("run says when the process is suspended on an approval and when it is decided; approvals decide it", async () => {
+    const child = spawnCli([
+      "run",
+      file(
+        "alert.ts",
+        `const alert = await cyrnel.services.weather.tools.createAlert.invoke({ body: { city: "oslo", belowC: -9 } });
+cyrnel.output({ alert: alert.id });`,
+      ),
+    ]);
+    const result = finished(child);
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    await expect
+      .poll(() => stderr, { timeout: 30_000 })
+      .toMatch(/suspended: weather\.createAlert waits for approval \d+/);
+    const id = /waits for approval (\d+)/.exec(stderr)![1]!;
+
+    const listed = await cli(["approvals", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+STATE\s+PROCESS\s+TOOL\s+CREATED\s+PARAMETERS\n/);
+    expect(listed.stdout).toMatch(new RegExp(`\\n${id}\\s+pending\\s+\\d+\\s+weather\\.createAlert\\s`));
+    const approved = await cli(["approvals", "approve", id, "--reason", "cold enough"]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(new RegExp(`^approval ${id} approved: weather\\.createAlert of process \\d+`));
+
+    const { code, stdout } = await result;
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ alert: expect.any(String) });
+    expect(stderr).toContain(`approval ${id} (weather.createAlert) approved: cold enough`);
+    const again = await cli(["approvals", "deny", id]);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain("already approved");
+    expect((await cli(["approvals", "list"])).stdout).toBe("no pending approvals\n");
+    const all = JSON.parse((await cli(["approvals", "list", "--state", "all", "--json"])).stdout);
+    expect(all.items[0]).toMatchObject({ id: Number(id), state: "approved", reason: "cold enough" });
+  });
+
+  it("a denied call fails the run with approval_denied and the reason", async () => {
+    const child = spawnCli([
+      "run",
+      file(
+        "denied.ts",
+        `await cyrnel.services.weather.tools.createAlert.invoke({ body: { city: "oslo", belowC: -9 } });`,
+      ),
+    ]);
+    const result = finished(child);
+    const pending = (await pendingApprovals())[0]!;
+    const denied = await cli(["approvals", "deny", String(pending.id), "--reason", "no alerts today", "--json"]);
+    expect(JSON.parse(denied.stdout)).toMatchObject({ state: "denied", reason: "no alerts today" });
+    const { code, stderr } = await result;
+    expect(code).toBe(1);
+    expect(stderr).toContain(`approval ${pending.id} (weather.createAlert) denied: no alerts today`);
+    expect(stderr).toMatch(/process \d+ failed: .*no alerts today.*approval_denied/);
+    await cli(["services", "policy", "set", "weather", "--json", "{}"]);
+  });
+
+  it.each([
+    ["a bad state", ["approvals", "list", "--state", "later"], "--state must be one of"],
+    ["a bad id", ["approvals", "approve", "x1"], "an approval id is a positive integer"],
+    ["no id", ["approvals", "deny"], "missing <id>"],
+    ["an unknown command", ["approvals", "postpone", "1"], "unknown approvals command"],
+  ])("exits 2 for %s", async (_label, args, message) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
+
+async function pendingApprovals(): Promise<Record<string, any>[]> {
+  let items: Record<string, any>[] = [];
+  await expect
+    .poll(
+      async () => {
+        items = (await host.api("GET", "/approvals?state=pending")).body.items;
+        return items.length;
+      },
+      { timeout: 30_000 },
+    )
+    .toBeGreaterThan(0);
+  return items;
+}
 
 describe("errors", () => {
   it("prints the API's error and code and exits 3", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restart, startHost, type TestHost } from "./support/host.js";
 import { expectEndedAs, shopHostilePrograms } from "./support/hostile-programs.js";
+import { followProcess, readEvents } from "./support/process-events.js";
 import { type ShopApi, startShopApi } from "./support/shop-api.js";
 import { ts, typeErrors } from "./support/typecheck.js";
 
@@ -72,33 +73,7 @@ async function startIn(state: "queued" | "running", code: string): Promise<numbe
   return id;
 }
 
-/** Reads NDJSON lines until `until` returns true for one (or the stream ends); returns every event read. */
-async function readEvents(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  until: (event: Record<string, any>, all: Record<string, any>[]) => boolean,
-): Promise<Record<string, any>[]> {
-  const decoder = new TextDecoder();
-  const events: Record<string, any>[] = [];
-  let pending = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return events;
-    pending += decoder.decode(value, { stream: true });
-    for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
-      events.push(JSON.parse(pending.slice(0, newline)));
-      pending = pending.slice(newline + 1);
-      if (until(events.at(-1)!, events)) return events;
-    }
-  }
-}
-const follow = async (id: number) => {
-  const response = await fetch(`${host.url}/processes/${id}/events`, {
-    headers: { authorization: `Bearer ${API_KEY}` },
-  });
-  expect(response.status).toBe(200);
-  expect(response.headers.get("content-type")).toContain("application/x-ndjson");
-  return response.body!.getReader();
-};
+const follow = (id: number) => followProcess(host, id);
 
 async function patchEnvironmentConfig(patch: Record<string, unknown>): Promise<Record<string, unknown>> {
   const response = await host.api("PATCH", "/modules/typescript-ivm/config", patch);

@@ -125,7 +125,11 @@ describe("/mcp on Streamable HTTP", () => {
 
     const all = await call(client, "search_tools", { query: "", serviceId: "weather", limit: 2 });
     expect((all.structuredContent as any).tools).toHaveLength(2);
-    expect((all.structuredContent as any).tools[0]).toMatchObject({ serviceId: "weather", effectivelyEnabled: true });
+    expect((all.structuredContent as any).tools[0]).toMatchObject({
+      serviceId: "weather",
+      effectivelyEnabled: true,
+      policy: "allow",
+    });
 
     const none = await call(client, "search_tools", { query: "submarine" });
     expect(none.structuredContent).toEqual({ tools: [] });
@@ -205,6 +209,11 @@ describe("/mcp on Streamable HTTP", () => {
       },
     });
     expect(process.durationMs).toBeGreaterThanOrEqual(0);
+    expect(process.calls).toEqual({
+      count: 3,
+      failed: 0,
+      byTool: { "weather.listCities": { count: 1, failed: 0 }, "weather.getForecast": { count: 2, failed: 0 } },
+    });
 
     const again = await call(client, "get_process", { id: process.id });
     expect(again.isError).toBeFalsy();
@@ -258,6 +267,53 @@ try {
       code: "adapter_error",
       missingCity: "validation_failed",
     });
+    expect((result.structuredContent as any).calls).toEqual({
+      count: 2,
+      failed: 2,
+      byTool: { "weather.getForecast": { count: 2, failed: 2 } },
+    });
+  });
+
+  it("shows a process suspended on an approval, and the denial its code then sees", async () => {
+    const policy = await host.api("PUT", "/services/weather/policy", {
+      rules: [{ tools: "getForecast", action: "ask" }],
+    });
+    expect(policy.status, policy.text).toBe(200);
+    try {
+      const found = await call(client, "search_tools", { query: "forecast", serviceId: "weather" });
+      expect((found.structuredContent as any).tools[0]).toMatchObject({ id: "getForecast", policy: "ask" });
+      const started = await call(client, "run_code", {
+        code: `try {
+  await cyrnel.services.weather.tools.getForecast.invoke({ city: "oslo", days: 1 });
+} catch (error) {
+  cyrnel.output({ code: error.code, message: error.message });
+}`,
+        wait: false,
+      });
+      const { id } = started.structuredContent as any;
+      let suspended: any;
+      await expect
+        .poll(
+          async () => {
+            suspended = (await call(client, "get_process", { id })).structuredContent;
+            return suspended.state;
+          },
+          { timeout: 30_000 },
+        )
+        .toBe("suspended");
+      expect(suspended.pendingApprovalIds).toHaveLength(1);
+      expect(suspended.next).toContain("waits for an operator to approve or deny it");
+      const denied = await host.api("POST", `/approvals/${suspended.pendingApprovalIds[0]}/deny`, {
+        reason: "no forecasts today",
+      });
+      expect(denied.status, denied.text).toBe(200);
+      const done = (await call(client, "get_process", { id, wait: true })).structuredContent as any;
+      expect(done).toMatchObject({ exitState: "success", output: { code: "approval_denied" } });
+      expect(done.output.message).toContain("no forecasts today");
+      expect(done.calls).toEqual({ count: 1, failed: 1, byTool: { "weather.getForecast": { count: 1, failed: 1 } } });
+    } finally {
+      await host.api("PUT", "/services/weather/policy", {});
+    }
   });
 
   it("ends a program past its timeout with exitState timeout", async () => {

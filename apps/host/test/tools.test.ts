@@ -49,6 +49,9 @@ describe("listing and reading tools", () => {
       description: "Daily forecast for a city",
       enabled: true,
       effectivelyEnabled: true,
+      // The recorder adapter claims no annotations; a service without a policy allows every call.
+      annotations: {},
+      policy: "allow",
     });
     const dormant = await host.api("GET", "/tools?serviceId=dormant");
     expect(dormant.body.items[0]).toMatchObject({ enabled: true, effectivelyEnabled: false });

@@ -1,4 +1,5 @@
 import type { JSONSchema, ToolDefinition } from "@cyrnel/sdk";
+import { annotationsOf } from "./annotations.js";
 import type { SchemeDomain } from "./auth.js";
 import { WHOLE_BODY_PART } from "./body.js";
 import { type BodyBinding, DOMAIN_FORMAT, type ParameterBinding, type ToolDomain } from "./domain.js";
@@ -97,6 +98,7 @@ export function buildTool(
     inputSchema,
     outputSchema: outputSchema(operation, emitter),
     adapterDomain: adapterDomain as unknown as Record<string, unknown>,
+    annotations: annotationsOf(operation.method),
     endpoint: `${operation.method.toUpperCase()} ${adapterDomain.path}`,
   };
 }

@@ -65,6 +65,13 @@ export interface ToolDefinition {
   /** Opaque per-tool routing data for the adapter (e.g. method and path). */
   adapterDomain: Record<string, unknown>;
   /**
+   * What calling the tool does to the world, as far as the adapter can tell
+   * (see {@link ToolAnnotations}). Optional: a tool without them claims
+   * nothing. Operators write tool policies against them (e.g. "ask before
+   * anything that is not read-only"), so never claim more than is true.
+   */
+  annotations?: ToolAnnotations;
+  /**
    * Where a call goes, in the words of the service's own protocol, for
    * people and search: an HTTP adapter gives the method and path template
    * (`"POST /v1/refunds"`). Optional. The host indexes it for tool search
@@ -74,10 +81,31 @@ export interface ToolDefinition {
   endpoint?: string;
 }
 
+/**
+ * Hints about a tool's effect, with the meaning of MCP's tool annotations
+ * (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`).
+ * Each is optional; an absent hint is "not claimed", and the host's policy
+ * rules treat it as `false`. They are hints, not guarantees: the host shows
+ * them and matches policies against them, and cannot check them.
+ */
+export interface ToolAnnotations {
+  /** The tool does not change anything (e.g. an HTTP `GET`). */
+  readOnly?: boolean;
+  /** The tool may delete or overwrite data irreversibly (e.g. an HTTP `DELETE`). Meaningful when not read-only. */
+  destructive?: boolean;
+  /** Calling it again with the same parameters has no further effect (e.g. HTTP `PUT` and `DELETE`). */
+  idempotent?: boolean;
+  /** The tool reaches entities outside the host's own data (an external API), rather than a closed domain. */
+  openWorld?: boolean;
+}
+
+/** What happens to a call of a tool, by its service's policy: run it, ask an operator first, or refuse it. */
+export type ToolPolicy = "allow" | "ask" | "deny";
+
 /** The per-tool part of a {@link ServiceState}: only what the adapter needs at invoke time. */
 export type ToolState = Omit<
   ToolDefinition,
-  "id" | "name" | "description" | "inputSchema" | "outputSchema" | "endpoint"
+  "id" | "name" | "description" | "inputSchema" | "outputSchema" | "annotations" | "endpoint"
 >;
 
 /**
@@ -115,4 +143,12 @@ export interface ToolDocsInput {
   description: string;
   inputSchema: JSONSchema;
   outputSchema: JSONSchema;
+  /** The tool's annotations, when it has any (a cyrnel extension). */
+  annotations?: ToolAnnotations;
+  /**
+   * The tool's policy (a cyrnel extension): `ask` means each call from code
+   * waits until an operator approves or denies it, `deny` that every call is
+   * refused. Worth telling the code's author; absent means `allow`.
+   */
+  policy?: ToolPolicy;
 }

@@ -1,4 +1,4 @@
-/** States an environment reports for an execution (the host adds `idle` and `terminating`). */
+/** States an environment reports for an execution (the host adds `idle`, `terminating` and `suspended`). */
 export const EXECUTION_STATES = ["queued", "running"] as const;
 export type ExecutionState = (typeof EXECUTION_STATES)[number];
 

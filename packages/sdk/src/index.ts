@@ -5,8 +5,10 @@ export {
   SCHEMA_NAME_KEYWORD,
   type ServiceDefinition,
   type ServiceState,
+  type ToolAnnotations,
   type ToolDefinition,
   type ToolDocsInput,
+  type ToolPolicy,
   type ToolState,
 } from "./definitions.js";
 export {

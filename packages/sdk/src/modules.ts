@@ -83,8 +83,11 @@ export interface AdapterModule extends Module {
 export interface EnvironmentBindings {
   /**
    * Call a tool through the host's gate (existence, enabled flags, input
-   * validation, then the adapter, bounded by the host's invoke timeout).
-   * Rejects with an Error carrying `status` and `code` (see {@link ToolCallError}).
+   * validation, the service's policy, then the adapter, bounded by the
+   * host's invoke timeout). Under an `ask` policy the promise stays pending
+   * until an operator decides, possibly for minutes (see
+   * {@link EnvironmentModule.pauseDeadline}). Rejects with an Error carrying
+   * `status` and `code` (see {@link ToolCallError}).
    */
   invokeTool(executionId: number, input: InvokeInput): Promise<unknown>;
   /** Report `queued` or `running`; the host owns `idle` and `terminating`. */
@@ -188,6 +191,20 @@ export interface EnvironmentModule extends Module {
    */
   admit?(): EnvironmentAdmission;
   /**
+   * Optional (a cyrnel extension): stop the clock of a running execution's
+   * deadline until {@link resumeDeadline}. The host calls it when the run
+   * becomes suspended — a tool call of it is waiting for an operator's
+   * approval, which may take minutes — and `resumeDeadline` when no call of
+   * it is waiting any more; the run then has the time it had left. The run
+   * itself goes on meanwhile (its other calls and timers work as usual).
+   * Synchronous, cheap, must not throw; a no-op for an execution that is not
+   * running. Without these methods the deadline keeps running while a call
+   * waits for approval (the host pauses only its own backstop).
+   */
+  pauseDeadline?(executionId: number): void;
+  /** Optional: restart the clock {@link pauseDeadline} stopped, with the time the run had left. */
+  resumeDeadline?(executionId: number): void;
+  /**
    * Optional (a cyrnel extension): whether `execute` honours
    * `options.typecheck` (type-checks code before running it). The host
    * refuses a submission that asks for a check (`typecheck: true`) from an
@@ -236,7 +253,10 @@ export interface ToolDocsOptions {
 /**
  * Shape of the rejection `invokeTool` produces, mirroring the host's gating
  * table: 404 `not_found`, 409 `service_disabled`/`tool_disabled`, 400
- * `validation_failed`, 502 `adapter_error`, 504 `invoke_timeout`.
+ * `validation_failed`, 403 `tool_denied` (the service's policy refuses the
+ * tool), 403 `approval_denied` / `approval_expired` (the call needed an
+ * operator's approval and was denied, or not decided in time), 502
+ * `adapter_error`, 504 `invoke_timeout`.
  */
 export interface ToolCallError extends Error {
   status: number;

@@ -68,6 +68,14 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
     this.supervisor?.kill(executionId);
   }
 
+  pauseDeadline(executionId: number): void {
+    this.supervisor?.deadline(executionId, "pause");
+  }
+
+  resumeDeadline(executionId: number): void {
+    this.supervisor?.deadline(executionId, "resume");
+  }
+
   health(): EnvironmentHealth {
     return this.supervisor?.health() ?? { status: "degraded", reason: "typescript-ivm is not set up" };
   }

@@ -38,6 +38,12 @@ export interface RunRequest {
 export type ToWorker =
   | ({ type: "run" } & RunRequest)
   | { type: "kill"; executionId: number }
+  /**
+   * Stop (`pause`) or restart (`resume`) the clock of a running execution's
+   * deadline: the host suspends a run while one of its tool calls waits for
+   * an operator's approval.
+   */
+  | { type: "pauseDeadline" | "resumeDeadline"; executionId: number }
   /** `callId` is unique within the worker; `outcome`: JSON ToolOutcome (see tool-outcome.ts). */
   | { type: "toolResult"; callId: number; outcome: string }
   /** The supervisor's heartbeat: answered with `pong` by a worker whose event loop is turning. */

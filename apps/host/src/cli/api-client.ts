@@ -8,6 +8,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Page } from "../contract/common.js";
+import type { Approval } from "../contract/governance.js";
 import type { ProcessEvent, ProcessRecord, ProcessReport, ProcessResult } from "../contract/processes.js";
 
 export class ApiError extends Error {
@@ -24,6 +25,14 @@ export class ApiError extends Error {
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
+
+/** What following a process hands on while it runs. */
+export interface FollowOptions {
+  signal?: AbortSignal;
+  onText?: (stream: "stdout" | "stderr", text: string) => void;
+  /** An approval the process waits for: when it is created (or pending as the client comes) and when decided. */
+  onApproval?: (approval: Approval) => void;
+}
 
 export interface RequestOptions {
   body?: unknown;
@@ -85,18 +94,15 @@ export class CyrnelApi {
    * client's response timeout and the caller learns the process id at once
    * (`onCreated`, e.g. to kill it on Ctrl-C). It follows
    * `GET /processes/:id/events`, which ends the moment the process does, and
-   * hands stdout and stderr to `onText` as they are written; if that stream
-   * breaks (or the process has as many followers as it takes) it polls. An
-   * aborted `signal` stops the waiting (not the process) and answers the
-   * record as it is.
+   * hands stdout and stderr to `onText` as they are written, and approvals
+   * the process waits for (created and decided) to `onApproval`; if that
+   * stream breaks (or the process has as many followers as it takes) it
+   * polls. An aborted `signal` stops the waiting (not the process) and
+   * answers the record as it is.
    */
   async runProcess(
     input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean },
-    options: {
-      signal?: AbortSignal;
-      onCreated?: (record: ProcessRecord) => void;
-      onText?: (stream: "stdout" | "stderr", text: string) => void;
-    } = {},
+    options: FollowOptions & { onCreated?: (record: ProcessRecord) => void } = {},
   ): Promise<ProcessReport> {
     const created = await this.json<ProcessRecord>("POST", "/processes", { body: input });
     options.onCreated?.(created);
@@ -110,20 +116,13 @@ export class CyrnelApi {
    * Answers the idle process with its results when the events carried them,
    * else its record; when `signal` aborts, the record as it is then.
    */
-  async waitForProcess(
-    id: number,
-    options: { signal?: AbortSignal; onText?: (stream: "stdout" | "stderr", text: string) => void } = {},
-  ): Promise<ProcessReport> {
-    const ended = await this.follow(id, options.onText ?? (() => {}), options.signal).catch(() => null);
+  async waitForProcess(id: number, options: FollowOptions = {}): Promise<ProcessReport> {
+    const ended = await this.follow(id, options).catch(() => null);
     return ended ?? this.waitIdle(id, options.signal);
   }
 
   /** Reads a process's NDJSON events; the end event's process, or null if the stream stopped before it. */
-  private async follow(
-    id: number,
-    onText: (stream: "stdout" | "stderr", text: string) => void,
-    signal?: AbortSignal,
-  ): Promise<ProcessResult | null> {
+  private async follow(id: number, { signal, ...handlers }: FollowOptions): Promise<ProcessResult | null> {
     const response = await this.send("GET", `/processes/${id}/events`, { signal });
     if (!response.body) return null;
     // Cancelled here, not only through the request's signal: a Request made for the in-process app (`/mcp`)
@@ -133,7 +132,7 @@ export class CyrnelApi {
     if (signal?.aborted) cancel();
     signal?.addEventListener("abort", cancel, { once: true });
     try {
-      return await this.readEvents(reader, onText);
+      return await this.readEvents(reader, handlers);
     } finally {
       signal?.removeEventListener("abort", cancel);
       // Done reading (the end event came, or the wait stopped): let the stream and its follower slot go.
@@ -143,7 +142,7 @@ export class CyrnelApi {
 
   private async readEvents(
     reader: ReadableStreamDefaultReader<Uint8Array>,
-    onText: (stream: "stdout" | "stderr", text: string) => void,
+    { onText, onApproval }: Omit<FollowOptions, "signal">,
   ): Promise<ProcessResult | null> {
     const decoder = new TextDecoder();
     let pending = "";
@@ -156,7 +155,8 @@ export class CyrnelApi {
         // Checked, not trusted: a newer host may send kinds of events this client does not know.
         const event = JSON.parse(line) as ProcessEvent;
         if (event.type === "end") return event.process;
-        if (event.type === "stdout" || event.type === "stderr") onText(event.type, event.text);
+        if (event.type === "stdout" || event.type === "stderr") onText?.(event.type, event.text);
+        if (event.type === "approval") onApproval?.(event);
       }
     }
     return null;
@@ -172,13 +172,11 @@ export class CyrnelApi {
     }
   }
 
+  /** The results of an idle process: its events are its stored texts and then its end, with every result, at once. */
   private async withResults(record: ProcessRecord): Promise<ProcessResult> {
-    const [output, stdout, stderr] = await Promise.all([
-      this.json<Record<string, unknown>>("GET", `/processes/${record.id}/output`),
-      this.text("GET", `/processes/${record.id}/stdout`),
-      this.text("GET", `/processes/${record.id}/stderr`),
-    ]);
-    return { ...record, output, stdout, stderr };
+    const ended = await this.follow(record.id, {});
+    if (!ended) throw new ApiError(0, "unreachable", `the results of process ${record.id} could not be read`);
+    return ended;
   }
 
   private async send(method: string, path: string, options: RequestOptions): Promise<Response> {

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { ExitState, ProcessRecord, ProcessReport } from "../contract/processes.js";
 import { CyrnelApi } from "./api-client.js";
+import { approvalNote } from "./approvals-command.js";
 import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";
@@ -20,8 +21,10 @@ export const RUN_HELP = `Usage:
 
 Runs the file (or stdin with -) in the host's active environment and waits. The environment
 type-checks it first (type errors end it before anything runs); --no-typecheck runs it unchecked. Its stdout and stderr
-stream to this terminal as they are written; when it ends, its output is printed as JSON. With --json,
-only the whole process record is printed, at the end.
+stream to this terminal as they are written; when a tool call waits for an operator's approval (its
+policy is ask), the process is suspended and that is said on stderr, with the approval's id, and again
+when it is decided. When it ends, its output is printed as JSON. With --json, only the whole process
+record is printed, at the end.
 Ctrl-C cancels the process on the host. The timeout defaults to the host's (30 s); none = no limit.
 
 Exit codes: 0 success, 1 failed, 124 timeout, 130 canceled (2 usage, 3 API error, 4 host unreachable).
@@ -82,6 +85,13 @@ export async function runCommand(args: string[]): Promise<number> {
           created = record;
         },
         onText: values.json ? undefined : write,
+        onApproval: values.json
+          ? undefined
+          : (approval) => {
+              progress.stop();
+              progress = { stop() {} };
+              note(approvalNote(approval));
+            },
       },
     );
   } finally {

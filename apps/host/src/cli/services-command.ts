@@ -22,9 +22,17 @@ export const SERVICES_HELP = `Usage:
   cyrnel services config set <service> --json '<object>'  (a JSON merge patch)
   cyrnel services secrets list <service>
   cyrnel services secrets set <service> <name>            (the value comes from stdin, or a hidden prompt)
+  cyrnel services policy get <service>
+  cyrnel services policy set <service> (--file <path>|- | --json '<policy>')
 
 install: --url is the definition's URL (the host then comes from --host-url or CYRNEL_URL);
 --file - reads the definition from stdin. config get/set print the resulting config as JSON.
+policy: what happens to a call of each tool, as JSON: {"default": "allow"|"ask"|"deny", "rules":
+[{"tools"?: "<glob>", "readOnly"?: bool, "destructive"?: bool, "action": "allow"|"ask"|"deny"}]}; the
+first rule that matches a tool decides, else default (allow when absent). set replaces the whole policy
+(from a file, stdin with --file -, or --json) and prints it; e.g. allow reads, ask for everything else:
+  cyrnel services policy set github --json '{"default":"ask","rules":[{"readOnly":true,"action":"allow"}]}'
+"tools" globs match whole tool ids: * is any run of characters, ? one character.
 
 ${COMMON_HELP}`;
 
@@ -46,6 +54,8 @@ export async function servicesCommand(args: string[]): Promise<number> {
       return config(rest);
     case "secrets":
       return secrets(rest);
+    case "policy":
+      return policy(rest);
     case undefined:
       process.stderr.write(`${SERVICES_HELP}\n`);
       return EXIT.usage;
@@ -102,7 +112,7 @@ async function install(args: string[]): Promise<number> {
   const source =
     values.url !== undefined
       ? { url: values.url }
-      : { definition: values.file === "-" ? await readAll(process.stdin) : readDefinition(values.file!) };
+      : { definition: values.file === "-" ? await readAll(process.stdin) : readInputFile(values.file!) };
   const client = api({ url: values["host-url"], "api-key": values["api-key"] });
   const service = await withProgress(`installing ${values.id}`, !values.json, () =>
     client.json<InstalledService>("POST", "/services", {
@@ -123,7 +133,8 @@ async function install(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-function readDefinition(path: string): string {
+/** A file the command reads (a definition, a policy). */
+function readInputFile(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
@@ -177,7 +188,7 @@ async function config(args: string[]): Promise<number> {
   if ((values.json === undefined) === (pairs.length === 0)) {
     throw new UsageError(`pass either <key>=<value> pairs or --json; usage: ${usage}`);
   }
-  const patch = values.json === undefined ? patchFromPairs(pairs) : patchFromJson(values.json);
+  const patch = values.json === undefined ? patchFromPairs(pairs) : jsonObject(values.json, "--json", "a merge patch");
   printJson(await api(values).json("PATCH", `/services/${segment(id)}/config`, { body: patch }));
   return EXIT.ok;
 }
@@ -200,17 +211,48 @@ export function patchFromPairs(pairs: string[]): Record<string, unknown> {
   return patch;
 }
 
-function patchFromJson(text: string): Record<string, unknown> {
+/** `text` as a JSON object, or a usage error naming `source` and saying what it should be. */
+function jsonObject(text: string, source: string, what: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--json is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError("--json must be a JSON object (a merge patch)");
+    throw new UsageError(`${source} must be a JSON object (${what})`);
   }
   return value as Record<string, unknown>;
+}
+
+async function policy(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === "get") {
+    const { values, positionals: given } = parseCommand(rest, {});
+    if (values.help) return help();
+    const [id] = positionals(given, ["service"], "cyrnel services policy get <service>");
+    printJson(await api(values).json("GET", `/services/${segment(id!)}/policy`));
+    return EXIT.ok;
+  }
+  if (action !== "set") throw new UsageError("usage: cyrnel services policy get|set <service> ...");
+  // As for config set, --json carries the policy itself (the result is printed as JSON anyway).
+  const { values, positionals: given } = parse({
+    args: rest,
+    options: { ...COMMON_OPTIONS, json: { type: "string" }, file: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return help();
+  const usage = "cyrnel services policy set <service> (--file <path>|- | --json '<policy>')";
+  const [id] = positionals(given, ["service"], usage);
+  if ((values.json === undefined) === (values.file === undefined)) {
+    throw new UsageError(`pass exactly one of --file and --json; usage: ${usage}`);
+  }
+  const text =
+    values.json ?? (values.file === "-" ? await readAll(process.stdin) : readInputFile(values.file as string));
+  const body = jsonObject(text, values.json === undefined ? `--file ${values.file}` : "--json", "a policy");
+  printJson(await api(values).json("PUT", `/services/${segment(id!)}/policy`, { body }));
+  return EXIT.ok;
 }
 
 async function secrets(args: string[]): Promise<number> {

@@ -42,8 +42,8 @@ export async function toolsCommand(args: string[]): Promise<number> {
     else
       printLine(
         table(
-          ["SERVICE", "TOOL", "STATUS", "NAME"],
-          tools.map((tool) => [tool.serviceId, tool.id, toolStatus(tool), clip(tool.name, 70)]),
+          ["SERVICE", "TOOL", "STATUS", "POLICY", "NAME"],
+          tools.map((tool) => [tool.serviceId, tool.id, toolStatus(tool), tool.policy, clip(tool.name, 70)]),
         ),
       );
     return EXIT.ok;

@@ -1,6 +1,7 @@
 /** Processes: submitted TypeScript, its runs, and what a run leaves behind. */
 import { type Static, Type } from "@sinclair/typebox";
 import { Nullable, Timestamp } from "./common.js";
+import { Approval, CallCounts, CallRecord } from "./governance.js";
 
 export const ExitState = Type.Union([
   Type.Literal("success"),
@@ -12,6 +13,7 @@ export const ExitState = Type.Union([
 export const ProcessState = Type.Union([
   Type.Literal("queued"),
   Type.Literal("running"),
+  Type.Literal("suspended"),
   Type.Literal("idle"),
   Type.Literal("terminating"),
 ]);
@@ -32,6 +34,9 @@ export const ProcessRecord = Type.Object({
   createdAt: Timestamp,
   startedAt: Nullable(Timestamp),
   finishedAt: Nullable(Timestamp),
+  pendingApprovalIds: Type.Array(Type.Integer(), {
+    description: "Approvals a tool call of the process waits for; while any is pending the state is suspended",
+  }),
 });
 
 /** The record with the results of its last run (once idle). */
@@ -43,6 +48,7 @@ export const ProcessResult = Type.Composite([
     }),
     stdout: Type.String({ description: "console.log/info/debug" }),
     stderr: Type.String({ description: "console.warn/error" }),
+    calls: CallCounts,
   }),
 ]);
 
@@ -73,6 +79,7 @@ export const BoundedResult = Type.Composite([
     stdout: Type.String(),
     stderr: Type.String(),
     cut: Type.Array(TextCut, { description: "The texts shown with their middle cut; empty when all fit" }),
+    calls: CallCounts,
   }),
 ]);
 
@@ -88,6 +95,8 @@ export const TextPage = Type.Object({
 /** One line of `GET /processes/{id}/events` (newline-delimited JSON). */
 export const ProcessEvent = Type.Union([
   Type.Object({ type: Type.Union([Type.Literal("stdout"), Type.Literal("stderr")]), text: Type.String() }),
+  Type.Composite([Type.Object({ type: Type.Literal("call") }), CallRecord]),
+  Type.Composite([Type.Object({ type: Type.Literal("approval") }), Approval]),
   Type.Object({ type: Type.Literal("end"), process: ProcessResult }),
 ]);
 

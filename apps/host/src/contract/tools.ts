@@ -1,6 +1,7 @@
 /** Tools: one per operation of a service, each with JSON Schemas for its input and output. */
 import { type Static, Type } from "@sinclair/typebox";
 import { JsonObject } from "./common.js";
+import { PolicyAction, ToolAnnotations } from "./governance.js";
 
 export const ToolRecord = Type.Object({
   serviceId: Type.String(),
@@ -11,6 +12,8 @@ export const ToolRecord = Type.Object({
   effectivelyEnabled: Type.Boolean({
     description: "Tool and service enabled, service not stale; false: calls fail",
   }),
+  annotations: ToolAnnotations,
+  policy: PolicyAction,
 });
 
 export const ToolDetail = Type.Composite([

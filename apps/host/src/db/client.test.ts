@@ -15,17 +15,15 @@ const tables = (file: string) =>
     .all()
     .map((row) => (row as { name: string }).name);
 
-/** A copy of the migrations folder whose journal stops before the last migration: "the previous schema". */
-/** The migrations before `tag` (default: all but the last), as a database made by an older version had them. */
-function previousMigrations(tag?: string): string {
+/** A copy of the migrations folder whose journal stops right before the migration `tag`: "the schema before it". */
+function migrationsBefore(tag: string): string {
   const folder = mkdtempSync(join(tmpdir(), "cyrnel-migrations-"));
   cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
   const journalFile = join(folder, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalFile, "utf8"));
-  expect(journal.entries.length).toBeGreaterThan(1);
-  const until = tag === undefined ? journal.entries.length - 1 : journal.entries.findIndex((e: any) => e.tag === tag);
-  expect(until).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, until);
+  const index = journal.entries.findIndex((entry: { tag: string }) => entry.tag === tag);
+  expect(index).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, index);
   writeFileSync(journalFile, JSON.stringify(journal));
   return folder;
 }
@@ -39,11 +37,14 @@ describe("migrations", () => {
     db.$client.close();
     expect(tables(file).filter((name) => !name.startsWith("tool_search"))).toEqual([
       "api_keys",
+      "approvals",
+      "calls",
       "executions",
       "modules",
       "processes",
       "registries",
       "secrets",
+      "service_policies",
       "services",
       "tools",
     ]);
@@ -51,7 +52,7 @@ describe("migrations", () => {
 
   it("upgrade a database on the previous schema and keep its rows", () => {
     const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
-    const old = openDatabase(file, previousMigrations());
+    const old = openDatabase(file, migrationsBefore("0005_governance"));
     const now = new Date().toISOString();
     old.$client
       .prepare(
@@ -60,19 +61,36 @@ describe("migrations", () => {
          values ('kept', 'Kept', 'd', 'openapi', 'h', '{}', '{}', '{}', '{}', '{"a":1}', 1, ?, ?)`,
       )
       .run(now, now);
+    const insertTool = old.$client.prepare(
+      `insert into tools (service_id, id, position, name, description, input_schema, output_schema, adapter_domain)
+       values ('kept', ?, ?, 'n', 'd', '{}', '{}', ?)`,
+    );
+    insertTool.run("getThing", 0, JSON.stringify({ method: "get", path: "/things/{id}" }));
+    insertTool.run("dropThing", 1, JSON.stringify({ method: "delete", path: "/things/{id}" }));
+    insertTool.run("unrouted", 2, "{}");
     old.$client.close();
     const before = tables(file);
 
     const upgraded = openDatabase(file);
     const row = upgraded.$client.prepare("select id, config, enabled from services").get();
+    const tools = upgraded.$client.prepare("select id, annotations from tools order by position").all() as {
+      id: string;
+      annotations: string;
+    }[];
     upgraded.$client.close();
     expect(row).toEqual({ id: "kept", config: '{"a":1}', enabled: 1 });
+    // The openapi adapter's tools get its annotations from their method; a tool without one claims nothing.
+    expect(tools.map((tool) => [tool.id, JSON.parse(tool.annotations)])).toEqual([
+      ["getThing", { readOnly: true, destructive: false, idempotent: false, openWorld: true }],
+      ["dropThing", { readOnly: false, destructive: true, idempotent: true, openWorld: true }],
+      ["unrouted", {}],
+    ]);
     expect(tables(file).length).toBeGreaterThan(before.length);
   });
 
   it("build the search index of tools that existed before it, with their endpoints", () => {
     const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
-    const old = openDatabase(file, previousMigrations("0003_tool_search"));
+    const old = openDatabase(file, migrationsBefore("0003_tool_search"));
     const now = new Date().toISOString();
     const insertService = old.$client.prepare(
       `insert into services (id, name, description, adapter, hash, definition, adapter_domain, config_schema,

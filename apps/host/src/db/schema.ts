@@ -3,6 +3,7 @@
  * that drizzle (de)serialises. Secrets never live in these rows: they are in
  * `secrets`, one AES-GCM ciphertext per value.
  */
+import type { ToolAnnotations } from "@cyrnel/sdk";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
@@ -64,6 +65,8 @@ export const tools = sqliteTable(
     inputSchema: text("input_schema", { mode: "json" }).$type<Json>().notNull(),
     outputSchema: text("output_schema", { mode: "json" }).$type<Json>().notNull(),
     adapterDomain: text("adapter_domain", { mode: "json" }).$type<Json>().notNull(),
+    /** What the adapter says calling the tool does (read-only, destructive, …); policies match against it. */
+    annotations: text("annotations", { mode: "json" }).$type<ToolAnnotations>().notNull().default(sql`'{}'`),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** `ToolDefinition.endpoint` (e.g. `POST /v1/refunds`), indexed for search; null when the adapter gives none. */
     endpoint: text("endpoint"),
@@ -100,7 +103,7 @@ export const processes = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     ref: text("ref"),
-    state: text("state", { enum: ["queued", "running", "idle", "terminating"] }).notNull(),
+    state: text("state", { enum: ["queued", "running", "suspended", "idle", "terminating"] }).notNull(),
     exitState: text("exit_state", { enum: ["success", "failed", "timeout", "canceled"] }),
     error: text("error"),
     /** null = no limit. */
@@ -166,3 +169,76 @@ export const apiKeys = sqliteTable("api_keys", {
   expiresAt: text("expires_at"),
   lastUsedAt: text("last_used_at"),
 });
+
+type PolicyAction = "allow" | "ask" | "deny";
+
+/**
+ * A service's tool policy, when the operator set one (a service without a
+ * row allows every call). Kept apart from the service's row so updates of
+ * its definition never touch it; deleted with the service.
+ */
+export const servicePolicies = sqliteTable("service_policies", {
+  serviceId: text("service_id")
+    .primaryKey()
+    .references(() => services.id, { onDelete: "cascade" }),
+  defaultAction: text("default_action", { enum: ["allow", "ask", "deny"] }).notNull(),
+  /** `[{tools?, readOnly?, destructive?, action}]`, first match wins. */
+  rules: text("rules", { mode: "json" })
+    .$type<{ tools?: string; readOnly?: boolean; destructive?: boolean; action: PolicyAction }[]>()
+    .notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+/**
+ * Calls that waited for an operator's decision (an `ask` policy). Kept as
+ * a record after the process is gone: no foreign keys.
+ */
+export const approvals = sqliteTable(
+  "approvals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    processId: integer("process_id").notNull(),
+    keyId: text("key_id"),
+    serviceId: text("service_id").notNull(),
+    toolId: text("tool_id").notNull(),
+    /** The call's parameters with the service's secret values masked. */
+    parameters: text("parameters", { mode: "json" }).$type<Json>().notNull(),
+    state: text("state", { enum: ["pending", "approved", "denied", "expired"] }).notNull(),
+    createdAt: text("created_at").notNull(),
+    decidedAt: text("decided_at"),
+    /** The deciding key's id; null for the bootstrap key (or no auth) and for expiries. */
+    decidedBy: text("decided_by"),
+    reason: text("reason"),
+  },
+  (table) => [index("approvals_state_idx").on(table.state), index("approvals_process_idx").on(table.processId)],
+);
+
+/**
+ * One row per tool call, allowed or refused (the audit trail). Ids are
+ * assigned by the host as calls end and written in batches; AUTOINCREMENT
+ * keeps the highest id ever used, so pruning never lets one come back.
+ */
+export const calls = sqliteTable(
+  "calls",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    processId: integer("process_id"),
+    /** The run of the process the call belongs to (for its summary); not part of the API. */
+    executionId: integer("execution_id"),
+    keyId: text("key_id"),
+    serviceId: text("service_id").notNull(),
+    toolId: text("tool_id").notNull(),
+    startedAt: text("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    /** `ok`, or the error code the call ended with. */
+    outcome: text("outcome").notNull(),
+    /** The end service's status when the adapter reported one. */
+    status: integer("status"),
+    /** A preview of the parameters (secret values masked, at most 2 KiB of JSON): the value, or its cut JSON text. */
+    parameters: text("parameters", { mode: "json" }).$type<unknown>().notNull(),
+  },
+  (table) => [
+    index("calls_process_idx").on(table.processId, table.executionId),
+    index("calls_started_idx").on(table.startedAt),
+  ],
+);

@@ -17,6 +17,7 @@ import { cutText } from "../cut-text.js";
 import { CyrnelError, messageOf, noEnvironment } from "../errors.js";
 import { TimeoutError, withTimeout } from "../lib/with-timeout.js";
 import { seesService, type Viewer } from "./governance/caller.js";
+import type { Policies } from "./governance/policies.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
 import { serviceNotFound, toolNotFound } from "./services/not-found.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
@@ -47,6 +48,7 @@ export class EnvironmentDocs {
   constructor(
     private readonly modules: Pick<ModuleEntries, "activeEnvironment">,
     private readonly store: ServiceStore,
+    private readonly policies: Pick<Policies, "actionFor">,
     private readonly hookTimeoutMs: number,
     private readonly textLimitChars: number,
   ) {}
@@ -70,7 +72,7 @@ export class EnvironmentDocs {
       await this.bounded(
         id,
         "generateToolDocs",
-        () => module.generateToolDocs(docsInput(row), options),
+        () => module.generateToolDocs(this.docsInput(row), options),
         // The SDK's word for "the page has no such type".
         (error) =>
           expand && (error as { code?: unknown } | null)?.code === "not_found"
@@ -94,7 +96,14 @@ export class EnvironmentDocs {
       throw new CyrnelError("not_found", "the active environment does not provide type declarations");
     }
     const options = { maxChars: this.textLimitChars, narrowHint: NARROW_TYPES_HINT };
-    return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(tools.map(docsInput), options)));
+    return this.capped(
+      await this.bounded(id, "generateTypes", () =>
+        generateTypes(
+          tools.map((tool) => this.docsInput(tool)),
+          options,
+        ),
+      ),
+    );
   }
 
   private selectTools(viewer: Viewer, { serviceIds = [], tools = [] }: TypesFilter): ToolRow[] {
@@ -119,6 +128,19 @@ export class EnvironmentDocs {
       add(row);
     }
     return [...selected.values()];
+  }
+
+  /** What an environment documents about a tool: its schemas, annotations and the policy a call meets. */
+  private docsInput(tool: ToolRow): ToolDocsInput {
+    return {
+      serviceId: tool.serviceId,
+      toolId: tool.id,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+      policy: this.policies.actionFor(tool),
+    };
   }
 
   private environment(): { id: string; module: EnvironmentModule } {
@@ -171,11 +193,3 @@ function requireCallableService(store: ServiceStore, viewer: Viewer, serviceId: 
   }
   if (!service.enabled) throw new CyrnelError("service_disabled", `service "${serviceId}" is disabled`);
 }
-
-const docsInput = (tool: ToolRow): ToolDocsInput => ({
-  serviceId: tool.serviceId,
-  toolId: tool.id,
-  description: tool.description,
-  inputSchema: tool.inputSchema,
-  outputSchema: tool.outputSchema,
-});

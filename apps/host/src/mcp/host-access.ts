@@ -10,6 +10,7 @@
  */
 import type { CyrnelApi } from "../cli/api-client.js";
 import type { Page } from "../contract/common.js";
+import type { Approval } from "../contract/governance.js";
 import type {
   BoundedResult,
   ExitState,
@@ -56,9 +57,14 @@ export interface HostAccess {
   startProcess(input: { code: string; timeoutMs?: number; typecheck?: boolean }): Promise<ProcessRecord>;
   /**
    * Waits until the process is idle or `signal` aborts (which stops the wait, not the process); answers its
-   * state then. stdout is handed to `onStdout` as it is written.
+   * state then. stdout is handed to `onStdout` as it is written, approvals it waits for to `onApproval`.
    */
-  waitForProcess(id: number, signal: AbortSignal, onStdout: (text: string) => void): Promise<ProcessRecord>;
+  waitForProcess(
+    id: number,
+    signal: AbortSignal,
+    onStdout: (text: string) => void,
+    onApproval?: (approval: Approval) => void,
+  ): Promise<ProcessRecord>;
   /** The process, with its results sized for an LLM once it is idle. */
   getProcess(id: number): Promise<ProcessRecord | BoundedResult>;
   /** A page of one of an idle process's texts; `limit` defaults to (and is capped at) the host's text limit. */
@@ -98,8 +104,12 @@ export function hostAccess(api: CyrnelApi): HostAccess {
     startProcess: ({ code, timeoutMs, typecheck }) =>
       api.json<ProcessRecord>("POST", "/processes", { body: { code, timeoutMs, typecheck } }),
 
-    waitForProcess: (id, signal, onStdout) =>
-      api.waitForProcess(id, { signal, onText: (stream, text) => stream === "stdout" && onStdout(text) }),
+    waitForProcess: (id, signal, onStdout, onApproval) =>
+      api.waitForProcess(id, {
+        signal,
+        onText: (stream, text) => stream === "stdout" && onStdout(text),
+        onApproval,
+      }),
 
     async getProcess(id) {
       const record = await api.json<ProcessRecord>("GET", `/processes/${id}`);

@@ -25,7 +25,9 @@ Workflow:
 4. run_code with one program: \`const r = await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ... });\` ... \`cyrnel.output({ answer });\`
 5. Read output, stdout, stderr and error. If it failed, fix the program and run it again. A text too long to show whole keeps its start and end around a marker saying how to read the rest (get_process with stream and offset). A run still going when run_code stops waiting answers state "running": follow it with get_process {id, wait: true}. list_processes finds earlier runs.
 
-Tools can only be called from code inside run_code. Disabled services or tools, missing configuration or secrets, and a missing environment can only be fixed by an operator of the host: report them instead of retrying.`;
+Tools can only be called from code inside run_code. Disabled services or tools, missing configuration or secrets, and a missing environment can only be fixed by an operator of the host: report them instead of retrying.
+
+Each tool has a policy (search_tools and get_tool_docs show it): allow, ask or deny. A call of an ask tool waits until an operator approves or denies it; the process is suspended meanwhile and its timeout paused, and the call then runs or throws approval_denied (with the operator's reason) or approval_expired. A deny tool always throws tool_denied. Do not retry denied calls; report them.`;
 
 /** Tool descriptions in search results are cut here; get_tool_docs has the full text. */
 const DESCRIPTION_CHARS = 300;
@@ -87,8 +89,9 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
         "service. Results are ranked (BM25 over id, name, description, endpoint and service), best first, and only " +
         "tools that can be called are returned unless includeDisabled is set. An empty query with a serviceId lists " +
         "that service's tools. Returns serviceId and id (used in code as " +
-        "cyrnel.services.<serviceId>.tools.<id>.invoke(...)), name, a short description and effectivelyEnabled " +
-        "(false: calls would fail). Calls nothing. Next, read get_tool_docs for the tools you will use.",
+        "cyrnel.services.<serviceId>.tools.<id>.invoke(...)), name, a short description, effectivelyEnabled " +
+        "(false: calls would fail) and policy (allow: calls run; ask: each call waits for an operator's approval; " +
+        "deny: calls are refused). Calls nothing. Next, read get_tool_docs for the tools you will use.",
       inputSchema: {
         query: z.string().describe('Words describing the task, e.g. "forecast for a city"; "" for all'),
         serviceId: z.string().optional().describe("Only tools of this service"),
@@ -172,6 +175,7 @@ function toolSummary(tool: ToolRecord): ToolSummary {
     name: tool.name,
     description,
     effectivelyEnabled: tool.effectivelyEnabled,
+    policy: tool.policy,
   };
 }
 

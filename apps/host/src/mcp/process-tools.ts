@@ -20,6 +20,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../cli/api-client.js";
+import type { Approval } from "../contract/governance.js";
 import type { BoundedResult, ProcessRecord } from "../contract/processes.js";
 import { cutText } from "../cut-text.js";
 import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
@@ -49,16 +50,24 @@ const PROCESS_LIST = toZod(ProcessList);
 export function registerProcessTools(server: McpServer, access: HostAccess, waitMs: number, guarded: Guard): void {
   const waitSeconds = Math.round(waitMs / 1000);
   const running = (record: ProcessRecord) =>
-    `Process ${record.id} is ${record.state}. Call get_process {"id":${record.id},"wait":true} to wait for it ` +
+    `Process ${record.id} is ${record.state}` +
+    (record.state === "suspended"
+      ? ": a tool call waits for an operator to approve or deny it (its timeout is paused); the call then runs, " +
+        "or throws approval_denied or approval_expired"
+      : "") +
+    `. Call get_process {"id":${record.id},"wait":true} to wait for it ` +
     `(up to ${waitSeconds} s per call), or get_process {"id":${record.id}} to look without waiting.`;
 
   /** The process as it is now: its bounded results once idle (fetched unless `report` has them), else how to follow it. */
   const answer = async (report: ProcessRecord | BoundedResult, isError: (result: BoundedResult) => boolean) => {
     const result = report.state === "idle" && !hasResults(report) ? await access.getProcess(report.id) : report;
-    if (!hasResults(result)) return structured({ ...summaryOf(result), next: running(result) });
-    const { output, stdout, stderr, cut } = result;
+    if (!hasResults(result)) {
+      const waiting = result.pendingApprovalIds.length > 0 && { pendingApprovalIds: result.pendingApprovalIds };
+      return structured({ ...summaryOf(result), ...waiting, next: running(result) });
+    }
+    const { output, stdout, stderr, cut, calls } = result;
     return structured(
-      { ...summaryOf(result), output, stdout, stderr, ...(cut.length > 0 && { cut }) },
+      { ...summaryOf(result), output, stdout, stderr, ...(cut.length > 0 && { cut }), calls },
       isError(result),
     );
   };
@@ -67,7 +76,12 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
     const progress = startProgress(id, extra);
     const deadline = deadlineSignal(extra.signal, waitMs);
     try {
-      return await access.waitForProcess(id, deadline.signal, (text) => progress?.stdout(text));
+      return await access.waitForProcess(
+        id,
+        deadline.signal,
+        (text) => progress?.stdout(text),
+        (approval) => progress?.approval(approval),
+      );
     } finally {
       deadline.clear();
       progress?.stop();
@@ -87,10 +101,14 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
         "works. It is type-checked against the tools' types (get_types) before it runs: type errors end it at once, " +
         "listed as `code.ts:line:col TSnnnn message`, and no tool is called. " +
         "console.log goes to stdout, console.warn/error to stderr. A failing tool call throws an Error with `status` " +
-        "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 502 adapter_error, 504 " +
-        "invoke_timeout) that you can catch. There is no fetch, require, import, process or file system. " +
+        "and `code` (404 not_found, 400 validation_failed, 409 tool_disabled, 403 tool_denied, 502 adapter_error, " +
+        "504 invoke_timeout) that you can catch. A tool whose policy is ask (search_tools shows it) makes its call " +
+        "wait for an operator's decision: the process is suspended meanwhile (its timeout paused), and the call " +
+        "then runs or throws 403 approval_denied (with the operator's reason) or approval_expired; do not retry a " +
+        "denied call. There is no fetch, require, import, process or file system. " +
         `It waits for the program to end, at most ${waitSeconds} s, and answers the process id, exitState ` +
-        "(success, failed, timeout, canceled), error, output, stdout and stderr; anything but success is flagged as " +
+        "(success, failed, timeout, canceled), error, output, stdout, stderr and calls (tool calls made and failed, " +
+        "per tool); anything but success is flagged as " +
         "an error with the same details: read error and stderr, fix the program and run it again. Long texts keep " +
         "their start and end around a marker that says how to read the rest with get_process. A program still " +
         'running after the wait (or with wait: false, at once) answers its id, state "running" and how to follow ' +
@@ -183,7 +201,10 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
         "has it whole), when it was created and how long it ran. Use it to find a run whose id you lost, or to " +
         "see what is still running. Filter by state or exitState; follow nextCursor for older ones.",
       inputSchema: {
-        state: z.enum(["queued", "running", "idle", "terminating"]).optional().describe("Only processes in this state"),
+        state: z
+          .enum(["queued", "running", "suspended", "idle", "terminating"])
+          .optional()
+          .describe("Only processes in this state (suspended: waiting for an operator's approval)"),
         exitState: z
           .enum(["success", "failed", "timeout", "canceled"])
           .optional()
@@ -225,6 +246,8 @@ const durationOf = (startedAt: string | null, finishedAt: string | null) =>
 
 interface Progress {
   stdout(text: string): void;
+  /** An approval the process waits for was created or decided: said at once, and while it is pending. */
+  approval(approval: Approval): void;
   stop(): void;
 }
 
@@ -234,11 +257,17 @@ function startProgress(id: number, extra: Extra): Progress | undefined {
   if (token === undefined) return undefined;
   const started = Date.now();
   let recent = "";
+  const pending = new Map<number, Approval>();
+  let last = -1;
   const send = () => {
-    const seconds = Math.round((Date.now() - started) / 100) / 10;
+    // Progress must increase with every notification, and approvals can come within the same tenth of a second.
+    const seconds = Math.max(Math.round((Date.now() - started) / 100) / 10, Math.round((last + 0.1) * 10) / 10);
+    last = seconds;
     const line = lastLine(recent);
+    const waiting = [...pending.values()].map((a) => `approval ${a.id} (${a.serviceId}.${a.toolId})`).join(", ");
     const message =
       `process ${id}: waiting for its end, ${Math.round(seconds)} s so far` +
+      (waiting === "" ? "" : `; suspended until an operator decides ${waiting}`) +
       (line === undefined ? "" : `; last stdout line: ${cutText(line, LINE_CHARS)}`);
     extra
       .sendNotification({
@@ -252,6 +281,11 @@ function startProgress(id: number, extra: Extra): Progress | undefined {
   return {
     stdout(text) {
       recent = (recent + text).slice(-STDOUT_WINDOW_CHARS);
+    },
+    approval(approval) {
+      if (approval.state === "pending") pending.set(approval.id, approval);
+      else pending.delete(approval.id);
+      send();
     },
     stop: () => clearInterval(timer),
   };

@@ -15,7 +15,14 @@ import { ToolRecord } from "../contract/tools.js";
 
 export const ServiceSummary = Type.Pick(ServiceRecord, ["id", "name", "description", "enabled", "stale", "toolCount"]);
 
-export const ToolSummary = Type.Pick(ToolRecord, ["serviceId", "id", "name", "description", "effectivelyEnabled"]);
+export const ToolSummary = Type.Pick(ToolRecord, [
+  "serviceId",
+  "id",
+  "name",
+  "description",
+  "effectivelyEnabled",
+  "policy",
+]);
 
 const DurationMs = Nullable(Type.Integer(), {
   description: "How long the run took; null if it has not run to the end",
@@ -30,7 +37,17 @@ export const ProcessSummary = Type.Composite(
     Type.Pick(BoundedResult, ["id"]),
     Type.Partial(
       Type.Composite([
-        Type.Pick(BoundedResult, ["state", "exitState", "error", "output", "stdout", "stderr", "cut"]),
+        Type.Pick(BoundedResult, [
+          "state",
+          "exitState",
+          "error",
+          "output",
+          "stdout",
+          "stderr",
+          "cut",
+          "calls",
+          "pendingApprovalIds",
+        ]),
         Type.Object({
           durationMs: DurationMs,
           next: Type.String({ description: "How to follow a process that is still running" }),
@@ -41,9 +58,11 @@ export const ProcessSummary = Type.Composite(
   ],
   {
     description:
-      "state, exitState, error and durationMs always, except for a page; output, stdout and stderr once the " +
-      "process is idle (cut lists the texts shortened, each with a marker saying how to read on); next while it " +
-      "is not idle; page (alone) when a text was asked for. id is what get_process takes",
+      "state, exitState, error and durationMs always, except for a page; output, stdout, stderr and calls (how " +
+      "many tool calls the run made and how many failed, per tool) once the process is idle (cut lists the texts " +
+      "shortened, each with a marker saying how to read on); next (and pendingApprovalIds while it is suspended, " +
+      "waiting for an operator's approval) while it is not idle; page (alone) when a text was asked for. id is " +
+      "what get_process takes",
   },
 );
 

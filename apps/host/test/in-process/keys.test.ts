@@ -37,6 +37,7 @@ const AGENT_OPERATIONS = [
   "getProcessResults",
   "getProcessText",
   "followProcess",
+  "listProcessCalls",
   "runProcess",
   "killProcess",
   "deleteProcess",
@@ -277,6 +278,7 @@ describe("with CYRNEL_API_KEY", () => {
         ["GET", "/results"],
         ["GET", "/text?stream=stdout"],
         ["GET", "/events"],
+        ["GET", "/calls"],
         ["POST", "/signals/run", { force: true }],
         ["POST", "/signals/kill"],
         ["DELETE", ""],
@@ -287,6 +289,7 @@ describe("with CYRNEL_API_KEY", () => {
       }
       // Its owner and admins still reach it.
       expect((await as(mine.key, "GET", `/processes/${id}/code`)).text).toBe("private");
+      expect((await as(mine.key, "GET", `/processes/${id}/calls`)).body).toMatchObject({ items: [] });
       expect((await as(admin.key, "GET", `/processes/${id}`)).status).toBe(200);
       expect((await as(mine.key, "DELETE", `/processes/${id}`)).status).toBe(204);
     });

@@ -10,6 +10,8 @@ export interface RecorderTool {
   name?: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
+  /** Passed on as the tool definition's `annotations` (readOnly, destructive, idempotent, openWorld). */
+  annotations?: Record<string, unknown>;
 }
 
 export function recorderDefinition(tools: RecorderTool[], extra: Record<string, unknown> = {}): string {

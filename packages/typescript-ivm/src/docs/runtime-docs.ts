@@ -7,6 +7,17 @@ const TOOL_ERRORS: [number, string, string][] = [
   [409, "service_disabled", "the service is disabled or stale"],
   [409, "tool_disabled", "the tool is disabled"],
   [400, "validation_failed", "the parameters do not match the input schema (`details` lists the problems)"],
+  [403, "tool_denied", "the service's policy refuses this tool; nothing was sent"],
+  [
+    403,
+    "approval_denied",
+    "the tool needs an operator's approval and the operator denied this call (the message has the reason)",
+  ],
+  [
+    403,
+    "approval_expired",
+    "the tool needs an operator's approval and nobody decided in time (or the process was stopped)",
+  ],
   [502, "adapter_error", "the service call failed (the message comes from the adapter)"],
   [504, "invoke_timeout", "the service call took too long"],
 ];
@@ -85,6 +96,16 @@ ${TOOL_ERROR_TABLE}
 A service or tool that is not listed can still be called; the call then rejects with 404 or 409.
 At most ${config.maxPendingToolCalls} calls may be in flight at once (more throw a \`RangeError\`).
 
+### Approvals
+
+An operator gives each tool a policy, shown on its docs page: \`allow\` (calls run), \`deny\` (every
+call rejects with \`tool_denied\`, before anything is sent) or \`ask\`: each call then waits until an
+operator approves or denies it. Meanwhile the process is \`suspended\` and its timeout is paused; the
+\`invoke\` promise simply stays pending (other calls and timers go on). Approved, the call runs and
+resolves as usual; denied, it rejects with \`approval_denied\` and the operator's reason in the message;
+undecided in time, with \`approval_expired\`. Catch them to carry on without that call, and do not
+retry a denied call in a loop.
+
 ## Output, logs and errors
 
 - \`cyrnel.output\` throws a \`TypeError\` for anything that is not a plain object, and for values JSON
@@ -105,7 +126,8 @@ At most ${config.maxPendingToolCalls} calls may be in flight at once (more throw
 ## Limits
 
 - **Time**: the process's \`timeoutMs\` (wall clock, from when it starts running) ends it as \`timeout\`,
-  whatever it is doing, including waiting on a tool call or a promise that never settles. A process
+  whatever it is doing, including waiting on a tool call or a promise that never settles — except that
+  the clock stops while the process is suspended (a call waits for an operator's approval). A process
   that waits for a free sandbox for longer than its \`timeoutMs\` ends as \`timeout\` without running.
 - **Memory**: ${config.memoryLimitMb} MB of heap; exceeding it fails the process with
   \`Memory limit exceeded\`.

@@ -44,8 +44,28 @@ describe("usageSnippet validates against the tool's own input schema", () => {
 describe("renderToolDocs", () => {
   const page = renderToolDocs(PETSTORE_ADD_PET);
 
+  it.each([
+    [undefined, "**Policy: `allow`** — calls run at once."],
+    ["allow", "**Policy: `allow`** — calls run at once."],
+    ["ask", "**Policy: `ask`** — every call waits until an operator approves or denies it"],
+    ["deny", "**Policy: `deny`** — every call is refused with `tool_denied` (403)"],
+  ] as const)("says what policy %s means for a call, under the description", (policy, line) => {
+    const text = renderToolDocs({ ...PETSTORE_ADD_PET, ...(policy && { policy }) });
+    expect(text.startsWith(`# \`petstore.addPet\`\n\nAdd a new pet to the store.\n\n${line}`)).toBe(true);
+  });
+
+  it("names the effects the annotations claim, and no others", () => {
+    const text = renderToolDocs({
+      ...PETSTORE_ADD_PET,
+      annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
+    });
+    expect(text).toContain("calls run at once. Effect: destructive, idempotent, reaches an outside service.\n");
+    expect(page).not.toContain("Effect:");
+  });
+
   it("has the title, description and a copy-pasteable snippet with the required parameters", () => {
     expect(page.startsWith("# `petstore.addPet`\n\nAdd a new pet to the store.\n")).toBe(true);
+    expect(page).toContain("`tool_denied`, `approval_denied`,\n`approval_expired`");
     expect(page).toContain(
       [
         "```ts",

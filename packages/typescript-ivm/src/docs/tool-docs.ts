@@ -119,7 +119,8 @@ class ToolPage {
       "## Errors",
       "",
       "A failed call rejects with an `Error` (name `ToolCallError`) whose `status` and `code` say why",
-      "(`not_found`, `service_disabled`, `tool_disabled`, `validation_failed`, `adapter_error`, `invoke_timeout`);",
+      "(`not_found`, `service_disabled`, `tool_disabled`, `validation_failed`, `tool_denied`, `approval_denied`,",
+      "`approval_expired`, `adapter_error`, `invoke_timeout`);",
       "the runtime reference (the environment docs) explains each. Catch it with `try`/`catch`; uncaught, it fails the process.",
       "",
     );
@@ -160,7 +161,13 @@ class ToolPage {
     let text = htmlToMarkdown(this.input.description.trim());
     if (descriptionChars !== undefined && text.length > descriptionChars)
       text = `${text.slice(0, descriptionChars)}… [description cut]`;
-    return [`# \`${serviceId}.${toolId}\``, "", text === "" ? "_No description._" : text, ""];
+    return [
+      `# \`${serviceId}.${toolId}\``,
+      "",
+      text === "" ? "_No description._" : text,
+      "",
+      ...policyLines(this.input),
+    ];
   }
 
   private parameters(depth: number): string[] {
@@ -233,6 +240,27 @@ class ToolPage {
     return parts.length === 1 && !typed ? this.nameOf(parts[0]!) : undefined;
   }
 }
+
+/** What calling the tool needs (its policy) and does (its annotations), when the host said. */
+function policyLines({ policy = "allow", annotations = {} }: ToolDocsInput): string[] {
+  const effects = [
+    annotations.readOnly && "read-only",
+    annotations.destructive && "destructive",
+    annotations.idempotent && "idempotent",
+    annotations.openWorld && "reaches an outside service",
+  ].filter((effect): effect is string => typeof effect === "string");
+  const effect = effects.length > 0 ? ` Effect: ${effects.join(", ")}.` : "";
+  return [`**Policy: \`${policy}\`** — ${POLICY_MEANING[policy]}${effect}`, ""];
+}
+
+const POLICY_MEANING = {
+  allow: "calls run at once.",
+  ask:
+    "every call waits until an operator approves or denies it (the process is `suspended` meanwhile, " +
+    "its timeout paused). Approved, the call runs; denied, it throws `approval_denied` (403) with the " +
+    "operator's reason; undecided in time, `approval_expired` (403).",
+  deny: "every call is refused with `tool_denied` (403) before anything is sent; do not call it.",
+} as const;
 
 function tableRow(row: ParameterRow): string {
   const notes: string[] = [];

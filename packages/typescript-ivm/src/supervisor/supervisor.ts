@@ -236,6 +236,17 @@ export class Supervisor {
     tracked.worker.send({ type: "kill", executionId });
   }
 
+  /**
+   * Stops or restarts the clock of a dispatched execution's deadline (the
+   * worker owns it). A queued execution makes no tool calls, so it is never
+   * suspended; its queue deadline is left alone.
+   */
+  deadline(executionId: number, change: "pause" | "resume"): void {
+    const tracked = this.tracked.get(executionId);
+    if (tracked?.worker == null || tracked.killRequested) return;
+    tracked.worker.send({ type: change === "pause" ? "pauseDeadline" : "resumeDeadline", executionId });
+  }
+
   /** Cancels everything and ends the worker (which disposes every isolate with it). */
   async close(): Promise<void> {
     this.closed = true;

@@ -52,7 +52,8 @@ type Phase = "queued" | "running" | "settled";
  * timeout authority: a wall-clock deadline armed when the run starts, which
  * disposes the isolate. That covers synchronous loops as well as code that
  * awaits forever (isolated-vm's own `timeout` option only covers the former,
- * so it is not used at all).
+ * so it is not used at all). The host may pause its clock while the run is
+ * suspended (a tool call waiting for an operator's approval).
  */
 export class Execution implements BridgeOwner {
   readonly executionId: number;
@@ -63,6 +64,10 @@ export class Execution implements BridgeOwner {
   private isolate: ivm.Isolate | null = null;
   private releaseIsolate: ReleaseIsolate | null = null;
   private deadline: NodeJS.Timeout | undefined;
+  /** When the deadline fires (`performance.now()` time), while its clock runs. */
+  private deadlineAt: number | null = null;
+  /** Time left on a paused deadline; null while its clock runs or there is none. */
+  private pausedRemainingMs: number | null = null;
   private deliverRef: ivm.Reference | null = null;
   private readonly bridge: HostBridge;
 
@@ -92,11 +97,34 @@ export class Execution implements BridgeOwner {
     this.phase = "running";
     this.isolate = fresh.isolate;
     this.releaseIsolate = releaseIsolate;
-    const { timeoutMs } = this.request;
-    if (timeoutMs !== null) {
-      this.deadline = setTimeout(() => this.settle("timeout", timedOut(timeoutMs)), timeoutMs);
-    }
+    if (this.request.timeoutMs !== null) this.armDeadline(this.request.timeoutMs);
     void this.runInIsolate(fresh);
+  }
+
+  /**
+   * Stops the deadline's clock, keeping the time left: the host suspends a
+   * run while a tool call of it waits for an operator's approval, and that
+   * wait is not the code's time. The run goes on (timers, other calls).
+   */
+  pauseDeadline(): void {
+    if (!this.isRunning() || this.deadlineAt === null) return;
+    clearTimeout(this.deadline);
+    this.pausedRemainingMs = Math.max(0, this.deadlineAt - performance.now());
+    this.deadlineAt = null;
+  }
+
+  /** Restarts the clock `pauseDeadline` stopped, with the time the run had left. */
+  resumeDeadline(): void {
+    if (!this.isRunning() || this.pausedRemainingMs === null) return;
+    const remaining = this.pausedRemainingMs;
+    this.pausedRemainingMs = null;
+    this.armDeadline(remaining);
+  }
+
+  private armDeadline(ms: number): void {
+    const { timeoutMs } = this.request;
+    this.deadlineAt = performance.now() + ms;
+    this.deadline = setTimeout(() => this.settle("timeout", timedOut(timeoutMs ?? ms)), ms);
   }
 
   /** Kill: a run that has not started just ends; a running one loses its isolate. */

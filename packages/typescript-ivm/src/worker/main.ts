@@ -75,6 +75,10 @@ process.on("message", (message: ToWorker) => {
     case "kill":
       scheduler.kill(message.executionId);
       break;
+    case "pauseDeadline":
+    case "resumeDeadline":
+      scheduler.deadline(message.executionId, message.type === "pauseDeadline" ? "pause" : "resume");
+      break;
     case "toolResult": {
       const resolve = pendingToolCalls.get(message.callId);
       pendingToolCalls.delete(message.callId);

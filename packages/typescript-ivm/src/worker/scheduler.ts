@@ -79,6 +79,13 @@ export class WorkerScheduler {
     this.active.get(executionId)?.cancel();
   }
 
+  /** Stops or restarts the clock of a running execution's deadline (no-op for one that is not running). */
+  deadline(executionId: number, change: "pause" | "resume"): void {
+    const execution = this.active.get(executionId);
+    if (change === "pause") execution?.pauseDeadline();
+    else execution?.resumeDeadline();
+  }
+
   /**
    * V8 lost control of `isolate` (an allocation past its heap limit that
    * isolated-vm could not turn into a memory-limit error). Its execution

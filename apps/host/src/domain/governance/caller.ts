@@ -27,10 +27,11 @@ export const EVERY_SERVICE: Viewer = Object.freeze({ services: null });
 /** `CYRNEL_API_KEY`, or anyone when the host has no authentication. */
 export const BOOTSTRAP_CALLER: Caller = Object.freeze({ keyId: null, role: "admin", services: null });
 
-/** Where a tool call comes from: who makes it, and the process it runs in (null for a direct invoke). */
+/** Where a tool call comes from: who makes it, and the process and run it comes from (null for a direct invoke). */
 export interface CallContext {
   caller: Caller;
   processId: number | null;
+  executionId: number | null;
 }
 
 /**

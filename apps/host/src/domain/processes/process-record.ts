@@ -3,11 +3,13 @@
  * record with its results (once idle), those results sized for an LLM, and
  * each of its texts whole.
  */
+import type { CallCounts } from "../../contract/governance.js";
 import type { BoundedResult, ProcessRecord, ProcessResult, ProcessText } from "../../contract/processes.js";
 import { boundTexts } from "./bounded-results.js";
+import type { ProcessView } from "./process-runner.js";
 import type { ProcessRow } from "./process-store.js";
 
-export function processRecord(row: ProcessRow): ProcessRecord {
+export function processRecord(row: ProcessView): ProcessRecord {
   return {
     id: row.id,
     ref: row.ref,
@@ -19,11 +21,13 @@ export function processRecord(row: ProcessRow): ProcessRecord {
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    pendingApprovalIds: row.pendingApprovalIds,
   };
 }
 
-export function processResult(row: ProcessRow): ProcessResult {
-  return { ...processRecord(row), output: row.output ?? {}, stdout: row.stdout, stderr: row.stderr };
+/** `calls`: the tool calls of its latest run. */
+export function processResult(row: ProcessView, calls: CallCounts): ProcessResult {
+  return { ...processRecord(row), output: row.output ?? {}, stdout: row.stdout, stderr: row.stderr, calls };
 }
 
 /** The text `GET /processes/{id}/text` pages: `output` as compact JSON (what `GET .../output` answers), no error as "". */
@@ -34,7 +38,7 @@ export function processText(row: ProcessRow, stream: ProcessText): string {
 }
 
 /** The results with stdout, stderr, the output's JSON and the error within `limit` characters in total. */
-export function boundedResult(row: ProcessRow, limit: number): BoundedResult {
+export function boundedResult(row: ProcessView, limit: number, calls: CallCounts): BoundedResult {
   const texts = {
     stdout: row.stdout,
     stderr: row.stderr,
@@ -50,5 +54,6 @@ export function boundedResult(row: ProcessRow, limit: number): BoundedResult {
     stdout: bounded.texts.stdout,
     stderr: bounded.texts.stderr,
     cut: bounded.cuts,
+    calls,
   };
 }

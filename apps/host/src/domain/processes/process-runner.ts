@@ -9,6 +9,11 @@
  * `timeoutMs` (then it ends `timeout` without having run), and once running
  * it gets its whole `timeoutMs`. The environment enforces both; the host's
  * backstop ends the run itself if the environment has not, shortly after.
+ *
+ * Suspension: while a tool call of a run waits for an operator's approval,
+ * the process is `suspended` (a host-owned state) and both clocks — the
+ * environment's deadline (`pauseDeadline`) and the backstop — stand still;
+ * once no call waits any more it is `running` again with the time it had.
  */
 import type {
   EnvironmentBindings,
@@ -18,8 +23,11 @@ import type {
   InvokeInput,
   ServiceCatalog,
 } from "@cyrnel/sdk";
+import type { CallCounts } from "../../contract/governance.js";
+import type { ProcessEvent } from "../../contract/processes.js";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
+import type { ApprovalRow } from "../governance/approval-store.js";
 import type { CallContext, Caller } from "../governance/caller.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
@@ -48,8 +56,14 @@ export interface ProcessRunnerOptions {
    * ended; one that stops (disabled, deleted, restarted with new settings) has its runs canceled first.
    */
   events: ModuleEvents;
-  /** Tool calls from code go through the same gate as `POST /tools/.../invoke`. */
+  /** Tool calls from code go through the same gate as `POST /tools/.../invoke`, naming the run they come from. */
   invokeTool(input: InvokeInput, call: CallContext): Promise<unknown>;
+  /** The approvals a process waits for right now, oldest first. */
+  pendingApprovals(processId: number): readonly ApprovalRow[];
+  /** A run ends (or is being ended): what its calls still wait for will never be needed. */
+  runEnding(processId: number, reason: string): void;
+  /** The tool calls of a process's latest run. */
+  callCounts(processId: number): CallCounts;
   /** Snapshot of the services and tool ids this caller can reach, for discovery inside the sandbox. */
   catalog(caller: Caller): ServiceCatalog;
   /**
@@ -79,7 +93,7 @@ interface LiveExecution {
   environmentId: string;
   environment: EnvironmentModule;
   timeoutMs: number | null;
-  state: ExecutionState | "terminating";
+  state: ExecutionState | "terminating" | "suspended";
   stdout: CappedText;
   stderr: CappedText;
   output: MergedOutput;
@@ -87,21 +101,32 @@ interface LiveExecution {
   /** Set when the host decided how the run ends (kill, timeout backstop, output cap). */
   forced: { exitState: ExecutionExitState; error: string | null } | null;
   backstop: NodeJS.Timeout | undefined;
-  /** Live readers of stdout/stderr (`follow`). */
+  /** When the backstop fires (`performance.now()` time) while its clock runs; what it then says. */
+  backstopDue: { at: number; message: string } | null;
+  /** The backstop's time left while the process is suspended. */
+  backstopPaused: { remainingMs: number; message: string } | null;
+  /** Live readers of the run's events (`follow`). */
   readers: Set<StreamReader>;
   done: Promise<void>;
   finish(exitState: ExecutionExitState): void;
 }
 
 export type StreamName = "stdout" | "stderr";
-export type StreamReader = (stream: StreamName, text: string) => void;
+/** What a live reader is sent while a run goes on: chunks of stdout and stderr, ended calls, approvals. */
+export type LiveEvent = Exclude<ProcessEvent, { type: "end" }>;
+export type StreamReader = (event: LiveEvent) => void;
 
-/** What `follow` gives a live reader: the text so far, then every new chunk through the reader, then the end. */
+/** A process row as the API shows it: with the approvals it waits for. */
+export type ProcessView = ProcessRow & { pendingApprovalIds: number[] };
+
+/** What `follow` gives a live reader: the text so far, then every new event through the reader, then the end. */
 export interface FollowedProcess {
   stdout: string;
   stderr: string;
+  /** The approvals the process waits for right now (their events were sent before the reader came). */
+  approvals: readonly ApprovalRow[];
   /** The process once it is idle (at once if it already is). */
-  done: Promise<ProcessRow>;
+  done: Promise<ProcessView>;
   /** Stops delivering chunks (the reader went away). */
   close(): void;
 }
@@ -121,15 +146,17 @@ export class ProcessRunner {
   readonly bindings: EnvironmentBindings = {
     invokeTool: async (executionId, input) => {
       const execution = this.live.get(executionId);
-      if (execution?.state !== "running") {
+      // A suspended run still makes calls: its other promises go on while one waits for approval.
+      if (execution?.state !== "running" && execution?.state !== "suspended") {
         throw new CyrnelError("conflict", `execution ${executionId} is not running`);
       }
       const caller = this.options.caller(execution.keyId);
-      return this.options.invokeTool(input, { caller, processId: execution.processId });
+      return this.options.invokeTool(input, { caller, processId: execution.processId, executionId });
     },
     setState: (executionId, state) => {
       const execution = this.live.get(executionId);
-      if (!execution || execution.state === "terminating" || execution.state === state) return;
+      if (!execution || execution.state === "terminating" || execution.state === "suspended") return;
+      if (execution.state === state) return;
       if (state !== "queued" && state !== "running") return;
       execution.state = state;
       if (state === "running") this.options.store.setRunning(execution.processId, new Date().toISOString());
@@ -164,7 +191,7 @@ export class ProcessRunner {
   create(
     input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean },
     keyId: string | null,
-  ): ProcessRow {
+  ): ProcessView {
     if (Buffer.byteLength(input.code) > this.options.limits.codeBytes) {
       throw new CyrnelError("payload_too_large", `code exceeds the limit of ${this.options.limits.codeBytes} bytes`);
     }
@@ -187,7 +214,7 @@ export class ProcessRunner {
   }
 
   /** Runs an idle process again; `typecheck` as for {@link create} (each run decides for itself). */
-  run(id: number, force: boolean, typecheck?: boolean): ProcessRow {
+  run(id: number, force: boolean, typecheck?: boolean): ProcessView {
     const row = this.get(id);
     if (row.state !== "idle")
       throw new CyrnelError("conflict", `process ${id} is ${row.state}; it must be idle to run`);
@@ -206,7 +233,7 @@ export class ProcessRunner {
     return this.get(id);
   }
 
-  async kill(id: number): Promise<ProcessRow> {
+  async kill(id: number): Promise<ProcessView> {
     const row = this.get(id);
     const execution = this.byProcess.get(id);
     if (row.state === "idle" || !execution) throw new CyrnelError("conflict", `process ${id} is idle; nothing to kill`);
@@ -222,18 +249,50 @@ export class ProcessRunner {
     this.options.store.delete(id);
   }
 
-  list(filter: ProcessFilter): ProcessRow[] {
-    return this.options.store.list(filter);
+  list(filter: ProcessFilter): ProcessView[] {
+    return this.options.store.list(filter).map((row) => this.view(row));
   }
 
-  get(id: number): ProcessRow {
+  get(id: number): ProcessView {
     const row = this.options.store.get(id);
     if (!row) throw notFound(`process ${id}`);
-    return row;
+    return this.view(row);
+  }
+
+  /** The tool calls of the process's latest run (how many, how many failed, per tool). */
+  callCounts(id: number): CallCounts {
+    return this.options.callCounts(id);
+  }
+
+  /**
+   * The approvals of a process changed: while any is pending the process is
+   * suspended, with the environment's deadline and the backstop paused; once
+   * none is, it runs again with the time it had left.
+   */
+  setPendingApprovals(processId: number, pending: readonly number[]): void {
+    const execution = this.byProcess.get(processId);
+    if (!execution || execution.forced) return;
+    if (pending.length > 0 && execution.state === "running") {
+      execution.state = "suspended";
+      this.options.store.setState(processId, "suspended");
+      this.pauseBackstop(execution);
+      this.tellEnvironment(execution, "pauseDeadline");
+    } else if (pending.length === 0 && execution.state === "suspended") {
+      execution.state = "running";
+      this.options.store.setState(processId, "running");
+      this.tellEnvironment(execution, "resumeDeadline");
+      this.resumeBackstop(execution);
+    }
+  }
+
+  /** Sends a live event (an ended call, an approval) to the readers of the process's run, if it runs. */
+  publish(processId: number, event: LiveEvent): void {
+    const execution = this.byProcess.get(processId);
+    if (execution) this.deliver(execution, event);
   }
 
   /** Resolves when the process is idle (or right away if it is), or when `signal` aborts. */
-  async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessRow> {
+  async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessView> {
     const execution = this.byProcess.get(id);
     if (execution) {
       await new Promise<void>((resolve) => {
@@ -254,7 +313,7 @@ export class ProcessRunner {
     const row = this.get(id);
     const execution = this.byProcess.get(id);
     if (!execution) {
-      return { stdout: row.stdout, stderr: row.stderr, done: Promise.resolve(row), close() {} };
+      return { stdout: row.stdout, stderr: row.stderr, approvals: [], done: Promise.resolve(row), close() {} };
     }
     const limit = this.options.limits.followers;
     if (execution.readers.size >= limit) {
@@ -268,6 +327,7 @@ export class ProcessRunner {
     return {
       stdout: execution.stdout.toString(),
       stderr: execution.stderr.toString(),
+      approvals: this.options.pendingApprovals(id),
       done: execution.done.then(() => {
         close();
         return this.get(id);
@@ -276,7 +336,7 @@ export class ProcessRunner {
     };
   }
 
-  requireIdle(id: number, what: string): ProcessRow {
+  requireIdle(id: number, what: string): ProcessView {
     const row = this.get(id);
     if (row.state !== "idle")
       throw new CyrnelError("conflict", `process ${id} is ${row.state}; its ${what} is available once it is idle`);
@@ -303,14 +363,35 @@ export class ProcessRunner {
     const execution = this.live.get(executionId);
     if (!execution) return;
     const text = execution[stream].append(String(chunk));
-    if (text === "") return;
+    if (text !== "") this.deliver(execution, { type: stream, text });
+  }
+
+  private deliver(execution: LiveExecution, event: LiveEvent): void {
     for (const reader of execution.readers) {
       try {
-        reader(stream, text);
+        reader(event);
       } catch (error) {
         execution.readers.delete(reader);
         this.options.logger.warn("a live reader of a process failed; it was dropped", { error: messageOf(error) });
       }
+    }
+  }
+
+  private view(row: ProcessRow): ProcessView {
+    // Only a live run can wait for approvals: an idle process is not asked.
+    const waiting = row.state === "idle" ? [] : this.options.pendingApprovals(row.id);
+    return { ...row, pendingApprovalIds: waiting.map((approval) => approval.id) };
+  }
+
+  /** An optional environment hook, which must not take the host down with it. */
+  private tellEnvironment(execution: LiveExecution, hook: "pauseDeadline" | "resumeDeadline"): void {
+    try {
+      execution.environment[hook]?.(execution.executionId);
+    } catch (error) {
+      this.options.logger.warn(`environment ${hook} failed`, {
+        execution: execution.executionId,
+        error: messageOf(error),
+      });
     }
   }
 
@@ -363,6 +444,8 @@ export class ProcessRunner {
       error: null,
       forced: null,
       backstop: undefined,
+      backstopDue: null,
+      backstopPaused: null,
       readers: new Set(),
       done: new Promise<void>((resolve) => {
         finish = (exitState) => {
@@ -411,11 +494,43 @@ export class ProcessRunner {
    * running); this only fires if it failed to enforce it. No grace then: the
    * run ends at once.
    */
-  private armBackstop(execution: LiveExecution, message: string): void {
+  private armBackstop(
+    execution: LiveExecution,
+    message: string,
+    delay = execution.timeoutMs === null ? null : execution.timeoutMs + TIMEOUT_BACKSTOP_MS,
+  ): void {
     clearTimeout(execution.backstop);
-    if (execution.timeoutMs === null) return;
-    const delay = Math.min(execution.timeoutMs + TIMEOUT_BACKSTOP_MS, MAX_TIMEOUT_MS);
-    execution.backstop = setTimeout(() => this.force(execution, "timeout", message, 0), delay);
+    execution.backstopDue = null;
+    execution.backstopPaused = null;
+    if (delay === null) return;
+    const ms = Math.min(delay, MAX_TIMEOUT_MS);
+    execution.backstopDue = { at: performance.now() + ms, message };
+    execution.backstop = setTimeout(() => this.force(execution, "timeout", message, 0), ms);
+  }
+
+  /** Expires what the run's calls still wait for; a failure there must not keep the run from ending. */
+  private endApprovals(execution: LiveExecution, reason: string): void {
+    try {
+      this.options.runEnding(execution.processId, reason);
+    } catch (error) {
+      this.options.logger.warn("could not expire the approvals of an ended process", {
+        process: execution.processId,
+        error: messageOf(error),
+      });
+    }
+  }
+
+  private pauseBackstop(execution: LiveExecution): void {
+    const due = execution.backstopDue;
+    if (due === null) return;
+    clearTimeout(execution.backstop);
+    execution.backstopDue = null;
+    execution.backstopPaused = { remainingMs: Math.max(0, due.at - performance.now()), message: due.message };
+  }
+
+  private resumeBackstop(execution: LiveExecution): void {
+    const paused = execution.backstopPaused;
+    if (paused !== null) this.armBackstop(execution, paused.message, paused.remainingMs);
   }
 
   /** The host decides how a run ends: tell the environment to stop, and stop waiting for it after a grace period. */
@@ -427,10 +542,15 @@ export class ProcessRunner {
   ): void {
     if (execution.forced || !this.live.has(execution.executionId)) return;
     execution.forced = { exitState, error };
-    if (execution.state === "running") {
+    if (execution.state === "running" || execution.state === "suspended") {
       execution.state = "terminating";
       this.options.store.setState(execution.processId, "terminating");
     }
+    // At once, not when the environment confirms: the operator should not be asked about a call nobody awaits.
+    this.endApprovals(
+      execution,
+      exitState === "canceled" ? "the process was canceled" : `the process ended (${exitState})`,
+    );
     execution.environment.kill(execution.executionId).catch((failure) => {
       this.options.logger.error("environment kill failed", {
         execution: execution.executionId,
@@ -443,9 +563,11 @@ export class ProcessRunner {
 
   private complete(execution: LiveExecution, reported: ExecutionExitState): void {
     clearTimeout(execution.backstop);
+    const exitState = execution.forced?.exitState ?? reported;
+    // A run that ended without awaiting a call that waits for approval.
+    this.endApprovals(execution, `the process ended (${exitState})`);
     this.live.delete(execution.executionId);
     if (this.byProcess.get(execution.processId) === execution) this.byProcess.delete(execution.processId);
-    const exitState = execution.forced?.exitState ?? reported;
     const error =
       execution.forced?.error ??
       (exitState === "success" ? null : (execution.error ?? defaultError(exitState, execution.timeoutMs)));

@@ -179,14 +179,14 @@ export class ProcessStore {
     this.db.delete(processes).where(eq(processes.id, id)).run();
   }
 
-  /** Startup: anything that was queued or running when the host stopped did not finish. */
+  /** Startup: anything that was queued, running or suspended when the host stopped did not finish. */
   markInterrupted(): number {
     const finishedAt = new Date().toISOString();
     return this.db.transaction((tx) => {
       const interrupted = tx
         .update(processes)
         .set({ state: "idle", exitState: "failed", error: "interrupted: host restarted", finishedAt })
-        .where(inArray(processes.state, ["queued", "running", "terminating"]))
+        .where(inArray(processes.state, ["queued", "running", "suspended", "terminating"]))
         .returning({ id: processes.id })
         .all();
       if (interrupted.length > 0) {

@@ -15,10 +15,17 @@ export type SecretOwner = { type: "service" | "module"; id: string };
 const additionalData = (owner: SecretOwner, name: string) => `${owner.type}\u0000${owner.id}\u0000${name}`;
 
 export class SecretStore {
+  /** Bumped by every write, so what is derived from the values (the masks of call records) is kept until it changes. */
+  private written = 0;
+
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
   ) {}
+
+  get revision(): number {
+    return this.written;
+  }
 
   /** Decrypted values of one owner. A value that cannot be opened (unknown key, tampering) is a 409 naming it. */
   read(owner: SecretOwner): Record<string, unknown> {
@@ -44,6 +51,7 @@ export class SecretStore {
 
   /** Replace every value of `owner` with `values` (call inside a transaction for atomicity with other writes). */
   replace(owner: SecretOwner, values: Record<string, unknown>): void {
+    this.written++;
     const now = new Date().toISOString();
     this.remove(owner);
     for (const [name, value] of Object.entries(values)) {
@@ -57,6 +65,7 @@ export class SecretStore {
   }
 
   remove(owner: SecretOwner): void {
+    this.written++;
     this.db
       .delete(secrets)
       .where(and(eq(secrets.ownerType, owner.type), eq(secrets.ownerId, owner.id)))
@@ -68,6 +77,7 @@ export class SecretStore {
    * Values whose key is unknown are left as they are and reported.
    */
   rotate(): { rotated: number; unreadable: SecretOwner[] } {
+    this.written++;
     let rotated = 0;
     const unreadable: SecretOwner[] = [];
     this.db.transaction((tx) => {

@@ -10,6 +10,9 @@ import { CyrnelError } from "../../errors.js";
 import { yieldToEventLoop } from "../../lib/event-loop.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
 
+/** The hints of the SDK's `ToolAnnotations`. */
+const ANNOTATIONS = new Set(["readOnly", "destructive", "idempotent", "openWorld"]);
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -48,6 +51,13 @@ export async function checkDefinition(
     }
     for (const key of ["inputSchema", "outputSchema", "adapterDomain"] as const) {
       if (!isObject(tool[key])) throw broken(`tool "${tool.id}": "${key}" must be an object`);
+    }
+    if (tool.annotations !== undefined) {
+      if (!isObject(tool.annotations)) throw broken(`tool "${tool.id}": "annotations" must be an object`);
+      for (const [hint, claimed] of Object.entries(tool.annotations)) {
+        if (!ANNOTATIONS.has(hint)) throw broken(`tool "${tool.id}": unknown annotation "${hint}"`);
+        if (typeof claimed !== "boolean") throw broken(`tool "${tool.id}": annotation "${hint}" must be a boolean`);
+      }
     }
     for (const key of ["inputSchema", "outputSchema"] as const) {
       const problem = validator.checkSchema(tool[key] as Record<string, unknown>);

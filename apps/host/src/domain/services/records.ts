@@ -1,6 +1,7 @@
 /** The API shapes of services and tools (`contract/`), built from store rows. */
 import type { ServiceDetail, ServiceRecord } from "../../contract/services.js";
 import type { ToolDetail, ToolRecord } from "../../contract/tools.js";
+import type { PolicyAction } from "../governance/policy.js";
 import type { ServiceRow, ToolRow, ToolSummaryRow } from "./service-store.js";
 
 export function serviceRecord(row: ServiceRow): ServiceRecord {
@@ -31,7 +32,8 @@ export function serviceDetail(row: ServiceRow, error: string | null = null): Ser
   };
 }
 
-export function toolRecord(row: ToolSummaryRow): ToolRecord {
+/** `policy`: the tool's effective action under its service's policy. */
+export function toolRecord(row: ToolSummaryRow, policy: PolicyAction): ToolRecord {
   return {
     serviceId: row.serviceId,
     id: row.id,
@@ -39,9 +41,11 @@ export function toolRecord(row: ToolSummaryRow): ToolRecord {
     description: row.description,
     enabled: row.enabled,
     effectivelyEnabled: row.enabled && row.serviceEnabled && !row.serviceStale,
+    annotations: row.annotations,
+    policy,
   };
 }
 
-export function toolDetail(row: ToolRow): ToolDetail {
-  return { ...toolRecord(row), inputSchema: row.inputSchema, outputSchema: row.outputSchema };
+export function toolDetail(row: ToolRow, policy: PolicyAction): ToolDetail {
+  return { ...toolRecord(row, policy), inputSchema: row.inputSchema, outputSchema: row.outputSchema };
 }

@@ -49,6 +49,7 @@ export interface ToolRowText {
   inputSchema: string;
   outputSchema: string;
   adapterDomain: string;
+  annotations: string;
   endpoint: string | null;
 }
 
@@ -69,6 +70,7 @@ export async function toolRows(definition: ServiceDefinition): Promise<ToolRowTe
       inputSchema: JSON.stringify(tool.inputSchema),
       outputSchema: JSON.stringify(tool.outputSchema),
       adapterDomain: JSON.stringify(tool.adapterDomain),
+      annotations: JSON.stringify(tool.annotations ?? {}),
       endpoint: tool.endpoint ?? null,
     });
   }
@@ -486,7 +488,7 @@ export class ServiceStore {
   private insertTools(serviceId: string, rows: ToolRowText[], enabled: Map<string, boolean>) {
     this.insertTool ??= this.db.$client.prepare(
       `insert into "tools" ("service_id", "id", "position", "name", "description", "input_schema", "output_schema",
-        "adapter_domain", "enabled", "endpoint") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        "adapter_domain", "annotations", "enabled", "endpoint") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insert = this.insertTool;
     rows.forEach((tool, position) => {
@@ -499,6 +501,7 @@ export class ServiceStore {
         tool.inputSchema,
         tool.outputSchema,
         tool.adapterDomain,
+        tool.annotations,
         (enabled.get(tool.id) ?? true) ? 1 : 0,
         tool.endpoint,
       );
@@ -528,6 +531,7 @@ export class ServiceStore {
       position: tools.position,
       name: tools.name,
       description: tools.description,
+      annotations: tools.annotations,
       enabled: tools.enabled,
       serviceEnabled: services.enabled,
       serviceStale: services.stale,

@@ -1,87 +1,123 @@
 /**
  * The one path from a caller to an adapter's `invoke`, shared by
  * `POST /tools/:serviceId/:toolId/invoke` and by code running in an
- * environment. Every check runs before the adapter is called, in the order
- * of the gating table, so a disabled tool can never cause an outbound request.
+ * environment. Every check runs before the adapter is called, in this
+ * order: the service and the tool exist (404), are enabled (409), the
+ * parameters match the input schema (400), and the service's policy lets
+ * the call through — `deny` refuses it (403 `tool_denied`), `ask` makes a
+ * call from code wait for an operator's decision (and refuses a direct
+ * invoke, 403 `approval_required`). So a disabled or denied tool can never
+ * cause an outbound request. Every call, however it ends, is recorded.
  */
-import { adapterErrorDetails, type InvokeInput, secretForms } from "@cyrnel/sdk";
+import { adapterErrorDetails, type InvokeInput } from "@cyrnel/sdk";
 import type { ValidateFunction } from "ajv";
-import { cutText } from "../../cut-text.js";
 import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
+import type { Approvals } from "../governance/approvals.js";
+import type { CallLog } from "../governance/call-log.js";
 import { type CallContext, seesService, type Viewer } from "../governance/caller.js";
+import type { Policies } from "../governance/policies.js";
+import type { PolicyAction } from "../governance/policy.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
-import type { SecretStore } from "../secrets/secret-store.js";
+import { boundedJson, mask, maskDeep, maskedPrefix, type SecretMasks } from "../secrets/secret-masks.js";
 import { serviceNotFound, toolNotFound } from "./not-found.js";
 import type { ServiceRow, ServiceStore, ToolRow } from "./service-store.js";
 
 export interface ToolGateOptions {
   store: ServiceStore;
   modules: Pick<ModuleEntries, "activeAdapter">;
-  secrets: SecretStore;
+  masks: SecretMasks;
   validator: SchemaValidator;
   logger: HostLogger;
   invokeTimeoutMs: number;
+  policies: Pick<Policies, "actionFor" | "revision">;
+  approvals: Pick<Approvals, "request">;
+  calls: Pick<CallLog, "record">;
   /** Why an enabled service is not running (it failed to hydrate), or null. */
   unavailable?: (serviceId: string) => string | null;
 }
 
-/** What a call needs from the database about one tool, with its compiled input validation. */
+/** What a call needs from the database about one tool, with its compiled input validation and policy. */
 interface Lookup {
   service: ServiceRow;
   tool: ToolRow;
   /** The tool's `inputSchema` compiled, or why it cannot be. */
   validate: ValidateFunction | { error: string };
+  action: PolicyAction;
 }
+
+/** A call record's preview of the parameters is at most this many characters of JSON. */
+const PARAMETERS_PREVIEW_CHARS = 2048;
 
 export class ToolGate {
   /**
    * Lookups by service and tool, valid for one revision of the services
-   * (every write to them bumps it): code calls the same tools in loops, and
-   * reading and parsing the rows and keying the compiled schema cost more
-   * than the rest of the gate.
+   * and policies (every write to them bumps it): code calls the same tools
+   * in loops, and reading and parsing the rows and keying the compiled
+   * schema cost more than the rest of the gate.
    */
   private readonly lookups = new Map<string, Lookup>();
-  private lookupsRevision = -1;
+  /** Services a lookup found in this revision (whether or not the tool was there). */
+  private readonly services = new Set<string>();
+  private lookupsRevision = "";
 
   constructor(private readonly options: ToolGateOptions) {}
 
   /**
-   * `call` says who calls (its key's allow-list applies: a service outside it
-   * is a 404 exactly like one that does not exist) and from which process.
+   * One call, recorded however it ends. `call` says who calls (its key's
+   * allow-list applies: a service outside it is a 404 exactly like one that
+   * does not exist) and from which run of a process (none: a direct invoke).
    */
   async invoke(input: InvokeInput, call: CallContext): Promise<unknown> {
-    const { serviceId, toolId } = input;
-    if (!seesService(call.caller, serviceId)) throw serviceNotFound(this.options.store, serviceId, call.caller);
-    const { service, tool, validate } = this.lookup(serviceId, toolId, call.caller);
-    if (service.stale) {
-      throw new CyrnelError(
-        "service_disabled",
-        `service "${serviceId}" is stale (${service.staleReason}); update it first`,
-      );
+    const startedAt = Date.now();
+    const started = performance.now();
+    let outcome = "ok";
+    let status: number | null = null;
+    try {
+      return await this.call(input, call);
+    } catch (error) {
+      outcome = error instanceof CyrnelError ? error.code : "internal";
+      status = upstreamStatus(error);
+      throw error;
+    } finally {
+      const { serviceId, toolId } = input;
+      this.options.calls.record({
+        context: call,
+        serviceId: String(serviceId),
+        toolId: String(toolId),
+        startedAt,
+        durationMs: performance.now() - started,
+        outcome,
+        status,
+        parameters: boundedJson(input.parameters ?? {}, PARAMETERS_PREVIEW_CHARS, this.needles(serviceId)),
+      });
     }
-    if (!service.enabled) throw new CyrnelError("service_disabled", `service "${serviceId}" is disabled`);
-    const down = this.options.unavailable?.(serviceId);
-    if (down) throw new CyrnelError("service_disabled", `service "${serviceId}" is enabled but not running: ${down}`);
-    if (!tool.enabled) throw new CyrnelError("tool_disabled", `tool "${toolId}" on service "${serviceId}" is disabled`);
+  }
 
+  private async call(input: InvokeInput, call: CallContext): Promise<unknown> {
+    const { serviceId, toolId } = input;
     const parameters = input.parameters ?? {};
-    if (!(validate instanceof Function)) {
-      throw new CyrnelError(
-        "adapter_error",
-        `tool "${toolId}" has an input schema that cannot be compiled: ${validate.error}`,
-      );
-    }
-    // Compiled without defaults or coercion, so validating cannot change the parameters.
-    if (validate(parameters) !== true) {
-      const issues = describeIssues(validate.errors ?? []);
-      throw new CyrnelError(
-        "validation_failed",
-        summariseIssues(`invalid parameters for ${serviceId}.${toolId}`, issues),
-        issues,
-      );
+    const { service, action } = this.check(serviceId, toolId, parameters, call.caller);
+    if (action === "deny") throw denied(serviceId, toolId);
+    if (action === "ask") {
+      if (call.processId === null) {
+        throw new CyrnelError(
+          "approval_required",
+          `tool "${toolId}" on service "${serviceId}" needs an operator's approval for every call; ` +
+            "call it from process code (POST /processes), where the call waits for the decision",
+        );
+      }
+      await this.options.approvals.request({
+        processId: call.processId,
+        keyId: call.caller.keyId,
+        serviceId,
+        toolId,
+        parameters: maskDeep(parameters, this.needles(serviceId)) as Record<string, unknown>,
+      });
+      // The decision may have taken minutes: the tool must still be there, enabled and not denied meanwhile.
+      if (this.check(serviceId, toolId, parameters, call.caller).action === "deny") throw denied(serviceId, toolId);
     }
 
     const adapter = this.options.modules.activeAdapter(service.adapter);
@@ -103,11 +139,46 @@ export class ToolGate {
     }
   }
 
+  /** The checks before the policy: exists (404), enabled (409), valid parameters (400). */
+  private check(serviceId: string, toolId: string, parameters: Record<string, unknown>, viewer: Viewer): Lookup {
+    if (!seesService(viewer, serviceId)) throw serviceNotFound(this.options.store, serviceId, viewer);
+    const lookup = this.lookup(serviceId, toolId, viewer);
+    const { service, tool, validate } = lookup;
+    if (service.stale) {
+      throw new CyrnelError(
+        "service_disabled",
+        `service "${serviceId}" is stale (${service.staleReason}); update it first`,
+      );
+    }
+    if (!service.enabled) throw new CyrnelError("service_disabled", `service "${serviceId}" is disabled`);
+    const down = this.options.unavailable?.(serviceId);
+    if (down) throw new CyrnelError("service_disabled", `service "${serviceId}" is enabled but not running: ${down}`);
+    if (!tool.enabled) throw new CyrnelError("tool_disabled", `tool "${toolId}" on service "${serviceId}" is disabled`);
+
+    if (!(validate instanceof Function)) {
+      throw new CyrnelError(
+        "adapter_error",
+        `tool "${toolId}" has an input schema that cannot be compiled: ${validate.error}`,
+      );
+    }
+    // Compiled without defaults or coercion, so validating cannot change the parameters.
+    if (validate(parameters) !== true) {
+      const issues = describeIssues(validate.errors ?? []);
+      throw new CyrnelError(
+        "validation_failed",
+        summariseIssues(`invalid parameters for ${serviceId}.${toolId}`, issues),
+        issues,
+      );
+    }
+    return lookup;
+  }
+
   /** `viewer`: whose allow-list limits the ids a "not found" suggests. */
   private lookup(serviceId: string, toolId: string, viewer: Viewer): Lookup {
-    const revision = this.options.store.revision;
+    const revision = `${this.options.store.revision}:${this.options.policies.revision}`;
     if (revision !== this.lookupsRevision) {
       this.lookups.clear();
+      this.services.clear();
       this.lookupsRevision = revision;
     }
     const key = `${serviceId}\u0000${toolId}`;
@@ -115,6 +186,7 @@ export class ToolGate {
     if (known) return known;
     const service = this.options.store.get(serviceId);
     if (!service) throw serviceNotFound(this.options.store, serviceId, viewer);
+    this.services.add(serviceId);
     const tool = this.options.store.getTool(serviceId, toolId);
     if (!tool) throw toolNotFound(this.options.store, serviceId, toolId, viewer);
     let validate: Lookup["validate"];
@@ -124,7 +196,7 @@ export class ToolGate {
     } catch (error) {
       validate = { error: messageOf(error) };
     }
-    const lookup = { service, tool, validate };
+    const lookup = { service, tool, validate, action: this.options.policies.actionFor(tool) };
     this.lookups.set(key, lookup);
     return lookup;
   }
@@ -141,9 +213,12 @@ export class ToolGate {
    * code and the log.
    */
   private adapterError(serviceId: string, toolId: string, error: unknown): CyrnelError {
-    const needles = secretForms(this.safeRead(serviceId));
+    const needles = this.needles(serviceId);
     const upstream = adapterErrorDetails(error);
-    const details = upstream && { status: upstream.status, body: boundedBody(upstream.body, needles) };
+    const details = upstream && {
+      status: upstream.status,
+      body: upstream.body === undefined ? undefined : boundedJson(upstream.body, MAX_ERROR_BODY_CHARS, needles).value,
+    };
     const excerpt = details ? bodyExcerpt(details.body, needles) : "";
     // Room is kept for what the upstream said: it is the part that explains the failure.
     const own = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS - excerpt.length - 64, needles);
@@ -152,13 +227,27 @@ export class ToolGate {
     return new CyrnelError("adapter_error", message, details);
   }
 
-  private safeRead(serviceId: string): Record<string, unknown> {
-    try {
-      return this.options.secrets.read({ type: "service", id: serviceId });
-    } catch {
-      return {};
-    }
+  /**
+   * The forms of the service's secret values, to mask; none for a service that does not exist (code can send any
+   * name: only services a lookup found are asked about, so the masks' cache holds real services only).
+   */
+  private needles(serviceId: unknown): readonly string[] {
+    return typeof serviceId === "string" && this.services.has(serviceId) ? this.options.masks.of(serviceId) : [];
   }
+}
+
+function denied(serviceId: string, toolId: string): CyrnelError {
+  return new CyrnelError(
+    "tool_denied",
+    `the policy of service "${serviceId}" denies tool "${toolId}"; nothing was sent (an operator can change the policy)`,
+  );
+}
+
+/** The end service's status, when the adapter reported one with its failure. */
+function upstreamStatus(error: unknown): number | null {
+  if (!(error instanceof CyrnelError) || error.code !== "adapter_error") return null;
+  const status = (error.details as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" ? status : null;
 }
 
 /** Longest adapter message passed on (CyrnelError cuts every message at this length too). */
@@ -195,52 +284,4 @@ function bodyExcerpt(body: unknown, needles: readonly string[]): string {
   return collapsed.length > MAX_BODY_EXCERPT_CHARS || start.length < text.length
     ? `${collapsed.slice(0, MAX_BODY_EXCERPT_CHARS - 1)}…`
     : collapsed;
-}
-
-function mask(text: string, needles: readonly string[]): string {
-  return needles.reduce((out, needle) => out.split(needle).join("[redacted]"), text);
-}
-
-/**
- * `text` masked and cut to `maxChars`. Only a prefix long enough to hold any
- * secret that starts inside the kept part is masked: no half secret is left
- * at the cut, and the megabytes past it are never scanned.
- */
-function maskedPrefix(text: string, maxChars: number, needles: readonly string[]): string {
-  const kept = text.slice(0, maxChars + (needles[0]?.length ?? 0));
-  const masked = mask(kept, needles);
-  // The tail that was never scanned counts as left out too.
-  return cutText(masked, maxChars, masked.length + (text.length - kept.length));
-}
-
-/** The body with its secrets masked; a body over the limit becomes the start of its JSON text, marked as cut. */
-function boundedBody(body: unknown, needles: readonly string[]): unknown {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(body);
-  } catch {
-    return "[the body is not JSON-serialisable]";
-  }
-  if (text === undefined) return undefined;
-  if (text.length > MAX_ERROR_BODY_CHARS) return maskedPrefix(text, MAX_ERROR_BODY_CHARS, needles);
-  return maskDeep(JSON.parse(text), needles);
-}
-
-/** Every string (keys included) of a JSON value, masked. */
-function maskDeep(value: unknown, needles: readonly string[]): unknown {
-  if (typeof value === "string") return mask(value, needles);
-  if (Array.isArray(value)) return value.map((item) => maskDeep(item, needles));
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(out, mask(key, needles), {
-        value: maskDeep(item, needles),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return out;
-  }
-  return value;
 }

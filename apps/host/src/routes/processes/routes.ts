@@ -14,8 +14,12 @@ import {
 import { type Caller, reachesProcess } from "../../domain/governance/caller.js";
 import { sliceText } from "../../domain/processes/bounded-results.js";
 import { boundedResult, processRecord, processResult, processText } from "../../domain/processes/process-record.js";
-import { MAX_TIMEOUT_MS, type ProcessRunner, type StreamName } from "../../domain/processes/process-runner.js";
-import type { ProcessRow } from "../../domain/processes/process-store.js";
+import {
+  MAX_TIMEOUT_MS,
+  type ProcessRunner,
+  type ProcessView,
+  type StreamName,
+} from "../../domain/processes/process-runner.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
@@ -38,16 +42,13 @@ export interface ProcessRouteOptions {
  * process answers another's exactly as a process that does not exist.
  */
 export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: ProcessRouteOptions): RouteDefinition[] {
-  const reachable = (caller: Caller, id: number): ProcessRow => {
-    const row = runner.get(id);
-    if (!reachesProcess(caller, row)) throw notFound(`process ${id}`);
-    return row;
-  };
+  const reachable = (caller: Caller, id: number) => reachableProcess(runner, caller, id);
 
   /** With `block`, answer once the process is idle, with its results. */
-  const respond = async (row: ProcessRow, block: boolean | undefined, status: number, context: Context) =>
+  const result = (row: ProcessView) => processResult(row, runner.callCounts(row.id));
+  const respond = async (row: ProcessView, block: boolean | undefined, status: number, context: Context) =>
     block
-      ? json(status, processResult(await runner.waitIdle(row.id, context.req.raw.signal)))
+      ? json(status, result(await runner.waitIdle(row.id, context.req.raw.signal)))
       : json(status, processRecord(row));
 
   return [
@@ -189,7 +190,10 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       errors: ["validation_failed", "not_found", "conflict"],
       handler: ({ params, caller }) => {
         reachable(caller, params.id);
-        return json(200, boundedResult(runner.requireIdle(params.id, "results"), agentTextLimitChars));
+        return json(
+          200,
+          boundedResult(runner.requireIdle(params.id, "results"), agentTextLimitChars, runner.callCounts(params.id)),
+        );
       },
     }),
     defineRoute({
@@ -239,7 +243,10 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       summary: "Follow a process live: stdout and stderr as they are written, then its end",
       description:
         'Newline-delimited JSON, one event per line: `{"type":"stdout"|"stderr","text"}` for what was ' +
-        'written so far and then for each new chunk, and last `{"type":"end","process"}` with the idle ' +
+        'written so far and then for each new chunk; `{"type":"call", ...callRecord}` when a tool call ends; ' +
+        '`{"type":"approval", ...approval}` for each approval the process waits for when the reader comes, and ' +
+        "when one is created or decided (the process is suspended while one is pending); " +
+        'and last `{"type":"end","process"}` with the idle ' +
         "process and its results (as `POST /processes` with `block` answers). An idle process answers its stored " +
         "text and the end at once. Text past the stream cap is dropped after one marker line. A running process " +
         "takes a limited number of live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); past it, 429.",
@@ -263,9 +270,9 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
           followed.close();
           controller?.close();
         };
-        // First, so a refusal (too many followers) is an error response. Chunks only arrive on later turns of the
+        // First, so a refusal (too many followers) is an error response. Events only arrive on later turns of the
         // event loop, and `start` below runs synchronously in the constructor: `controller` is set before any.
-        const followed = runner.follow(params.id, (stream, chunk) => send({ type: stream, text: chunk }));
+        const followed = runner.follow(params.id, send);
         const body = new ReadableStream<Uint8Array>({
           start: (c) => {
             controller = c;
@@ -275,11 +282,12 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
             followed.close();
           },
         });
-        for (const stream of ["stdout", "stderr"] as StreamName[]) {
+        for (const stream of ["stdout", "stderr"] as const) {
           if (followed[stream] !== "") send({ type: stream, text: followed[stream] });
         }
+        for (const approval of followed.approvals) send({ type: "approval", ...approval });
         followed.done.then((row) => {
-          send({ type: "end", process: processResult(row) });
+          send({ type: "end", process: result(row) });
           end();
         });
         signal.addEventListener("abort", end, { once: true });
@@ -319,7 +327,9 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       operationId: "killProcess",
       access: "agent",
       summary: "Cancel a queued or running process",
-      description: "queued → idle/canceled; running → terminating → idle/canceled; idle → 409.",
+      description:
+        "queued → idle/canceled; running or suspended → terminating → idle/canceled (the approvals a suspended " +
+        "process waits for expire); idle → 409.",
       tags,
       params: IdParams,
       responses: { 200: { description: "The process, idle", schema: ProcessRecord } },
@@ -346,4 +356,11 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       },
     }),
   ];
+}
+
+/** The process, if the caller may reach it; another key's process is a 404 exactly like a missing one. */
+export function reachableProcess(runner: Pick<ProcessRunner, "get">, caller: Caller, id: number): ProcessView {
+  const row = runner.get(id);
+  if (!reachesProcess(caller, row)) throw notFound(`process ${id}`);
+  return row;
 }

@@ -3,8 +3,9 @@ import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/commo
 import { ToolDetail, ToolDocsQuery, ToolListItem } from "../../contract/tools.js";
 import { indexText, searchExpression } from "../../db/search-text.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
+import type { Policies } from "../../domain/governance/policies.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
-import type { ServiceStore } from "../../domain/services/service-store.js";
+import type { ServiceStore, ToolRow, ToolSummaryRow } from "../../domain/services/service-store.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
 import { CyrnelError } from "../../errors.js";
 import { decodeCursor, isRankCursor, isStringPair, toPage } from "../../http/pagination.js";
@@ -15,7 +16,15 @@ const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String()
 /** Longest `search` text (far above any task description; bounds the work one query can ask for). */
 const MAX_SEARCH_CHARS = 1000;
 
-export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: EnvironmentDocs): RouteDefinition[] {
+export function toolRoutes(
+  store: ServiceStore,
+  gate: ToolGate,
+  docs: EnvironmentDocs,
+  policies: Pick<Policies, "actionFor">,
+): RouteDefinition[] {
+  const record = (row: ToolSummaryRow) => toolRecord(row, policies.actionFor(row));
+  const detail = (row: ToolRow) => toolDetail(row, policies.actionFor(row));
+
   return [
     defineRoute({
       method: "get",
@@ -80,16 +89,15 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
           const next = () => ({ rank: offset + limit });
           // Schemas are read only when asked for: they are most of a row (Stripe's reach megabytes).
           if (include === "schemas")
-            return json(200, toPage(store.searchToolsWithSchemas(ranked), limit, toolDetail, next));
-          return json(200, toPage(store.searchTools(ranked), limit, toolRecord, next));
+            return json(200, toPage(store.searchToolsWithSchemas(ranked), limit, detail, next));
+          return json(200, toPage(store.searchTools(ranked), limit, record, next));
         }
         const page = { ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) };
         const cursorOf = (row: { serviceId: string; position: number }) => [row.serviceId, row.position];
         // Without `include=schemas` the schema columns are not even read: they are most of a row (GitHub's API:
         // 9 MB for 1,223 tools), and parsing them was most of a page's time.
-        if (include === "schemas")
-          return json(200, toPage(store.listToolsWithSchemas(page), limit, toolDetail, cursorOf));
-        return json(200, toPage(store.listTools(page), limit, toolRecord, cursorOf));
+        if (include === "schemas") return json(200, toPage(store.listToolsWithSchemas(page), limit, detail, cursorOf));
+        return json(200, toPage(store.listTools(page), limit, record, cursorOf));
       },
     }),
     defineRoute({
@@ -102,8 +110,7 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       params: ToolParams,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["not_found"],
-      handler: ({ params, caller }) =>
-        json(200, toolDetail(requireTool(store, caller, params.serviceId, params.toolId))),
+      handler: ({ params, caller }) => json(200, detail(requireTool(store, caller, params.serviceId, params.toolId))),
     }),
     defineRoute({
       method: "get",
@@ -142,7 +149,7 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       handler: ({ params, body, caller }) => {
         requireTool(store, caller, params.serviceId, params.toolId);
         store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
-        return json(200, toolDetail(requireTool(store, caller, params.serviceId, params.toolId)));
+        return json(200, detail(requireTool(store, caller, params.serviceId, params.toolId)));
       },
     }),
     defineRoute({
@@ -154,7 +161,10 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
       description:
         "Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled " +
         "and not stale (409 service_disabled), tool enabled (409 tool_disabled), parameters match the input schema " +
-        "(400 validation_failed). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout.",
+        "(400 validation_failed), the service's policy allows the tool (403 tool_denied; a tool whose policy is " +
+        "ask needs an approval for every call, which only a call from process code can wait for: 403 " +
+        "approval_required). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout. " +
+        "Every call is recorded (GET /calls).",
       tags,
       params: ToolParams,
       body: Type.Object({ parameters: Type.Optional(JsonObject) }, { additionalProperties: false }),
@@ -165,11 +175,16 @@ export function toolRoutes(store: ServiceStore, gate: ToolGate, docs: Environmen
         "not_found",
         "service_disabled",
         "tool_disabled",
+        "tool_denied",
+        "approval_required",
         "adapter_error",
         "invoke_timeout",
       ],
       handler: async ({ params, body, caller }) => {
-        const result = await gate.invoke({ ...params, parameters: body.parameters ?? {} }, { caller, processId: null });
+        const result = await gate.invoke(
+          { ...params, parameters: body.parameters ?? {} },
+          { caller, processId: null, executionId: null },
+        );
         return json(200, { result: result === undefined ? null : result });
       },
     }),

@@ -1,0 +1,118 @@
+/** Governance: tool annotations and policies, approvals of calls, and the record of every call. */
+import { type Static, Type } from "@sinclair/typebox";
+import { GLOB_PATTERN, MAX_GLOB_CHARS, MAX_RULES } from "../domain/governance/policy.js";
+import { Nullable, Timestamp } from "./common.js";
+
+export const PolicyAction = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")], {
+  description: "allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused",
+});
+
+export const ToolAnnotations = Type.Object(
+  {
+    readOnly: Type.Optional(Type.Boolean({ description: "Calling it changes nothing (e.g. HTTP GET)" })),
+    destructive: Type.Optional(Type.Boolean({ description: "It may delete or overwrite data (e.g. HTTP DELETE)" })),
+    idempotent: Type.Optional(Type.Boolean({ description: "Repeating a call has no further effect (PUT, DELETE)" })),
+    openWorld: Type.Optional(Type.Boolean({ description: "It reaches a service outside the host" })),
+  },
+  {
+    additionalProperties: false,
+    description: "What the adapter says calling the tool does (the meaning of MCP's tool annotations); hints only",
+  },
+);
+
+export const PolicyRule = Type.Object(
+  {
+    tools: Type.Optional(
+      Type.String({
+        pattern: GLOB_PATTERN,
+        maxLength: MAX_GLOB_CHARS,
+        description:
+          "Tool ids this rule covers: `*` is any run of characters, `?` one character, the rest itself " +
+          "(case-sensitive, the whole id). Absent: every tool. May name tools the service does not have",
+      }),
+    ),
+    readOnly: Type.Optional(
+      Type.Boolean({ description: "Only tools whose readOnly annotation is this (absent = false)" }),
+    ),
+    destructive: Type.Optional(
+      Type.Boolean({ description: "Only tools whose destructive annotation is this (absent = false)" }),
+    ),
+    action: PolicyAction,
+  },
+  { additionalProperties: false },
+);
+
+export const ServicePolicy = Type.Object({
+  default: PolicyAction,
+  rules: Type.Array(PolicyRule, { description: "The first rule that matches a tool decides; else `default`" }),
+});
+
+/** `PUT /services/{id}/policy`: both fields optional (`default` allow, no rules). */
+export const ServicePolicyBody = Type.Object(
+  {
+    default: Type.Optional(PolicyAction),
+    rules: Type.Optional(Type.Array(PolicyRule, { maxItems: MAX_RULES })),
+  },
+  { additionalProperties: false },
+);
+
+export const ApprovalState = Type.Union([
+  Type.Literal("pending"),
+  Type.Literal("approved"),
+  Type.Literal("denied"),
+  Type.Literal("expired"),
+]);
+
+export const Approval = Type.Object({
+  id: Type.Integer(),
+  processId: Type.Integer(),
+  keyId: Nullable(Type.String(), { description: "The key the process was created with; null for the bootstrap key" }),
+  serviceId: Type.String(),
+  toolId: Type.String(),
+  parameters: Type.Record(Type.String(), Type.Unknown(), {
+    description: "The call's parameters, with the service's secret values replaced by [redacted]",
+  }),
+  state: ApprovalState,
+  createdAt: Timestamp,
+  decidedAt: Nullable(Timestamp),
+  decidedBy: Nullable(Type.String(), {
+    description: "The deciding key's id; null for the bootstrap key, no auth, and expiries",
+  }),
+  reason: Nullable(Type.String(), { description: "The operator's reason, or why the approval expired" }),
+});
+
+export const ApprovalDecision = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: 2000, description: "Shown to the code (denials) and kept" })) },
+  { additionalProperties: false },
+);
+
+export const CallRecord = Type.Object({
+  id: Type.Integer(),
+  processId: Nullable(Type.Integer(), { description: "null for a direct invoke" }),
+  keyId: Nullable(Type.String()),
+  serviceId: Type.String(),
+  toolId: Type.String(),
+  startedAt: Timestamp,
+  durationMs: Type.Integer({ description: "From the call to its end, a wait for approval included" }),
+  outcome: Type.String({ description: "`ok`, or the error code the caller got (not_found, tool_denied, …)" }),
+  status: Nullable(Type.Integer(), { description: "The end service's HTTP status, when the adapter reported one" }),
+  parameters: Type.Unknown({
+    description:
+      "A preview: the parameters with secret values masked, when their JSON is at most 2048 characters; " +
+      "else a string with the start of that JSON, marked as cut",
+  }),
+});
+
+export const CallCounts = Type.Object({
+  count: Type.Integer({ description: "Tool calls the run made" }),
+  failed: Type.Integer({ description: "Calls that did not end ok (refused ones included)" }),
+  byTool: Type.Record(Type.String(), Type.Object({ count: Type.Integer(), failed: Type.Integer() }), {
+    description: "Per `serviceId.toolId`",
+  }),
+});
+
+export type PolicyAction = Static<typeof PolicyAction>;
+export type ServicePolicy = Static<typeof ServicePolicy>;
+export type Approval = Static<typeof Approval>;
+export type CallRecord = Static<typeof CallRecord>;
+export type CallCounts = Static<typeof CallCounts>;

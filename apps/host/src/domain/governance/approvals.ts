@@ -1,0 +1,166 @@
+/**
+ * Approvals: a call of a tool whose policy is `ask` waits here until an
+ * operator approves or denies it, or until `CYRNEL_APPROVAL_TIMEOUT_MS`
+ * passes. The waiting call is a promise in this process; the approval is a
+ * row, so it outlives the wait as a record. While any approval of a process
+ * is pending, the process is suspended (`onPending` tells the process
+ * runner, which pauses its deadline); every creation and decision is
+ * published (`onChange`, the process's event stream).
+ *
+ * Nothing survives a restart but the rows: pending ones are expired at
+ * start, since the calls that waited for them are gone.
+ */
+import { CyrnelError, notFound } from "../../errors.js";
+import type { HostLogger } from "../../log.js";
+import type { ApprovalFilter, ApprovalRow, ApprovalStore, Decision } from "./approval-store.js";
+
+export interface ApprovalRequest {
+  processId: number;
+  keyId: string | null;
+  serviceId: string;
+  toolId: string;
+  /** What the operator sees: the call's parameters with the service's secret values masked. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ApprovalsOptions {
+  store: ApprovalStore;
+  logger: HostLogger;
+  /** `CYRNEL_APPROVAL_TIMEOUT_MS`. */
+  timeoutMs: number;
+  /** An approval was created or decided (expiries included). */
+  onChange(approval: ApprovalRow): void;
+  /** The pending approvals of a process changed; `pending` lists them (empty: none is left). */
+  onPending(processId: number, pending: readonly number[]): void;
+}
+
+interface Waiting {
+  row: ApprovalRow;
+  processId: number;
+  timer: NodeJS.Timeout;
+  settle(approval: ApprovalRow): void;
+}
+
+export class Approvals {
+  private readonly waiting = new Map<number, Waiting>();
+  private readonly byProcess = new Map<number, Set<number>>();
+
+  constructor(private readonly options: ApprovalsOptions) {}
+
+  /** Start: approvals left pending by the previous run of the host; their processes are interrupted as well. */
+  expireLeftovers(): number {
+    return this.options.store.expirePending("the host restarted before a decision").length;
+  }
+
+  /**
+   * Creates a pending approval and resolves once it is approved; rejects
+   * with `approval_denied` (the operator's reason in the message) or
+   * `approval_expired`.
+   */
+  request(request: ApprovalRequest): Promise<void> {
+    const row = this.options.store.insert(request);
+    const { id, processId } = row;
+    const call = `${request.serviceId}.${request.toolId}`;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => this.expire(id, `nobody decided within ${this.options.timeoutMs} ms`),
+        this.options.timeoutMs,
+      );
+      timer.unref();
+      this.waiting.set(id, {
+        row,
+        processId,
+        timer,
+        settle: (approval) => {
+          if (approval.state === "approved") resolve();
+          else reject(refusal(id, call, approval));
+        },
+      });
+      const pending = this.byProcess.get(processId) ?? new Set<number>();
+      this.byProcess.set(processId, pending.add(id));
+      this.options.logger.info("a tool call waits for approval", { approval: id, process: processId, tool: call });
+      this.options.onChange(row);
+      this.options.onPending(processId, [...pending]);
+    });
+  }
+
+  approve(id: number, decidedBy: string | null, reason: string | null): ApprovalRow {
+    return this.decide(id, { state: "approved", decidedBy, reason });
+  }
+
+  deny(id: number, decidedBy: string | null, reason: string | null): ApprovalRow {
+    return this.decide(id, { state: "denied", decidedBy, reason });
+  }
+
+  /** Expires what a process still waits for (it was killed, or ended without awaiting its calls). */
+  expireProcess(processId: number, reason: string): void {
+    for (const id of [...(this.byProcess.get(processId) ?? [])]) this.expire(id, reason);
+  }
+
+  /** The process's pending approvals, oldest first. */
+  pendingOf(processId: number): ApprovalRow[] {
+    return [...(this.byProcess.get(processId) ?? [])].flatMap((id) => this.waiting.get(id)?.row ?? []);
+  }
+
+  get(id: number): ApprovalRow {
+    const row = this.options.store.get(id);
+    if (!row) throw notFound(`approval ${id}`);
+    return row;
+  }
+
+  list(filter: ApprovalFilter): ApprovalRow[] {
+    return this.options.store.list(filter);
+  }
+
+  private expire(id: number, reason: string): void {
+    try {
+      this.decide(id, { state: "expired", decidedBy: null, reason });
+    } catch (error) {
+      // Decided meanwhile (409), or the database is closing at shutdown: the waiting call still has to end.
+      const waiting = this.waiting.get(id);
+      if (waiting && !(error instanceof CyrnelError && error.code === "conflict")) {
+        this.options.logger.warn("could not record an expired approval", { approval: id });
+        this.settleWaiting(id, { ...waiting.row, state: "expired", reason, decidedAt: new Date().toISOString() });
+      }
+    }
+  }
+
+  private decide(id: number, decision: Decision): ApprovalRow {
+    const decided = this.options.store.decide(id, decision);
+    if (!decided) {
+      const row = this.get(id);
+      throw new CyrnelError("conflict", `approval ${id} is already ${row.state}`);
+    }
+    this.options.logger.info("an approval was decided", { approval: id, state: decided.state });
+    this.settleWaiting(id, decided);
+    return decided;
+  }
+
+  /** The process is told first (it resumes), then the event, then the waiting call goes on or fails. */
+  private settleWaiting(id: number, approval: ApprovalRow): void {
+    const waiting = this.waiting.get(id);
+    this.waiting.delete(id);
+    if (waiting) {
+      clearTimeout(waiting.timer);
+      const pending = this.byProcess.get(waiting.processId);
+      pending?.delete(id);
+      if (pending?.size === 0) this.byProcess.delete(waiting.processId);
+      this.options.onPending(waiting.processId, [...(pending ?? [])]);
+    }
+    this.options.onChange(approval);
+    waiting?.settle(approval);
+  }
+}
+
+function refusal(id: number, call: string, approval: ApprovalRow): CyrnelError {
+  if (approval.state === "denied") {
+    const why = approval.reason ? `: ${approval.reason}` : " (no reason given)";
+    return new CyrnelError("approval_denied", `the call to ${call} was denied by an operator${why}`, {
+      approvalId: id,
+      reason: approval.reason,
+    });
+  }
+  return new CyrnelError("approval_expired", `the call to ${call} was not approved: ${approval.reason}`, {
+    approvalId: id,
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * The record of every tool call, allowed or refused: the gate hands each
+ * call here as it ends. A record gets its id at once and goes to the
+ * process's event stream at once (`onCall`); it is written to the database
+ * in batches, so a call pays for an array push, not for a commit: after
+ * FLUSH_DELAY_MS, or at once when FLUSH_ROWS are waiting. Every read flushes
+ * first, so a list never misses a call that ended. A host that dies loses
+ * at most the last FLUSH_DELAY_MS of records.
+ *
+ * Retention: records older than `CYRNEL_CALLS_RETENTION_DAYS` are deleted
+ * at start and once a day.
+ */
+import type { CallCounts, CallRecord } from "../../contract/governance.js";
+import { messageOf } from "../../errors.js";
+import type { HostLogger } from "../../log.js";
+import type { CallFilter, CallRow, CallStore, NewCallRow } from "./call-store.js";
+import type { CallContext } from "./caller.js";
+
+/** A call as the gate saw it end. */
+export interface EndedCall {
+  /** Who made it, from which run of a process (none: a direct invoke). */
+  context: CallContext;
+  serviceId: string;
+  toolId: string;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  durationMs: number;
+  /** `ok`, or the code of the error the caller got. */
+  outcome: string;
+  status: number | null;
+  /** The parameters' preview: the (masked) value and its JSON text. */
+  parameters: { value: unknown; json: string };
+}
+
+export interface CallLogOptions {
+  store: CallStore;
+  logger: HostLogger;
+  /** A call ended (published before it is written). */
+  onCall(record: CallRecord): void;
+}
+
+const FLUSH_DELAY_MS = 100;
+const FLUSH_ROWS = 500;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Ids sent by code for services and tools that do not exist can be anything; the record keeps this much. */
+const MAX_ID_CHARS = 256;
+
+export class CallLog {
+  private lastId: number;
+  private pending: NewCallRow[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private retentionTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: CallLogOptions) {
+    this.lastId = options.store.lastId();
+  }
+
+  record(call: EndedCall): void {
+    const record: CallRecord = {
+      id: ++this.lastId,
+      processId: call.context.processId,
+      keyId: call.context.caller.keyId,
+      serviceId: call.serviceId.slice(0, MAX_ID_CHARS),
+      toolId: call.toolId.slice(0, MAX_ID_CHARS),
+      startedAt: new Date(call.startedAt).toISOString(),
+      durationMs: Math.max(0, Math.round(call.durationMs)),
+      outcome: call.outcome,
+      status: call.status,
+      parameters: call.parameters.value,
+    };
+    this.pending.push({ ...record, executionId: call.context.executionId, parameters: call.parameters.json });
+    if (this.pending.length >= FLUSH_ROWS) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS).unref();
+    try {
+      this.options.onCall(record);
+    } catch (error) {
+      this.options.logger.warn("publishing a call record failed", { error: messageOf(error) });
+    }
+  }
+
+  /** Writes what is waiting. */
+  flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0) return;
+    const rows = this.pending;
+    this.pending = [];
+    try {
+      this.options.store.insertMany(rows);
+    } catch (error) {
+      this.options.logger.error("call records could not be written", { count: rows.length, error: messageOf(error) });
+    }
+  }
+
+  list(filter: CallFilter): CallRow[] {
+    this.flush();
+    return this.options.store.list(filter);
+  }
+
+  /** The calls of a process's latest run. */
+  countsOfLatestRun(processId: number): CallCounts {
+    this.flush();
+    return this.options.store.countsOfLatestRun(processId);
+  }
+
+  /** Prunes now and then once a day. */
+  keepFor(days: number): void {
+    const prune = () => {
+      try {
+        this.flush();
+        const deleted = this.options.store.prune(new Date(Date.now() - days * DAY_MS).toISOString());
+        if (deleted > 0) this.options.logger.info("deleted old call records", { count: deleted, days });
+      } catch (error) {
+        this.options.logger.warn("pruning call records failed; retried tomorrow", { error: messageOf(error) });
+      }
+    };
+    prune();
+    clearInterval(this.retentionTimer);
+    this.retentionTimer = setInterval(prune, DAY_MS).unref();
+  }
+
+  /** Shutdown: writes what is waiting and stops the timers. */
+  stop(): void {
+    clearInterval(this.retentionTimer);
+    this.flush();
+  }
+}
+
+/** The API shape of a stored record (`executionId` stays inside). */
+export function callRecord(row: CallRow): CallRecord {
+  const { executionId: _run, ...record } = row;
+  return record;
+}

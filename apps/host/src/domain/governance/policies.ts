@@ -1,0 +1,72 @@
+/**
+ * Tool policies of services: reading and setting them (`/services/:id/policy`)
+ * and the effective action of a tool, which tool records, tool docs and the
+ * tool gate show or apply. Compiled policies are kept until a policy or a
+ * service changes: the gate asks on every call.
+ */
+import { CyrnelError, notFound } from "../../errors.js";
+import type { ServiceStore } from "../services/service-store.js";
+import {
+  CompiledPolicy,
+  DEFAULT_POLICY,
+  globProblem,
+  MAX_RULES,
+  type PolicyAction,
+  type PolicySubject,
+  type ServicePolicy,
+} from "./policy.js";
+import type { PolicyStore } from "./policy-store.js";
+
+export class Policies {
+  private readonly compiled = new Map<string, CompiledPolicy>();
+  /** The revisions `compiled` was built at: a deleted service takes its policy with it, a new one starts with none. */
+  private compiledAt = "";
+
+  constructor(
+    private readonly store: PolicyStore,
+    private readonly services: Pick<ServiceStore, "get" | "revision">,
+  ) {}
+
+  /** Changes whenever an effective action may have changed. */
+  get revision(): string {
+    return `${this.store.revision}:${this.services.revision}`;
+  }
+
+  /** The service's policy; one that was never set is the default (allow everything). */
+  get(serviceId: string): ServicePolicy {
+    this.requireService(serviceId);
+    return this.store.get(serviceId) ?? { ...DEFAULT_POLICY, rules: [] };
+  }
+
+  /** Replaces the service's policy. Rules may name tools the service does not have (yet, or any more). */
+  set(serviceId: string, policy: ServicePolicy): ServicePolicy {
+    this.requireService(serviceId);
+    if (policy.rules.length > MAX_RULES) {
+      throw new CyrnelError("bad_request", `a policy has at most ${MAX_RULES} rules, got ${policy.rules.length}`);
+    }
+    policy.rules.forEach((rule, index) => {
+      const problem = rule.tools === undefined ? null : globProblem(rule.tools);
+      if (problem) throw new CyrnelError("bad_request", `rules[${index}].tools "${rule.tools}" ${problem}`);
+    });
+    this.store.put(serviceId, policy);
+    return this.get(serviceId);
+  }
+
+  /** What a call of this tool gets. */
+  actionFor(tool: PolicySubject & { serviceId: string }): PolicyAction {
+    if (this.compiledAt !== this.revision) {
+      this.compiled.clear();
+      this.compiledAt = this.revision;
+    }
+    let policy = this.compiled.get(tool.serviceId);
+    if (policy === undefined) {
+      policy = new CompiledPolicy(this.store.get(tool.serviceId) ?? DEFAULT_POLICY);
+      this.compiled.set(tool.serviceId, policy);
+    }
+    return policy.actionFor(tool);
+  }
+
+  private requireService(serviceId: string): void {
+    if (!this.services.get(serviceId)) throw notFound(`service "${serviceId}"`);
+  }
+}

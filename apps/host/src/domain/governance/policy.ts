@@ -1,0 +1,86 @@
+/**
+ * Tool policies: what happens to a call of each tool of a service. A policy
+ * is a default action and a list of rules; the first rule that matches a
+ * tool decides, else the default. A rule matches by tool id (a glob) and by
+ * the tool's annotations; every condition it names must hold.
+ *
+ * Globs are over tool ids (which are identifiers: letters, digits, `_`,
+ * `$`): `*` stands for any run of characters (none included), `?` for
+ * exactly one, everything else for itself, case-sensitively, and the glob
+ * must match the whole id (`delete*` matches `deletePet`, not `undelete`).
+ *
+ * Pure: no database, no clock.
+ */
+import type { ToolAnnotations, ToolPolicy } from "@cyrnel/sdk";
+
+export type PolicyAction = ToolPolicy;
+
+export const POLICY_ACTIONS = ["allow", "ask", "deny"] as const satisfies readonly PolicyAction[];
+
+export interface PolicyRule {
+  /** A glob over tool ids; absent: every tool. */
+  tools?: string;
+  /** Matches tools whose `readOnly` annotation is this (an absent annotation counts as `false`). */
+  readOnly?: boolean;
+  /** Matches tools whose `destructive` annotation is this (an absent annotation counts as `false`). */
+  destructive?: boolean;
+  action: PolicyAction;
+}
+
+export interface ServicePolicy {
+  default: PolicyAction;
+  rules: PolicyRule[];
+}
+
+/** A service nobody gave a policy allows every call. */
+export const DEFAULT_POLICY: Readonly<ServicePolicy> = Object.freeze({ default: "allow", rules: [] });
+
+/** Far above what an operator writes by hand, far below what would slow every call down. */
+export const MAX_RULES = 200;
+export const MAX_GLOB_CHARS = 200;
+/** What a glob may contain: the characters of tool ids, and the wildcards. */
+export const GLOB_PATTERN = "^[A-Za-z0-9_$*?]+$";
+const GLOB = new RegExp(GLOB_PATTERN);
+
+/** Why `glob` is not a valid tool glob, or null. */
+export function globProblem(glob: string): string | null {
+  if (glob.length > MAX_GLOB_CHARS) return `is longer than ${MAX_GLOB_CHARS} characters`;
+  if (!GLOB.test(glob)) {
+    return "may only contain the characters of tool ids (letters, digits, _ and $) and the wildcards * and ?";
+  }
+  return null;
+}
+
+/** The glob as an anchored regular expression (`$` is the only id character special in one). */
+export function globRegExp(glob: string): RegExp {
+  const source = [...glob].map((char) => (char === "*" ? ".*" : char === "?" ? "." : char === "$" ? "\\$" : char));
+  return new RegExp(`^${source.join("")}$`);
+}
+
+/** The tool as a policy sees it. */
+export interface PolicySubject {
+  id: string;
+  annotations: ToolAnnotations;
+}
+
+/** A policy ready to be asked about many tools. */
+export class CompiledPolicy {
+  private readonly rules: { test: (tool: PolicySubject) => boolean; action: PolicyAction }[];
+
+  constructor(private readonly policy: Readonly<ServicePolicy>) {
+    this.rules = policy.rules.map((rule) => {
+      const pattern = rule.tools === undefined ? null : globRegExp(rule.tools);
+      return {
+        action: rule.action,
+        test: (tool) =>
+          (pattern === null || pattern.test(tool.id)) &&
+          (rule.readOnly === undefined || (tool.annotations.readOnly ?? false) === rule.readOnly) &&
+          (rule.destructive === undefined || (tool.annotations.destructive ?? false) === rule.destructive),
+      };
+    });
+  }
+
+  actionFor(tool: PolicySubject): PolicyAction {
+    return this.rules.find((rule) => rule.test(tool))?.action ?? this.policy.default;
+  }
+}

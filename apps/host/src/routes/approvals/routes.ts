@@ -1,0 +1,79 @@
+import { Type } from "@sinclair/typebox";
+import { ListOf, ListQuery } from "../../contract/common.js";
+import { Approval, ApprovalDecision, ApprovalState } from "../../contract/governance.js";
+import type { Approvals } from "../../domain/governance/approvals.js";
+import { pageById } from "../../http/pagination.js";
+import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
+
+const tags = ["approvals"];
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
+  const decision = (verb: "approve" | "deny") =>
+    defineRoute({
+      method: "post",
+      path: `/approvals/{id}/${verb}`,
+      operationId: `${verb}Approval`,
+      summary: verb === "approve" ? "Approve a pending call" : "Deny a pending call",
+      description:
+        verb === "approve"
+          ? "The call goes on (once) and the process runs again when it waits for nothing else. A decided " +
+            "approval answers 409."
+          : "The call throws `403 approval_denied` in the process's code, with the reason in its message. A decided " +
+            "approval answers 409.",
+      tags,
+      access: "admin",
+      params: IdParams,
+      body: ApprovalDecision,
+      responses: { 200: { description: "The decided approval", schema: Approval } },
+      errors: ["validation_failed", "not_found", "conflict"],
+      // `decidedBy`: the deciding key's id (null for CYRNEL_API_KEY or an open host, which have none).
+      handler: ({ params, body, caller }) =>
+        json(
+          200,
+          approvals[verb === "approve" ? "approve" : "deny"](params.id, caller.keyId, body.reason?.trim() || null),
+        ),
+    });
+
+  return [
+    defineRoute({
+      method: "get",
+      path: "/approvals",
+      operationId: "listApprovals",
+      summary: "List approvals, newest first",
+      description: "Calls of tools whose policy is `ask` wait for one of these to be approved or denied.",
+      tags,
+      access: "admin",
+      query: Type.Object({
+        state: Type.Optional(ApprovalState),
+        processId: Type.Optional(Type.Integer({ minimum: 1 })),
+        ...ListQuery,
+      }),
+      responses: { 200: { description: "A page of approvals", schema: ListOf(Approval) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) =>
+        json(
+          200,
+          pageById(
+            query,
+            (limit, before) => approvals.list({ ...query, limit, before }),
+            (row) => row,
+          ),
+        ),
+    }),
+    defineRoute({
+      method: "get",
+      path: "/approvals/{id}",
+      operationId: "getApproval",
+      summary: "Get an approval",
+      tags,
+      access: "admin",
+      params: IdParams,
+      responses: { 200: { description: "The approval", schema: Approval } },
+      errors: ["validation_failed", "not_found"],
+      handler: ({ params }) => json(200, approvals.get(params.id)),
+    }),
+    decision("approve"),
+    decision("deny"),
+  ];
+}

@@ -1,0 +1,76 @@
+import { Type } from "@sinclair/typebox";
+import { ListOf, ListQuery, Timestamp } from "../../contract/common.js";
+import { CallRecord } from "../../contract/governance.js";
+import { type CallLog, callRecord } from "../../domain/governance/call-log.js";
+import type { CallFilter } from "../../domain/governance/call-store.js";
+import type { ProcessRunner } from "../../domain/processes/process-runner.js";
+import { CyrnelError } from "../../errors.js";
+import { pageById } from "../../http/pagination.js";
+import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
+import { reachableProcess } from "../processes/routes.js";
+
+const tags = ["calls"];
+
+export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRunner, "get">): RouteDefinition[] {
+  const page = (filter: Omit<CallFilter, "limit" | "before">, query: { limit?: number; cursor?: string }) =>
+    json(
+      200,
+      pageById(query, (limit, before) => calls.list({ ...filter, limit, before }), callRecord),
+    );
+
+  return [
+    defineRoute({
+      method: "get",
+      path: "/calls",
+      operationId: "listCalls",
+      summary: "The record of tool calls, newest first",
+      description:
+        "Every tool call, from process code or a direct invoke, allowed or refused: who made it (process, key), " +
+        "what it called, when, how long it took, how it ended (`ok` or the error code) and a preview of its " +
+        "parameters with secret values masked. Kept CYRNEL_CALLS_RETENTION_DAYS days.",
+      tags,
+      access: "admin",
+      query: Type.Object({
+        serviceId: Type.Optional(Type.String()),
+        toolId: Type.Optional(Type.String()),
+        keyId: Type.Optional(Type.String()),
+        processId: Type.Optional(Type.Integer({ minimum: 1 })),
+        outcome: Type.Optional(Type.String({ description: "`ok` or an error code, e.g. tool_denied" })),
+        since: Type.Optional({ ...Timestamp, description: "Only calls that started at or after this time" }),
+        ...ListQuery,
+      }),
+      responses: { 200: { description: "A page of call records", schema: ListOf(CallRecord) } },
+      errors: ["bad_request", "validation_failed"],
+      handler: ({ query }) => {
+        const { limit, cursor, since, ...filter } = query;
+        return page({ ...filter, ...(since !== undefined && { since: utc(since) }) }, { limit, cursor });
+      },
+    }),
+    defineRoute({
+      method: "get",
+      path: "/processes/{id}/calls",
+      operationId: "listProcessCalls",
+      summary: "The tool calls of a process, newest first",
+      description:
+        "Of every run of the process (re-runs included), allowed or refused, as `GET /calls` shows them. " +
+        "An agent key reaches the calls of the processes it created.",
+      tags,
+      access: "agent",
+      params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+      query: Type.Object(ListQuery),
+      responses: { 200: { description: "A page of call records", schema: ListOf(CallRecord) } },
+      errors: ["bad_request", "validation_failed", "not_found"],
+      handler: ({ params, query, caller }) => {
+        reachableProcess(runner, caller, params.id);
+        return page({ processId: params.id }, query);
+      },
+    }),
+  ];
+}
+
+/** As the host writes times (UTC, milliseconds), so that a time with an offset compares as the same instant. */
+function utc(since: string): string {
+  const at = new Date(since);
+  if (Number.isNaN(at.getTime())) throw new CyrnelError("bad_request", `"since" is not a date-time: "${since}"`);
+  return at.toISOString();
+}
