@@ -1,0 +1,20 @@
+/** Submitted code with line numbers (as type-check errors cite them: code.ts:line:col). */
+export function CodeView({ code }: { code: string }) {
+  const lines = code.split("\n");
+  return (
+    <pre className="code-view">
+      <code>
+        {lines.map((line, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a line's number is its identity.
+          <span key={index} className="code-line">
+            <span className="line-number" aria-hidden="true">
+              {index + 1}
+            </span>
+            {line}
+            {"\n"}
+          </span>
+        ))}
+      </code>
+    </pre>
+  );
+}
