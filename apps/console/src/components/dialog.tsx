@@ -4,6 +4,8 @@
  */
 import { type ReactNode, useEffect, useId, useRef } from "react";
 
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+
 export function Dialog({
   open,
   title,
@@ -43,11 +45,31 @@ export function Dialog({
       event.preventDefault();
       onClose();
     };
+    // A modal dialog makes the page behind it inert, but Tab past its last control still leaves the document (to the
+    // browser's own UI): keep Tab and Shift+Tab cycling through the dialog's controls.
+    const trap = (event: KeyboardEvent) => {
+      if (event.key !== "Tab") return;
+      const focusable = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+        (element) => !element.hasAttribute("disabled") && element.getClientRects().length > 0,
+      );
+      const first = focusable[0];
+      const last = focusable.at(-1);
+      if (!first || !last) return;
+      if (event.shiftKey && (document.activeElement === first || !dialog.contains(document.activeElement))) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    };
     dialog.addEventListener("close", closed);
     dialog.addEventListener("cancel", cancel);
+    dialog.addEventListener("keydown", trap);
     return () => {
       dialog.removeEventListener("close", closed);
       dialog.removeEventListener("cancel", cancel);
+      dialog.removeEventListener("keydown", trap);
     };
   }, [onClose]);
 

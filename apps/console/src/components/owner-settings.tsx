@@ -108,7 +108,7 @@ export function SecretsSection({
 }) {
   const secrets = useLoad(() => settingsApi.getSecrets(owner, id), [owner, id]);
   const [saved, setSaved] = useState<string[] | null>(null);
-  const save = useAction(async (values: Record<string, string>) => {
+  const save = useAction(async (values: Json) => {
     setSaved(null);
     const result = await settingsApi.patchSecrets(owner, id, values);
     await secrets.reload(true);

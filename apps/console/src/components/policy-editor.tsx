@@ -20,6 +20,8 @@ export function PolicySection({ serviceId, onSaved }: { serviceId: string; onSav
     () => unwrap(api.GET("/services/{id}/policy", { params: { path: { id: serviceId } } })),
     [serviceId],
   );
+  // Kept here: the form below is rebuilt from the saved policy, which would drop a note kept inside it.
+  const [saved, setSaved] = useState(false);
   return (
     <section className="card" aria-labelledby="policy-title">
       <h2 id="policy-title">Policy</h2>
@@ -34,26 +36,41 @@ export function PolicySection({ serviceId, onSaved }: { serviceId: string; onSav
           key={JSON.stringify(policy.data)}
           serviceId={serviceId}
           initial={policy.data}
+          onSaving={() => setSaved(false)}
           onSaved={() => {
+            setSaved(true);
             void policy.reload(true);
             onSaved();
           }}
         />
       )}
+      {saved && (
+        <p className="success" role="status">
+          Policy saved.
+        </p>
+      )}
     </section>
   );
 }
 
-function PolicyForm({ serviceId, initial, onSaved }: { serviceId: string; initial: ServicePolicy; onSaved(): void }) {
+function PolicyForm({
+  serviceId,
+  initial,
+  onSaving,
+  onSaved,
+}: {
+  serviceId: string;
+  initial: ServicePolicy;
+  onSaving(): void;
+  onSaved(): void;
+}) {
   const [fallback, setFallback] = useState<PolicyAction>(initial.default);
   const [rules, setRules] = useState<PolicyRule[]>(initial.rules);
-  const [saved, setSaved] = useState(false);
   const save = useAction(async () => {
-    setSaved(false);
+    onSaving();
     await unwrap(
       api.PUT("/services/{id}/policy", { params: { path: { id: serviceId } }, body: { default: fallback, rules } }),
     );
-    setSaved(true);
     onSaved();
   });
   const update = (index: number, change: Partial<PolicyRule>) =>
@@ -182,11 +199,6 @@ function PolicyForm({ serviceId, initial, onSaved }: { serviceId: string; initia
         </button>
       </div>
       <ErrorBox error={save.error} title="The policy was not saved" />
-      {saved && !save.error && (
-        <p className="success" role="status">
-          Policy saved.
-        </p>
-      )}
     </form>
   );
 }

@@ -65,7 +65,7 @@ export function SecretsForm({
   schema: Json;
   setNames: string[];
   busy: boolean;
-  onSubmit(values: Record<string, string>): void;
+  onSubmit(values: Json): void;
   idPrefix: string;
 }) {
   const [draft, setDraft] = useState<Json>({});
@@ -75,19 +75,16 @@ export function SecretsForm({
     const ui: UiSchema = {};
     for (const name of propertiesOf(schema)) {
       const set = setNames.includes(name);
-      ui[name] = {
-        "ui:widget": "password",
-        "ui:autocomplete": "new-password",
-        "ui:placeholder": set ? "set — type a new value to replace it" : "not set",
-      };
+      ui[name] = hiddenInputs(
+        (schema.properties as Json)[name] as Json,
+        set ? "set — type a new value to replace it" : "not set",
+      );
     }
     return ui;
   }, [schema, setNames]);
 
   const submit = (event: IChangeEvent) => {
-    const typed = Object.fromEntries(
-      Object.entries((event.formData ?? {}) as Json).filter(([, v]) => typeof v === "string" && v !== ""),
-    ) as Record<string, string>;
+    const typed = typedValues((event.formData ?? {}) as Json) ?? {};
     onSubmit(typed);
     // The typed values leave the page's state at once: a new, empty form.
     setDraft({});
@@ -113,4 +110,28 @@ export function SecretsForm({
       </button>
     </Form>
   );
+}
+
+/** Every string field of a secret (a token, or a username and password pair) as a password input. */
+function hiddenInputs(schema: Json, placeholder: string): UiSchema {
+  if (schema.type === "object") {
+    const ui: UiSchema = {};
+    for (const name of propertiesOf(schema))
+      ui[name] = hiddenInputs((schema.properties as Json)[name] as Json, placeholder);
+    return ui;
+  }
+  return { "ui:widget": "password", "ui:autocomplete": "new-password", "ui:placeholder": placeholder };
+}
+
+/** What the operator typed: non-empty strings, and objects (a basic pair) with at least one; undefined for nothing. */
+function typedValues(value: Json): Json | undefined {
+  const typed: Json = {};
+  for (const [name, field] of Object.entries(value)) {
+    if (typeof field === "string" && field !== "") typed[name] = field;
+    else if (typeof field === "object" && field !== null && !Array.isArray(field)) {
+      const nested = typedValues(field as Json);
+      if (nested !== undefined) typed[name] = nested;
+    }
+  }
+  return Object.keys(typed).length > 0 ? typed : undefined;
 }
