@@ -11,6 +11,7 @@ import {
   ADMIN_KEY,
   DEMO_TOKEN,
   startConsoleHost,
+  startRegistry,
   startWeather,
   type TestHost,
   type Upstream,
@@ -19,10 +20,11 @@ import { screenshot } from "./support/screenshots.js";
 
 let host: TestHost;
 let weather: Upstream;
+let registry: Upstream;
 let session: Session;
 
 beforeAll(async () => {
-  [host, weather] = await Promise.all([startConsoleHost(), startWeather()]);
+  [host, weather, registry] = await Promise.all([startConsoleHost(), startWeather(), startRegistry()]);
   session = await openBrowser();
 });
 
@@ -38,6 +40,7 @@ afterAll(async () => {
   await session?.close();
   await host?.stop();
   await weather?.close();
+  await registry?.close();
 });
 
 const ui = (path = "") => `${host.url}/ui/${path}`;
@@ -346,6 +349,39 @@ describe("the console, end to end", () => {
     await page().keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
     expect(await page().evaluate(() => document.activeElement?.textContent)).toBe("Install service");
+  });
+
+  it("adds a registry, installs a service and a module from it, and updates both", async () => {
+    await nav("Registries").click();
+    await page().getByLabel("Base URL").fill(`${registry.url}/`);
+    await page().getByRole("button", { name: "Add registry" }).click();
+    const catalogue = page().getByRole("region", { name: "Registry cyrnel examples" });
+    const petstore = catalogue.getByRole("listitem").filter({ hasText: "Petstore" });
+    await petstore.waitFor();
+    await screenshot(page(), "registries");
+    await petstore.getByLabel("Version of Petstore").fill("1.0.0");
+    await petstore.getByRole("button", { name: "Install Petstore" }).click();
+    await page().getByRole("heading", { name: "petstore", level: 1 }).waitFor();
+    expect((await hostApi("GET", "/services/petstore")).body).toMatchObject({ version: "1.0.0", enabled: false });
+    await page().getByRole("button", { name: "Update", exact: true }).click();
+    await page().getByText("Updated from 1.0.0 to 1.1.0.").waitFor();
+    expect((await hostApi("GET", "/services/petstore")).body.version).toBe("1.1.0");
+
+    await nav("Registries").click();
+    await catalogue.getByText("Modules", { exact: true }).click();
+    const module = catalogue.getByRole("listitem").filter({ hasText: "JSON over HTTP" });
+    await module.getByRole("button", { name: /^Install / }).waitFor();
+    await module.getByRole("textbox").fill("1.0.0");
+    await module.getByRole("button", { name: /^Install / }).click();
+    await page().getByRole("heading", { name: "Modules", level: 1 }).waitFor();
+    const installed = page().getByRole("listitem").filter({ hasText: "json-http" }).first();
+    await installed.getByText("v1.0.0").waitFor();
+    expect((await hostApi("GET", "/modules/json-http")).body).toMatchObject({ version: "1.0.0", builtin: false });
+    await installed.getByRole("button", { name: "Settings" }).click();
+    await installed.getByRole("button", { name: "Update from registry" }).click();
+    await installed.getByText("Updated to 2.0.0.").waitFor();
+    expect((await hostApi("GET", "/modules/json-http")).body.version).toBe("2.0.0");
+    await screenshot(page(), "modules");
   });
 
   it("shows the overview with counts and the recent failure", async () => {

@@ -1,6 +1,7 @@
 /** Submitted code with line numbers (as type-check errors cite them: code.ts:line:col). */
 export function CodeView({ code }: { code: string }) {
-  const lines = code.split("\n");
+  // A final newline ends the last line; it does not start another.
+  const lines = code.replace(/\n$/, "").split("\n");
   return (
     <pre className="code-view">
       <code>

@@ -50,7 +50,9 @@ export function DecisionDialog({
           </p>
           <pre className="code-block small">{JSON.stringify(approval.parameters, null, 2)}</pre>
           <label>
-            Reason <span className="muted">(optional{verb === "deny" ? "; the code sees it in the error" : ""})</span>
+            <span>
+              Reason <span className="muted">(optional{verb === "deny" ? "; the code sees it in the error" : ""})</span>
+            </span>
             <textarea value={reason} onChange={(event) => setReason(event.target.value)} maxLength={2000} rows={3} />
           </label>
           <ErrorBox error={decide.error} title="Not decided" />

@@ -195,7 +195,9 @@ function InstallForm({
                 </select>
               </label>
               <label>
-                Version <span className="muted">(optional: exact or a range; default the latest)</span>
+                <span>
+                  Version <span className="muted">(optional: exact or a range; default the latest)</span>
+                </span>
                 <input value={version} onChange={(event) => setVersion(event.target.value)} placeholder="^1.0.0" />
               </label>
             </>
@@ -205,7 +207,9 @@ function InstallForm({
 
       <div className="row">
         <label className="grow">
-          Service id{source === "registry" && <span className="muted"> (optional: the registry's id)</span>}
+          <span>
+            Service id{source === "registry" && <span className="muted"> (optional: the registry's id)</span>}
+          </span>
           <input
             value={id}
             onChange={(event) => setId(event.target.value)}

@@ -59,7 +59,9 @@ export function NewProcessDialog({
         </label>
         <div className="row">
           <label className="grow">
-            Ref <span className="muted">(optional label)</span>
+            <span>
+              Ref <span className="muted">(optional label)</span>
+            </span>
             <input value={ref} onChange={(event) => setRef(event.target.value)} />
           </label>
           <label>

@@ -156,7 +156,9 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
       </div>
       <div className="row">
         <label className="grow">
-          Services <span className="muted">(agent keys: comma-separated ids; empty for all)</span>
+          <span>
+            Services <span className="muted">(agent keys: comma-separated ids; empty for all)</span>
+          </span>
           <input
             value={services}
             onChange={(event) => setServices(event.target.value)}
@@ -165,7 +167,9 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
           />
         </label>
         <label>
-          Expires <span className="muted">(optional)</span>
+          <span>
+            Expires <span className="muted">(optional)</span>
+          </span>
           <input type="datetime-local" value={expires} onChange={(event) => setExpires(event.target.value)} />
         </label>
       </div>

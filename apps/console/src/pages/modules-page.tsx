@@ -156,7 +156,9 @@ function ModuleSettings({ module, onChanged }: { module: ModuleRecord; onChanged
               }}
             >
               <label className="grow">
-                Registry version <span className="muted">(empty for the latest)</span>
+                <span>
+                  Registry version <span className="muted">(empty for the latest)</span>
+                </span>
                 <input
                   value={version}
                   onChange={(event) => setVersion(event.target.value)}

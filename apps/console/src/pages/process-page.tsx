@@ -37,10 +37,13 @@ export function ProcessPage({ id }: { id: number }) {
   useInterval(() => {
     if (state !== "idle") void record.reload(true);
   }, 1500);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reload once the stream says the process ended.
+  // What the stream reports changes the state too (an approval suspends or resumes it; the end makes it idle): read
+  // the record again at once rather than at the next poll.
+  const pendingCount = live.approvals.filter((approval) => approval.state === "pending").length;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: these are the events that change the record.
   useEffect(() => {
-    if (live.ended) void record.reload(true);
-  }, [live.ended]);
+    void record.reload(true);
+  }, [live.ended, pendingCount, live.calls.length]);
 
   const kill = useAction(async () => {
     await unwrap(api.POST("/processes/{id}/signals/kill", { params: { path: { id } } }));
@@ -154,13 +157,13 @@ export function ProcessPage({ id }: { id: number }) {
         <section className="card" aria-labelledby="stdout-title">
           <h2 id="stdout-title">stdout</h2>
           <pre className="console-output" data-testid="stdout" aria-live="polite">
-            {live.stdout || <span className="muted">nothing yet</span>}
+            {live.stdout || <span className="muted">{idle ? "empty" : "nothing yet"}</span>}
           </pre>
         </section>
         <section className="card" aria-labelledby="stderr-title">
           <h2 id="stderr-title">stderr</h2>
           <pre className="console-output stderr" data-testid="stderr">
-            {live.stderr || <span className="muted">nothing yet</span>}
+            {live.stderr || <span className="muted">{idle ? "empty" : "nothing yet"}</span>}
           </pre>
         </section>
       </div>

@@ -106,7 +106,9 @@ function AddRegistryForm({ onAdded }: { onAdded(id: string): void }) {
           />
         </label>
         <label>
-          Id <span className="muted">(optional)</span>
+          <span>
+            Id <span className="muted">(optional)</span>
+          </span>
           <input value={id} onChange={(event) => setId(event.target.value)} />
         </label>
       </div>

@@ -133,7 +133,9 @@ function UpdateSection({ service, onUpdated }: { service: ServiceDetail; onUpdat
       >
         {fromRegistry ? (
           <label className="grow">
-            Version <span className="muted">(exact or a range; empty for the latest)</span>
+            <span>
+              Version <span className="muted">(exact or a range; empty for the latest)</span>
+            </span>
             <input
               value={version}
               onChange={(event) => setVersion(event.target.value)}
