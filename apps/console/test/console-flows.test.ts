@@ -384,6 +384,28 @@ describe("the console, end to end", () => {
     await screenshot(page(), "modules");
   });
 
+  it("installs a service from an uploaded file, and deletes it", async () => {
+    const document = await (await fetch(`${weather.url}/openapi.json`)).text();
+    await nav("Services").click();
+    await page().getByRole("button", { name: "Install service" }).click();
+    const dialog = page().getByRole("dialog", { name: "Install a service" });
+    await dialog.getByText("Upload a file").click();
+    await dialog.getByLabel("Definition file").setInputFiles({
+      name: "weather.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(document),
+    });
+    await dialog.getByLabel("Service id").fill("uploaded");
+    await dialog.getByRole("button", { name: "Install", exact: true }).click();
+    await page().getByRole("heading", { name: "uploaded", level: 1 }).waitFor();
+    expect((await hostApi("GET", "/services/uploaded")).body).toMatchObject({ name: "Demo Weather", toolCount: 3 });
+
+    await page().getByRole("button", { name: "Delete service" }).click();
+    await page().getByRole("dialog", { name: "Delete uploaded?" }).getByRole("button", { name: "Delete" }).click();
+    await page().getByRole("heading", { name: "Services", level: 1 }).waitFor();
+    expect((await hostApi("GET", "/services/uploaded")).status).toBe(404);
+  });
+
   it("shows the overview with counts and the recent failure", async () => {
     const failed = await hostApi("POST", "/processes", {
       code: 'throw new Error("boom")',
