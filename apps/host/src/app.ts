@@ -44,6 +44,7 @@ import { ServiceStore } from "./domain/services/service-store.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
 import { CyrnelError, messageOf } from "./errors.js";
 import { bearerAuth } from "./http/auth.js";
+import { type ConsoleBuild, findConsoleBuild, mountConsole } from "./http/console-assets.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
@@ -76,6 +77,8 @@ export interface HostOptions {
   builtins?: ModuleFactory[];
   /** Check every JSON response against its declared schema (tests turn this on). */
   validateResponses?: boolean;
+  /** Where the web console's build is; defaults to the `@cyrnel/console` package's `dist/`. */
+  consoleBuild?: ConsoleBuild;
 }
 
 export interface Host {
@@ -89,6 +92,8 @@ export interface Host {
   processes: ProcessRunner;
   keys: ApiKeys;
   routes: RouteDefinition[];
+  /** The web console served at /ui/, or why it is not. */
+  console: ConsoleBuild;
   /** Stop accepting work, cancel running processes, tear modules down, close the database. */
   stop(): Promise<void>;
 }
@@ -310,6 +315,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ms: Math.round(performance.now() - started),
     });
   });
+  // The console's files hold no data and need no key (its API calls carry one), so they are mounted before auth.
+  const consoleBuild = options.consoleBuild ?? findConsoleBuild();
+  if ("missing" in consoleBuild) {
+    logger.warn("the web console is not available; /ui/ answers 404", { reason: consoleBuild.missing });
+  }
+  mountConsole(app, consoleBuild);
   const publicRequests = new Set(publicRoutes.map((route) => `${route.method.toUpperCase()} ${route.path}`));
   app.use(
     "*",
@@ -333,6 +344,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     processes: runner,
     keys,
     routes,
+    console: consoleBuild,
     async stop() {
       stopping = true;
       // Running processes end `canceled`, which also answers requests blocked on them; then in-flight requests finish.

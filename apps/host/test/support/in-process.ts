@@ -15,6 +15,7 @@ import type { ModuleFactory } from "@cyrnel/sdk";
 import { serve } from "@hono/node-server";
 import { createHost, type Host } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import type { ConsoleBuild } from "../../src/http/console-assets.js";
 import { createLogger } from "../../src/log.js";
 import { type ApiHost, type ApiResponse, apiRequest, installFixtureModule, readApiResponse, tempDir } from "./host.js";
 
@@ -25,6 +26,8 @@ export interface InProcessOptions {
   /** Environment variables, read by `loadConfig` as at a real start. */
   env?: Record<string, string>;
   builtins?: ModuleFactory[];
+  /** The web console's build (default: the `@cyrnel/console` package's, as at a real start). */
+  consoleBuild?: ConsoleBuild;
 }
 
 export class InProcessHost implements ApiHost {
@@ -89,6 +92,7 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
     logger,
     builtins: options.builtins ?? [openapi],
     validateResponses: true,
+    ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
   });
   return new InProcessHost(host, dataDir, options, output);
 }

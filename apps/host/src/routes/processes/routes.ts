@@ -4,7 +4,7 @@ import { ListOf, ListQuery } from "../../contract/common.js";
 import {
   BoundedResult,
   ExitState,
-  type ProcessEvent,
+  ProcessEvent,
   ProcessRecord,
   ProcessReport,
   ProcessState,
@@ -253,7 +253,8 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       tags,
       params: IdParams,
       responses: {
-        200: { description: "NDJSON events", schema: Type.String(), contentType: "application/x-ndjson" },
+        // Each line is one ProcessEvent: the schema describes a line, so clients get the event types from here.
+        200: { description: "NDJSON events, one per line", schema: ProcessEvent, contentType: "application/x-ndjson" },
       },
       errors: ["validation_failed", "not_found", "too_many_followers"],
       handler: ({ params, caller, signal }) => {
