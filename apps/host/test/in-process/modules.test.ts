@@ -181,9 +181,9 @@ describe("custom modules", () => {
     expect((await host.api("GET", "/services/onLate")).status).toBe(404);
     expect((await host.api("GET", "/modules/late")).status).toBe(404);
     expect(existsSync(join(host.dataDir, "modules", "late"))).toBe(false);
-    const rows = (sql: string) => (host.host.db.$client.prepare(sql).get() as { n: number }).n;
-    expect(rows("select count(*) as n from modules where id = 'late'")).toBe(0);
-    expect(rows("select count(*) as n from secrets where owner_type = 'module' and owner_id = 'late'")).toBe(0);
+    const rows = async (sql: string) => Number((await host.host.store.query<{ n: number }>(sql))[0]!.n);
+    expect(await rows("select count(*) as n from modules where id = 'late'")).toBe(0);
+    expect(await rows("select count(*) as n from secrets where owner_type = 'module' and owner_id = 'late'")).toBe(0);
     expect((await host.api("DELETE", "/modules/nope")).status).toBe(404);
   });
 });

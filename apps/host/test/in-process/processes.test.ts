@@ -377,12 +377,13 @@ describe("what environments going away means for their processes", () => {
   const CANCELED = "canceled: the environment was disabled";
   const state = async (id: number) => (await host.api("GET", `/processes/${id}`)).body;
   const module = async (id: string) => (await host.api("GET", `/modules/${id}`)).body;
-  const environmentOf = (id: number) =>
+  const environmentOf = async (id: number) =>
     (
-      host.host.db.$client
-        .prepare("select environment from executions where process_id = ? order by id desc")
-        .get(id) as { environment: string }
-    ).environment;
+      await host.host.store.query<{ environment: string }>(
+        "select environment from executions where process_id = ? order by id desc",
+        [id],
+      )
+    )[0]!.environment;
   const startRunning = async () => {
     const { id } = (await host.api("POST", "/processes", { code: "sleep:60000" })).body;
     await expect.poll(async () => (await state(id)).state).toBe("running");
@@ -405,9 +406,9 @@ describe("what environments going away means for their processes", () => {
       expect(await module("echo-env")).toMatchObject({ enabled: false, active: true });
       const next = (await host.api("POST", "/processes", { code: "on b", block: true })).body;
       expect(next.exitState).toBe("success");
-      expect(environmentOf(next.id)).toBe("echo-env-b");
+      expect(await environmentOf(next.id)).toBe("echo-env-b");
       expect(await state(running)).toMatchObject({ state: "running" });
-      expect(environmentOf(running)).toBe("echo-env");
+      expect(await environmentOf(running)).toBe("echo-env");
     } finally {
       await host.api("POST", `/processes/${running}/signals/kill`);
     }
@@ -429,7 +430,7 @@ describe("what environments going away means for their processes", () => {
   it("deleting the active environment cancels its processes; then there is none", async () => {
     expect((await host.api("POST", "/modules/echo-env-b/enabled", { enabled: true })).status).toBe(200);
     const running = await startRunning();
-    expect(environmentOf(running)).toBe("echo-env-b");
+    expect(await environmentOf(running)).toBe("echo-env-b");
     expect((await host.api("DELETE", "/modules/echo-env-b")).status).toBe(204);
     expect(await state(running)).toMatchObject({ state: "idle", exitState: "canceled", error: CANCELED });
     expect((await host.api("POST", "/processes", { code: "x" })).body.code).toBe("no_environment");
