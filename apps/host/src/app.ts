@@ -89,7 +89,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const db = await openStore({
     config,
     onUpkeepError: (error) =>
-      logger.warn("giving database space back failed; retried later", { error: messageOf(error) }),
+      logger.warn("background database work failed; it is tried again", { error: messageOf(error) }),
   });
   const keys = new ApiKeys(db.keys, config.apiKey);
   try {

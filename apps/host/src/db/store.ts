@@ -6,7 +6,7 @@
  * sees these interfaces: what differs between the dialects lives in the
  * `*-store-sqlite.ts` and `*-store-pg.ts` files beside each interface.
  */
-import { ConfigError, type HostConfig } from "../config.js";
+import type { HostConfig } from "../config.js";
 import type { ApprovalStore } from "../domain/governance/approval-store.js";
 import type { CallStore } from "../domain/governance/call-store.js";
 import type { KeyStore } from "../domain/governance/key-store.js";
@@ -43,14 +43,15 @@ export interface Store {
 
 export interface StoreOptions {
   config: Pick<HostConfig, "dataDir" | "databaseUrl">;
-  /** A failure of background upkeep (reclaiming space), retried later. */
+  /** A failure in the background (reclaiming space, a broken idle connection), handled by retrying later. */
   onUpkeepError: (error: unknown) => void;
 }
 
 /** Opens the configured database, applying its migrations (on PostgreSQL, one host at a time). */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.config.databaseUrl !== null) {
-    throw new ConfigError("CYRNEL_DATABASE_URL", "PostgreSQL is not supported by this build yet");
+    const { openPgStore } = await import("./store-pg.js");
+    return openPgStore(options.config.databaseUrl, options.onUpkeepError);
   }
   const { openSqliteStore } = await import("./store-sqlite.js");
   return openSqliteStore(options.config.dataDir, options.onUpkeepError);

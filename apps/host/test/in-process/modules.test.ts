@@ -1,9 +1,9 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moduleFingerprint } from "../../src/domain/modules/custom-modules.js";
 import { ModuleQuarantine } from "../../src/domain/modules/module-quarantine.js";
+import { queryDatabase, testDialect } from "../support/database.js";
 import { fixturesDir, tempDir } from "../support/host.js";
 import { type InProcessHost, rebuild, startInProcess } from "../support/in-process.js";
 import { enableRecorder, hookCalls, hooksSince, installRecorded } from "../support/recorder.js";
@@ -347,9 +347,9 @@ describe("the one-environment rule at start", () => {
     expect((await started.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
     await started.stop();
     // Two enabled environments can only come from outside the API (an older version, a hand-edited database).
-    const db = new Database(join(dataDir, "data.db"));
-    db.prepare("update modules set enabled = 1 where id = 'echo-env-b'").run();
-    db.close();
+    await queryDatabase(dataDir, "update modules set enabled = ? where id = 'echo-env-b'", [
+      testDialect() === "postgres" ? true : 1,
+    ]);
     started = await rebuild(started);
     try {
       const environments = (await started.api("GET", "/modules?type=environment")).body.items;

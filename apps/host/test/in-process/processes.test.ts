@@ -56,6 +56,19 @@ describe("creating and reading processes", () => {
     expect((await host.api("GET", `/processes/${id}/stderr`)).text).toBe("");
   });
 
+  it("keeps any text as it was sent: U+0000, U+FFFF and their neighbours come back unchanged", async () => {
+    // PostgreSQL's text cannot hold U+0000 (schema-pg.ts escapes it); SQLite's can: both answer the same.
+    const code = "a\u0000b\uffff0c\uffffF\u0000\uffff";
+    const created = await host.api("POST", "/processes", { code, block: true, ref: "nul\u0000ref" });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ stdout: code, output: { echo: code }, ref: "nul\u0000ref" });
+    expect((await host.api("GET", `/processes/${created.body.id}`)).body.ref).toBe("nul\u0000ref");
+    expect((await host.api("GET", `/processes/${created.body.id}/code`)).text).toBe(code);
+    expect((await host.api("GET", `/processes/${created.body.id}/stdout`)).text).toBe(code);
+    const listed = await host.api("GET", `/processes?ref=${encodeURIComponent("nul\u0000ref")}`);
+    expect(listed.body.items.map((item: any) => item.id)).toEqual([created.body.id]);
+  });
+
   it("answers without block at once, and results become readable when idle", async () => {
     const response = await host.api("POST", "/processes", { code: "sleep:300" });
     expect(response.status).toBe(201);

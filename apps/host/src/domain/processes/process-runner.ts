@@ -112,6 +112,8 @@ interface LiveExecution {
    * connections, and a state written after the results would undo them. The results wait for the rest.
    */
   writes: Promise<void>;
+  /** Expiring the approvals it waited for, once a kill or a deadline ended it (awaited before its results). */
+  approvalsEnding: Promise<void>;
   done: Promise<void>;
   finish(exitState: ExecutionExitState): void;
 }
@@ -487,6 +489,7 @@ export class ProcessRunner {
       backstopPaused: null,
       readers: new Set(),
       writes: Promise.resolve(),
+      approvalsEnding: Promise.resolve(),
       done: new Promise<void>((resolve) => {
         finish = (exitState) => {
           if (!this.live.has(executionId)) return;
@@ -549,8 +552,8 @@ export class ProcessRunner {
   }
 
   /** Expires what the run's calls still wait for; a failure there must not keep the run from ending. */
-  private endApprovals(execution: LiveExecution, reason: string): void {
-    this.options.runEnding(execution.processId, reason).catch((error) => {
+  private endApprovals(execution: LiveExecution, reason: string): Promise<void> {
+    return this.options.runEnding(execution.processId, reason).catch((error) => {
       this.options.logger.warn("could not expire the approvals of an ended process", {
         process: execution.processId,
         error: messageOf(error),
@@ -595,7 +598,7 @@ export class ProcessRunner {
       this.persist(execution, () => this.options.store.setState(execution.processId, "terminating"));
     }
     // At once, not when the environment confirms: the operator should not be asked about a call nobody awaits.
-    this.endApprovals(
+    execution.approvalsEnding = this.endApprovals(
       execution,
       exitState === "canceled" ? "the process was canceled" : `the process ended (${exitState})`,
     );
@@ -612,9 +615,12 @@ export class ProcessRunner {
   private async complete(execution: LiveExecution, reported: ExecutionExitState): Promise<void> {
     clearTimeout(execution.backstop);
     const exitState = execution.forced?.exitState ?? reported;
-    // A run that ended without awaiting a call that waits for approval.
-    this.endApprovals(execution, `the process ended (${exitState})`);
     this.live.delete(execution.executionId);
+    // A run that ended without awaiting a call that waits for approval; whoever waits for the end sees them expired.
+    // After a kill's or a deadline's own expiry, which says why.
+    const approvalsEnded = execution.approvalsEnding.then(() =>
+      this.endApprovals(execution, `the process ended (${exitState})`),
+    );
     const error =
       execution.forced?.error ??
       (exitState === "success" ? null : (execution.error ?? defaultError(exitState, execution.timeoutMs)));
@@ -626,6 +632,7 @@ export class ProcessRunner {
       stderr: execution.stderr.toString(),
     };
     try {
+      await approvalsEnded;
       await execution.writes;
       await this.options.store.finish(execution.processId, execution.executionId, result);
     } catch (failure) {
