@@ -56,7 +56,7 @@ describe("creating and reading processes", () => {
     expect((await host.api("GET", `/processes/${id}/stderr`)).text).toBe("");
   });
 
-  it("keeps any text as it was sent: U+0000, U+FFFF and their neighbours come back unchanged", async () => {
+  it("keeps any text as it was sent: U+0000, U+FFFF and lone surrogates in JSON come back unchanged", async () => {
     // PostgreSQL's text cannot hold U+0000 (schema-pg.ts escapes it); SQLite's can: both answer the same.
     const code = "a\u0000b\uffff0c\uffffF\u0000\uffff";
     const created = await host.api("POST", "/processes", { code, block: true, ref: "nul\u0000ref" });
@@ -67,6 +67,11 @@ describe("creating and reading processes", () => {
     expect((await host.api("GET", `/processes/${created.body.id}/stdout`)).text).toBe(code);
     const listed = await host.api("GET", `/processes?ref=${encodeURIComponent("nul\u0000ref")}`);
     expect(listed.body.items.map((item: any) => item.id)).toEqual([created.body.id]);
+    // Stored text is UTF-8 on both (a lone surrogate in stdout becomes U+FFFD); JSON keeps it escaped.
+    const lone = await host.api("POST", "/processes", { code: "half \ud800 a pair", block: true });
+    expect(lone.status, lone.text).toBe(201);
+    expect(lone.body.output).toEqual({ echo: "half \ud800 a pair" });
+    expect((await host.api("GET", `/processes/${lone.body.id}/output`)).body).toEqual({ echo: "half \ud800 a pair" });
   });
 
   it("answers without block at once, and results become readable when idle", async () => {
