@@ -17,6 +17,7 @@ import { createHost, type Host } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import type { ConsoleBuild } from "../../src/http/console-assets.js";
 import { createLogger } from "../../src/log.js";
+import { databaseEnv } from "./database.js";
 import { type ApiHost, type ApiResponse, apiRequest, installFixtureModule, readApiResponse, tempDir } from "./host.js";
 
 export interface InProcessOptions {
@@ -87,7 +88,7 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
   for (const id of options.modules ?? []) installFixtureModule(dataDir, id);
   const output: string[] = [];
   const logger = createLogger("debug", { write: (line) => output.push(line.trimEnd()) });
-  const config = loadConfig({ CYRNEL_DATA_DIR: dataDir, ...options.env });
+  const config = loadConfig({ CYRNEL_DATA_DIR: dataDir, ...(await databaseEnv(dataDir, options.env)), ...options.env });
   const host = await createHost(config, {
     logger,
     builtins: options.builtins ?? [openapi],
