@@ -83,7 +83,11 @@ describe("with a console build", () => {
     }
     for (const path of ["/ui/assets/gone-123.js", "/ui/favicon.ico", "/ui/services/x.json"]) {
       const response = await get(path);
-      expect([path, response.status, ((await response.json()) as { code: string }).code]).toEqual([path, 404, "not_found"]);
+      expect([path, response.status, ((await response.json()) as { code: string }).code]).toEqual([
+        path,
+        404,
+        "not_found",
+      ]);
     }
   });
 

@@ -11,6 +11,14 @@ import { databaseFor, testDialect } from "./postgres.js";
 
 export { testDialect };
 
+// Declared where it is read, so every program that type-checks this file (the console's tests import the host's
+// test support too) knows the value test/support/postgres-setup.ts provides.
+declare module "vitest" {
+  export interface ProvidedContext {
+    postgresAdminUrl: string;
+  }
+}
+
 /** Extra environment for a host on `dataDir`: on PostgreSQL, CYRNEL_DATABASE_URL of the data dir's own database. */
 export async function databaseEnv(dataDir: string, env: Record<string, string> = {}): Promise<Record<string, string>> {
   if (testDialect() !== "postgres" || "CYRNEL_DATABASE_URL" in env) return {};

@@ -5,12 +5,6 @@
 import type { TestProject } from "vitest/node";
 import { startThrowawayPostgres } from "./postgres.js";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    postgresAdminUrl: string;
-  }
-}
-
 export default async function setup(project: TestProject) {
   const server = await startThrowawayPostgres();
   project.provide("postgresAdminUrl", server.adminUrl);
