@@ -6,6 +6,8 @@
  * - `cluster_hosts`: one row per running host and its lease (see host-leases.ts).
  * - `cluster_run_claims`: which host took which execution (see run-claims.ts); the reference for the columns the
  *   wiring adds to the executions table instead.
+ * - `cluster_module_archives`: the archive of every custom module, so every host runs the same files (see
+ *   module-archive-store.ts).
  *
  * Times are the database's (`now()`), never a host's clock: hosts' clocks
  * may disagree, the database is the one clock they share.
@@ -34,6 +36,16 @@ CREATE TABLE IF NOT EXISTS cluster_run_claims (
   outcome text
 );
 CREATE INDEX IF NOT EXISTS cluster_run_claims_claimed_by ON cluster_run_claims (claimed_by) WHERE ended_at IS NULL;
+
+CREATE TABLE IF NOT EXISTS cluster_module_archives (
+  module_id text PRIMARY KEY,
+  version text NOT NULL,
+  archive bytea NOT NULL,
+  archive_sha256 text NOT NULL,
+  folder_digest text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  updated_by text
+);
 `;
 
 /** Any fixed number: hosts starting together take turns creating the tables (concurrent CREATE ... IF NOT EXISTS can collide). */
