@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS cluster_run_claims (
   claimed_by text,
   claimed_at timestamptz,
   canceled boolean NOT NULL DEFAULT false,
+  kill_requested boolean NOT NULL DEFAULT false,
   ended_at timestamptz,
   outcome text
 );

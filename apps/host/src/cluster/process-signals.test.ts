@@ -156,6 +156,17 @@ describe("ProcessSignals", () => {
     expect(decisions.pending).toEqual([]);
   });
 
+  it("after its connection dropped, the executing host re-reads what signals may have said", async () => {
+    const resyncs = new Inbox<"resync">();
+    await runOnA(5, 51, { resync: () => resyncs.push("resync") });
+
+    await b.pool.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'listen-host-a'",
+    );
+
+    expect(await resyncs.next()).toBe("resync");
+  });
+
   it("a follower whose connection dropped catches up from the database and still ends", async () => {
     const run = await runOnA(3, 31);
     run.write("stdout", "before\n");

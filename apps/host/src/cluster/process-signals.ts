@@ -14,14 +14,15 @@
  * | kill | `{o: origin, k: "kill", p: processId, r: reason or null}` |
  * | approval decided | `{o: origin, k: "approval", p: processId, a: approvalId, d: "approved"\|"denied"\|"expired"}` |
  *
- * Order of operations that makes this safe (the wiring keeps it):
- * - **Kill.** The sender first records the kill in the database: a run
- *   nobody claimed yet is canceled there and never claimed
- *   (`TableRunClaims.cancelUnclaimed`); only a claimed run needs the signal.
- *   The executing host attaches a run *before* it claims it, so a kill that
- *   arrives between the claim and the start is delivered to the attached
- *   control (which must remember it until the run starts), and a kill sent
- *   before the attach was recorded before the claim, which then fails.
+ * A notification is the fast path, never the only one: what a signal says
+ * is always in the database first, and the executing host reads it there
+ * when it attaches a run and whenever its listening connection had a gap
+ * (`RunControl.resync`), so a lost notification delays nothing but itself.
+ * - **Kill.** The sender records the kill (`TableRunClaims.requestKill`): a
+ *   run nobody claimed yet is canceled there and never claimed; a claimed
+ *   run is marked, then signalled. The executing host claims, attaches, then
+ *   reads the mark once: a kill sent between its claim and its attach is not
+ *   missed.
  * - **Approvals.** The deciding host writes the decision (a conditional
  *   UPDATE of the approval row, as today), then signals; the executing host
  *   re-reads the row and settles the call that waits for it.
@@ -50,6 +51,12 @@ export type ApprovalDecision = "approved" | "denied" | "expired";
 export interface RunControl {
   kill(reason: string | null): void;
   approvalDecided(approvalId: number, decision: ApprovalDecision): void;
+  /**
+   * Signals may have been missed (the listening connection dropped): read
+   * the run's kill mark and its pending approvals from the database and act
+   * on them. Also what the executing host calls right after attaching.
+   */
+  resync?(): void;
 }
 
 type Signal =
@@ -75,6 +82,7 @@ export interface AttachedRun {
 export class ProcessSignals {
   private readonly attached = new Map<number, RunControl>();
   private subscription: ListenSubscription | null = null;
+  private offGap: (() => void) | null = null;
   private readonly logger: Logger;
 
   constructor(private readonly options: ProcessSignalsOptions) {
@@ -83,10 +91,16 @@ export class ProcessSignals {
 
   /** Starts receiving control signals (every host that executes runs). */
   async start(): Promise<void> {
-    this.subscription ??= await this.options.listener.listen(SIGNALS_CHANNEL, (payload) => this.receive(payload));
+    if (this.subscription) return;
+    this.offGap = this.options.listener.onGap(() => {
+      for (const [processId, control] of [...this.attached]) this.call(processId, () => control.resync?.());
+    });
+    this.subscription = await this.options.listener.listen(SIGNALS_CHANNEL, (payload) => this.receive(payload));
   }
 
   async stop(): Promise<void> {
+    this.offGap?.();
+    this.offGap = null;
     await this.subscription?.close();
     this.subscription = null;
   }
@@ -132,9 +146,9 @@ export class ProcessSignals {
   // ---- the executing host ------------------------------------------------------------
 
   /**
-   * Takes the signals for a process this host is about to run, and gives
-   * the publisher of its live events. Attach before claiming (see the file
-   * comment); ending the publisher detaches.
+   * Takes the signals for a process this host just claimed, and gives the
+   * publisher of its live events; then call `control.resync()` once (see the
+   * file comment). Ending the publisher detaches.
    */
   attach(
     run: QueuedRun,
@@ -174,11 +188,23 @@ export class ProcessSignals {
     }
     const control = this.attached.get(signal.p);
     if (!control) return;
-    try {
+    this.call(signal.p, () => {
       if (signal.k === "kill") control.kill(signal.r ?? null);
       else if (signal.k === "approval") control.approvalDecided(signal.a, signal.d);
+    });
+  }
+
+  /** A control's failure is the run's business; it must not reach the listener (or the other runs). */
+  private call(processId: number, act: () => unknown): void {
+    try {
+      const result = act();
+      if (result instanceof Promise) {
+        result.catch((error) =>
+          this.logger.error("handling a process signal failed", { process: processId, error: messageOf(error) }),
+        );
+      }
     } catch (error) {
-      this.logger.error("handling a process signal failed", { process: signal.p, error: messageOf(error) });
+      this.logger.error("handling a process signal failed", { process: processId, error: messageOf(error) });
     }
   }
 }

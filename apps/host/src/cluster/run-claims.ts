@@ -12,9 +12,9 @@
  *
  * `RunClaims` is what the queue needs; `TableRunClaims` implements it on
  * `cluster_run_claims`, which the tests use and the wiring maps column by
- * column onto the executions table (`claimed_by`, `claimed_at`, and the
- * cancel flag and end the table already has): the SQL here is the SQL the
- * wiring runs there.
+ * column onto the executions table (new columns `claimed_by`, `claimed_at`,
+ * `kill_requested`; the end and exit state it already has): the SQL here is
+ * the SQL the wiring runs there.
  */
 import type { Queryable } from "./sql.js";
 
@@ -75,17 +75,35 @@ export class TableRunClaims implements RunClaims {
   }
 
   /**
-   * A kill of an execution nobody took yet: it ends here and no host will
-   * claim it. False when a host has it already (then the kill must reach
-   * that host: `ProcessSignals.kill`).
+   * Records a kill, the first step of killing a run from any host. A run
+   * nobody claimed yet is canceled here, and no host will ever claim it
+   * (`"canceled"`). A claimed run is marked, and the caller then signals the
+   * host that runs it (`"signal"`: `ProcessSignals.kill`); that host also
+   * reads the mark when it attaches the run and after a gap in its
+   * notifications, so a kill is never lost with a notification. An ended run
+   * has nothing to kill (`"ended"`).
    */
-  async cancelUnclaimed(executionId: number): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `UPDATE cluster_run_claims SET canceled = true, ended_at = now(), outcome = 'canceled'
-       WHERE execution_id = $1 AND claimed_by IS NULL AND ended_at IS NULL`,
+  async requestKill(executionId: number, tx?: Queryable): Promise<"canceled" | "signal" | "ended"> {
+    const { rows } = await (tx ?? this.db).query(
+      `UPDATE cluster_run_claims SET kill_requested = true,
+         canceled = canceled OR claimed_by IS NULL,
+         ended_at = CASE WHEN claimed_by IS NULL THEN now() ELSE ended_at END,
+         outcome = CASE WHEN claimed_by IS NULL THEN 'canceled' ELSE outcome END
+       WHERE execution_id = $1 AND ended_at IS NULL
+       RETURNING claimed_by AS "claimedBy"`,
       [executionId],
     );
-    return rowCount === 1;
+    const row = rows[0] as { claimedBy: string | null } | undefined;
+    if (!row) return "ended";
+    return row.claimedBy === null ? "canceled" : "signal";
+  }
+
+  /** Whether a kill was recorded for the run (the executing host asks when it attaches it, and after a gap). */
+  async killRequested(executionId: number): Promise<boolean> {
+    const { rows } = await this.db.query("SELECT kill_requested FROM cluster_run_claims WHERE execution_id = $1", [
+      executionId,
+    ]);
+    return rows[0]?.kill_requested === true;
   }
 
   /** The claiming host records the end; refused (false) when the run was already ended for it (it was lost). */
