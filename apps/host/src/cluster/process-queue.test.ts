@@ -198,6 +198,7 @@ describe("ProcessQueue", () => {
           return realClaims.claim(run, hostId);
         },
         unclaimed: (ids) => realClaims.unclaimed(ids),
+        claimedBy: (id) => realClaims.claimedBy(id),
       },
     });
     await enqueue(runs(1));
@@ -213,6 +214,29 @@ describe("ProcessQueue", () => {
     await eventually(async () => (await jobsLeft()) === 0);
     expect((await ranCounts()).get(1)).toEqual(["sweeper"]);
     expect(stalled.leases.isAlive()).toBe(true);
+  });
+
+  it("runs a run whose claim committed although its answer was lost, once", async () => {
+    const realClaims = new TableRunClaims(pool);
+    let failures = 0;
+    await startWorker("worker-1", {
+      claims: {
+        // The claim reaches the database, then the connection "drops" before the answer.
+        claim: async (run, hostId) => {
+          const claimed = await realClaims.claim(run, hostId);
+          if (failures++ < 3) throw new Error("Connection terminated unexpectedly");
+          return claimed;
+        },
+        unclaimed: (ids) => realClaims.unclaimed(ids),
+        claimedBy: (id) => realClaims.claimedBy(id),
+      },
+    });
+
+    await enqueue(runs(3));
+    await eventually(async () => (await ranCounts()).size === 3);
+    await eventually(async () => (await jobsLeft()) === 0);
+
+    expect([...(await ranCounts()).values()]).toEqual([["worker-1"], ["worker-1"], ["worker-1"]]);
   });
 
   it("a SIGKILLed worker's runs end `worker lost` through the reaper and are not run again", async () => {
@@ -247,7 +271,7 @@ describe("ProcessQueue", () => {
     const survivor = children.find((child) => child !== killed)!;
     killed.process.kill("SIGKILL");
 
-    // Reaped once its lease (2 s) ran out, with the runs it had claimed: the endless one among them.
+    // Reaped once its lease (3 s) ran out, with the runs it had claimed: the endless one among them.
     const report = await reports.next();
     expect(report.host).toBe(killed.hostId);
     expect(report.executionIds).toContain(1000);
@@ -286,7 +310,7 @@ describe("ProcessQueue", () => {
       process.execPath,
       ["--import", join(supportDir, "ts-register.mjs"), join(supportDir, "cluster-worker.ts")],
       {
-        env: { ...process.env, DATABASE_URL: url, HOST_ID: hostId, LEASE_MS: "2000" },
+        env: { ...process.env, DATABASE_URL: url, HOST_ID: hostId, LEASE_MS: "3000" },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );

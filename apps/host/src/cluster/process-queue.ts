@@ -175,6 +175,32 @@ export class ProcessQueue {
     return this.options.isAlive?.() ?? true;
   }
 
+  /**
+   * A claim that failed may still have committed (the connection dropped
+   * before its answer came): read who has the run. This host: its claim
+   * went through, run it. Another: drop the job. Nobody: claim again. If
+   * the database stays unreachable, queue the run again for any host
+   * (null: nothing more to do here).
+   */
+  private async settleUncertainClaim(run: QueuedRun, error: unknown): Promise<boolean | null> {
+    this.logger.warn("claiming a run failed; reading who has it", { ...run, error: messageOf(error) });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const owner = await this.options.claims.claimedBy(run.executionId);
+        if (owner === this.options.hostId) return true;
+        if (owner !== null) return false;
+        return this.alive() && (await this.options.claims.claim(run, this.options.hostId));
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
+    this.logger.error("the run's claim could not be settled; it is queued again for any host", { ...run });
+    await this.enqueue(run).catch((failure) =>
+      this.logger.error("queueing the run again failed too", { ...run, error: messageOf(failure) }),
+    );
+    return null;
+  }
+
   /** One delivered job: claim, run, and never let an error reach the library (it would record a failed attempt). */
   private async take(payload: unknown, handler: WorkerStart["handler"]): Promise<void> {
     const run = parseRun(payload);
@@ -187,14 +213,9 @@ export class ProcessQueue {
       // A host that lost its lease takes nothing; the claim's lease fence refuses it anyway.
       claimed = this.alive() && (await this.options.claims.claim(run, this.options.hostId));
     } catch (error) {
-      this.logger.error("claiming a run failed; it is queued again for any host", { ...run, error: messageOf(error) });
-      await this.enqueue(run).catch((failure) =>
-        this.logger.error("queueing the run again failed; the stranded sweep will", {
-          ...run,
-          error: messageOf(failure),
-        }),
-      );
-      return;
+      const settled = await this.settleUncertainClaim(run, error);
+      if (settled === null) return;
+      claimed = settled;
     }
     if (!claimed) {
       if (this.alive()) {

@@ -29,6 +29,8 @@ export interface RunClaims {
   claim(run: QueuedRun, hostId: string): Promise<boolean>;
   /** Of these executions, the ones nobody claimed that are still wanted (neither canceled nor ended). */
   unclaimed(executionIds: readonly number[]): Promise<number[]>;
+  /** The host that claimed the execution, or null (asked when a claim's answer was lost). */
+  claimedBy(executionId: number): Promise<string | null>;
 }
 
 /** An execution's claim row as the tests read it. */
@@ -72,6 +74,13 @@ export class TableRunClaims implements RunClaims {
       [executionIds],
     );
     return rows.map((row: { id: string }) => Number(row.id));
+  }
+
+  async claimedBy(executionId: number): Promise<string | null> {
+    const { rows } = await this.db.query("SELECT claimed_by FROM cluster_run_claims WHERE execution_id = $1", [
+      executionId,
+    ]);
+    return rows[0]?.claimed_by ?? null;
   }
 
   /**
