@@ -72,7 +72,9 @@ export class NotificationListener {
    * Calls `handler` with every payload sent on `channel`, from the moment
    * the returned promise resolves: by then the connection LISTENs, so a
    * notification committed afterwards is delivered (a reader can subscribe,
-   * then read the database, and miss nothing in between).
+   * then read the database, and miss nothing in between). While the
+   * connection is down it resolves at once; the reconnect LISTENs and then
+   * reports a gap, which subscribers answer by reading the database again.
    */
   async listen(channel: string, handler: NotificationHandler): Promise<ListenSubscription> {
     await this.start();
