@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS cluster_run_claims (
   claimed_at timestamptz,
   canceled boolean NOT NULL DEFAULT false,
   kill_requested boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
   ended_at timestamptz,
   outcome text
 );

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import type { WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually, Inbox } from "../../test/support/cluster.js";
@@ -46,7 +47,12 @@ describe("ProcessQueue", () => {
   /** A worker host in this process: its own pool, a lease, and the queue started with `worker`. */
   async function startWorker(
     hostId: string,
-    worker: Partial<WorkerStart> & { claims?: RunClaims; strandedAfterMs?: number } = {},
+    worker: Partial<WorkerStart> & {
+      claims?: RunClaims;
+      strandedAfterMs?: number;
+      /** Subscribes to the queue's events before it starts (so its first fetches are seen). */
+      observe?: (events: WorkerEvents) => void;
+    } = {},
   ): Promise<WorkerHost> {
     const hostPool = new pg.Pool({ connectionString: url, max: 8 });
     const leases = new HostLeases({ pool: hostPool, role: "worker", hostId, leaseMs: 10_000 });
@@ -66,6 +72,7 @@ describe("ProcessQueue", () => {
     const recordRun = async (run: QueuedRun) => {
       await hostPool.query("INSERT INTO ran (execution_id, host) VALUES ($1, $2)", [run.executionId, hostId]);
     };
+    worker.observe?.(queue.events);
     await queue.start({
       concurrency: worker.concurrency ?? 4,
       handler: worker.handler ?? recordRun,
@@ -125,9 +132,14 @@ describe("ProcessQueue", () => {
 
   it("picks a run up through NOTIFY, not polling", async () => {
     const started = new Inbox<QueuedRun>();
-    const worker = await startWorker("worker-1", { concurrency: 1, handler: async (run) => started.push(run) });
+    const looked = new Inbox<"empty">();
+    await startWorker("worker-1", {
+      concurrency: 1,
+      handler: async (run) => started.push(run),
+      observe: (events) => events.on("worker:getJob:empty", () => looked.push("empty")),
+    });
     // Idle: its first look found nothing, so without a notification it would look again only after the poll interval.
-    await new Promise((resolve) => worker.queue.events?.once("worker:getJob:empty", resolve));
+    await looked.next();
     expect(DEFAULT_POLL_INTERVAL_MS).toBe(60_000);
 
     await enqueue(runs(1));
@@ -137,9 +149,12 @@ describe("ProcessQueue", () => {
   }, 20_000);
 
   it("leaves a run in the queue while no worker has room, for a worker with room to take", async () => {
-    const full = await startWorker("full", { concurrency: 1, hasRoom: () => false });
     const looked = new Inbox<"empty">();
-    full.queue.events?.on("worker:getJob:empty", () => looked.push("empty"));
+    await startWorker("full", {
+      concurrency: 1,
+      hasRoom: () => false,
+      observe: (events) => events.on("worker:getJob:empty", () => looked.push("empty")),
+    });
     await looked.next();
 
     await enqueue(runs(1));
@@ -199,6 +214,7 @@ describe("ProcessQueue", () => {
         },
         unclaimed: (ids) => realClaims.unclaimed(ids),
         claimedBy: (id) => realClaims.claimedBy(id),
+        waiting: (ms) => realClaims.waiting(ms),
       },
     });
     await enqueue(runs(1));
@@ -216,6 +232,16 @@ describe("ProcessQueue", () => {
     expect(stalled.leases.isAlive()).toBe(true);
   });
 
+  it("queues again a run left without a job, and runs it once", async () => {
+    // The run's row exists but its job is gone (its enqueue was lost with the database): nothing would deliver it.
+    await claims.record({ processId: 1, executionId: 1 });
+    await startWorker("sweeper", { strandedAfterMs: 300 });
+
+    await eventually(async () => (await ranCounts()).size === 1);
+    await eventually(async () => (await jobsLeft()) === 0);
+    expect((await ranCounts()).get(1)).toEqual(["sweeper"]);
+  });
+
   it("runs a run whose claim committed although its answer was lost, once", async () => {
     const realClaims = new TableRunClaims(pool);
     let failures = 0;
@@ -229,6 +255,7 @@ describe("ProcessQueue", () => {
         },
         unclaimed: (ids) => realClaims.unclaimed(ids),
         claimedBy: (id) => realClaims.claimedBy(id),
+        waiting: (ms) => realClaims.waiting(ms),
       },
     });
 

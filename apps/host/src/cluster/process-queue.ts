@@ -18,8 +18,9 @@
  *   before it claimed the execution leaves a job no-one will take again
  *   (its attempt is used up). The stranded sweep (`requeueStranded`, run by
  *   every worker host) finds such jobs — locked longer than the lease,
- *   their execution still unclaimed — and enqueues the run again; the claim
- *   keeps that safe even if the slow host wakes up. A host that dies after
+ *   their execution still unclaimed — and runs with no live job at all, and
+ *   enqueues the run again; the claim keeps that safe even if the slow host
+ *   wakes up. A host that dies after
  *   claiming is the lease reaper's: its runs end `failed` with
  *   `interrupted: worker lost` and are never re-run.
  * - **Capacity.** A worker runs at most `concurrency` runs and fetches a job
@@ -31,6 +32,7 @@
  * - **Roles.** An `api` host only calls `enqueue`; `start` is for `all` and
  *   `worker` hosts.
  */
+import { EventEmitter } from "node:events";
 import type { Logger } from "@cyrnel/sdk";
 import {
   Logger as GraphileLogger,
@@ -110,6 +112,7 @@ export class ProcessQueue {
       throw new Error("concurrency must be an integer ≥ 1");
     }
     const task: Task = async (payload) => this.take(payload, worker.handler);
+    const listening = this.kickAfterEveryListen(worker.concurrency);
     this.runner = await run({
       pgPool: this.options.pool,
       concurrency: worker.concurrency,
@@ -118,8 +121,11 @@ export class ProcessQueue {
       noHandleSignals: true,
       logger: graphileLogger(this.logger),
       taskList: { [RUN_TASK]: task },
+      events: this.events,
       forbiddenFlags: () => (this.alive() && (worker.hasRoom?.() ?? true) ? null : [RUN_FLAG]),
     });
+    // Started means "notified of new runs": a caller may enqueue and expect a prompt pickup from here on.
+    await listening;
     const sweepEvery = Math.max(50, Math.floor(this.strandedAfterMs / 2));
     this.sweepTimer = setInterval(() => {
       this.requeueStranded().catch((error) =>
@@ -129,29 +135,51 @@ export class ProcessQueue {
     this.sweepTimer.unref();
   }
 
-  /** The library's events (job started, worker found nothing, …), for observing the queue; null before `start`. */
-  get events(): WorkerEvents | null {
-    return this.runner?.events ?? null;
-  }
+  /**
+   * The library's events (job started, worker found nothing, …), for
+   * observing the queue; subscribe before `start` to see its first fetches.
+   */
+  readonly events: WorkerEvents = new EventEmitter() as WorkerEvents;
 
   /**
-   * Enqueues again every run whose job was locked longer than
-   * `strandedAfterMs` while nobody claimed its execution: the worker that
-   * locked it died before claiming. Resolves the runs enqueued again.
+   * The sweep every worker host runs: enqueues again every run that should
+   * be waiting for a worker but has no job that will ever deliver it —
+   * - its job was locked longer than `strandedAfterMs` while nobody claimed
+   *   its execution (the worker that locked it died before claiming), or
+   * - it has no live job at all (an enqueue that could not be repeated when
+   *   the database failed under a claim) and waited longer than that.
+   * The claim keeps this safe if the job was merely slow. Resolves the runs
+   * enqueued again.
    */
   async requeueStranded(): Promise<QueuedRun[]> {
-    const { rows } = await this.options.pool.query(
+    const { pool, claims } = this.options;
+    const { rows } = await pool.query(
       `SELECT key FROM graphile_worker.jobs
        WHERE task_identifier = $1 AND key IS NOT NULL AND locked_at < now() - $2 * interval '1 millisecond'`,
       [RUN_TASK, this.strandedAfterMs],
     );
     const locked = rows.flatMap((row: { key: string }) => parseRunKey(row.key) ?? []);
-    if (locked.length === 0) return [];
-    const wanted = new Set(await this.options.claims.unclaimed(locked.map((run) => run.executionId)));
-    const stranded = locked.filter((run) => wanted.has(run.executionId));
+    const unclaimed = new Set(await claims.unclaimed(locked.map((run) => run.executionId)));
+    const stranded = locked.filter((run) => unclaimed.has(run.executionId));
+
+    const waiting = await claims.waiting(this.strandedAfterMs);
+    if (waiting.length > 0) {
+      // A job that is available or locked will deliver its run; one that failed for good (attempts used, unlocked) not.
+      const { rows: live } = await pool.query(
+        `SELECT key FROM graphile_worker.jobs
+         WHERE key = ANY($1) AND (locked_at IS NOT NULL OR attempts < max_attempts)`,
+        [waiting.map(runKey)],
+      );
+      const delivered = new Set(live.map((row: { key: string }) => row.key));
+      const known = new Set(stranded.map((run) => run.executionId));
+      stranded.push(...waiting.filter((run) => !delivered.has(runKey(run)) && !known.has(run.executionId)));
+    }
+
     for (const run of stranded) {
-      this.logger.warn("a run's job was taken by a host that never claimed it; queued again", { ...run });
-      // Same key: graphile-worker retires the locked job (clears its key) and adds a fresh one.
+      this.logger.warn("a run had no job that would deliver it (a host died before claiming it); queued again", {
+        ...run,
+      });
+      // Same key: graphile-worker retires a locked job with it (clears its key) and adds a fresh one.
       await this.enqueue(run);
     }
     return stranded;
@@ -199,6 +227,42 @@ export class ProcessQueue {
       this.logger.error("queueing the run again failed too", { ...run, error: messageOf(failure) }),
     );
     return null;
+  }
+
+  /**
+   * graphile-worker's workers make their first fetch while its LISTEN
+   * connection is still being set up (and it sets one up again after a
+   * drop): a run enqueued in between would wait for the poll (60 s). So,
+   * each time its LISTEN is in place, this host sends one `jobs:insert`
+   * notification of its own (the library's channel and payload), which
+   * wakes idle workers to fetch once more. Resolves after the first time,
+   * or after 10 s without a listening connection (polling still works).
+   */
+  private kickAfterEveryListen(concurrency: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const giveUp = setTimeout(resolve, 10_000);
+      giveUp.unref();
+      this.events.on("pool:listen:success", ({ client }) => {
+        // The library sends its LISTEN on this client right after this event: a query queued behind it on the same
+        // connection completes after the LISTEN has.
+        setImmediate(() => {
+          client
+            .query("SELECT 1")
+            .then(() =>
+              this.options.pool.query("SELECT pg_notify('jobs:insert', $1)", [JSON.stringify({ count: concurrency })]),
+            )
+            .catch((error) =>
+              this.logger.warn("waking the queue's workers after it started listening failed", {
+                error: messageOf(error),
+              }),
+            )
+            .finally(() => {
+              clearTimeout(giveUp);
+              resolve();
+            });
+        });
+      });
+    });
   }
 
   /** One delivered job: claim, run, and never let an error reach the library (it would record a failed attempt). */

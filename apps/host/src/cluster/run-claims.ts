@@ -31,6 +31,8 @@ export interface RunClaims {
   unclaimed(executionIds: readonly number[]): Promise<number[]>;
   /** The host that claimed the execution, or null (asked when a claim's answer was lost). */
   claimedBy(executionId: number): Promise<string | null>;
+  /** Runs nobody claimed, still wanted, created more than `olderThanMs` ago (the sweep checks they have a job). */
+  waiting(olderThanMs: number): Promise<QueuedRun[]>;
 }
 
 /** An execution's claim row as the tests read it. */
@@ -74,6 +76,20 @@ export class TableRunClaims implements RunClaims {
       [executionIds],
     );
     return rows.map((row: { id: string }) => Number(row.id));
+  }
+
+  async waiting(olderThanMs: number): Promise<QueuedRun[]> {
+    const { rows } = await this.db.query(
+      `SELECT execution_id AS "executionId", process_id AS "processId" FROM cluster_run_claims
+       WHERE claimed_by IS NULL AND NOT canceled AND ended_at IS NULL
+         AND created_at < now() - $1 * interval '1 millisecond'
+       ORDER BY execution_id LIMIT 1000`,
+      [olderThanMs],
+    );
+    return rows.map((row: { executionId: string; processId: string }) => ({
+      executionId: Number(row.executionId),
+      processId: Number(row.processId),
+    }));
   }
 
   async claimedBy(executionId: number): Promise<string | null> {
