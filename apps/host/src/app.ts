@@ -9,17 +9,12 @@ import { Hono } from "hono";
 import { BUILTIN_MODULES } from "./builtin-modules.js";
 import { ConfigError, type HostConfig } from "./config.js";
 import { secureDataDir } from "./data-dir.js";
-import { type Db, openDatabase } from "./db/client.js";
-import { SpaceReclaimer } from "./db/space.js";
+import { openStore, type Store } from "./db/store.js";
 import { EnvironmentDocs } from "./domain/environment-docs.js";
 import { ApiKeys } from "./domain/governance/api-keys.js";
-import { ApprovalStore } from "./domain/governance/approval-store.js";
 import { Approvals } from "./domain/governance/approvals.js";
 import { CallLog } from "./domain/governance/call-log.js";
-import { CallStore } from "./domain/governance/call-store.js";
-import { KeyStore } from "./domain/governance/key-store.js";
 import { Policies } from "./domain/governance/policies.js";
-import { PolicyStore } from "./domain/governance/policy-store.js";
 import { visibleCatalog } from "./domain/governance/visible-catalog.js";
 import { hostHealth } from "./domain/host-health.js";
 import { ModuleEntries } from "./domain/modules/module-entries.js";
@@ -28,22 +23,20 @@ import { ModuleInstaller } from "./domain/modules/module-installer.js";
 import { ModuleLoader } from "./domain/modules/module-loader.js";
 import { ModuleQuarantine } from "./domain/modules/module-quarantine.js";
 import { ModuleRegistry } from "./domain/modules/module-registry.js";
-import { ModuleStore } from "./domain/modules/module-store.js";
+import { ModuleRows } from "./domain/modules/module-rows.js";
 import { ProcessRunner } from "./domain/processes/process-runner.js";
-import { ProcessStore } from "./domain/processes/process-store.js";
 import { Registries } from "./domain/registries/registries.js";
 import { RegistryClient } from "./domain/registries/registry-client.js";
-import { RegistryStore } from "./domain/registries/registry-store.js";
 import { RegistryServiceInstalls } from "./domain/registries/service-installs.js";
 import { loadSecretsKey } from "./domain/secrets/key-file.js";
 import { SecretBox } from "./domain/secrets/secret-box.js";
 import { SecretMasks } from "./domain/secrets/secret-masks.js";
 import { SecretStore } from "./domain/secrets/secret-store.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
-import { ServiceStore } from "./domain/services/service-store.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
 import { CyrnelError, messageOf } from "./errors.js";
 import { bearerAuth } from "./http/auth.js";
+import { type ConsoleBuild, findConsoleBuild, mountConsole } from "./http/console-assets.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
@@ -67,28 +60,30 @@ import { systemRoutes } from "./routes/system/routes.js";
 import { toolRoutes } from "./routes/tools/routes.js";
 import { HOST_VERSION } from "./version.js";
 
-/** Free pages and the WAL are also given back on this schedule (and after large deletes, and at shutdown). */
-const RECLAIM_INTERVAL_MS = 10 * 60 * 1000;
-
 export interface HostOptions {
   logger?: HostLogger;
   /** Built-in modules; defaults to the bundled ones. */
   builtins?: ModuleFactory[];
   /** Check every JSON response against its declared schema (tests turn this on). */
   validateResponses?: boolean;
+  /** Where the web console's build is; defaults to the `@cyrnel/console` package's `dist/`. */
+  consoleBuild?: ConsoleBuild;
 }
 
 export interface Host {
   app: Hono;
   config: HostConfig;
   logger: HostLogger;
-  db: Db;
+  /** The stores, on the configured dialect. */
+  store: Store;
   modules: ModuleRegistry;
   services: ServiceLifecycle;
   gate: ToolGate;
   processes: ProcessRunner;
   keys: ApiKeys;
   routes: RouteDefinition[];
+  /** The web console served at /ui/, or why it is not. */
+  console: ConsoleBuild;
   /** Stop accepting work, cancel running processes, tear modules down, close the database. */
   stop(): Promise<void>;
 }
@@ -96,53 +91,55 @@ export interface Host {
 export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
   const logger = options.logger ?? createLogger(config.logLevel);
   secureDataDir(config.dataDir);
-  const db = openDatabase(join(config.dataDir, "data.db"));
-  const keys = new ApiKeys(new KeyStore(db), config.apiKey);
+  const db = await openStore({
+    config,
+    onUpkeepError: (error) =>
+      logger.warn("background database work failed; it is tried again", { error: messageOf(error) }),
+  });
+  const keys = new ApiKeys(db.keys, config.apiKey);
   try {
-    refuseAnonymousExposure(config, keys);
+    await refuseAnonymousExposure(config, keys);
   } catch (error) {
-    db.$client.close();
+    await db.close();
     throw error;
   }
-  const space = new SpaceReclaimer(db.$client, (error) =>
-    logger.warn("giving database space back failed; retried later", { error: messageOf(error) }),
-  );
-  space.start(RECLAIM_INTERVAL_MS);
 
   const box = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir, logger), config.previousSecretsKeys);
-  const secrets = new SecretStore(db, box);
-  const rotation = secrets.rotate();
+  const secrets = new SecretStore(db.secrets, box);
+  const rotation = await secrets.rotate();
   if (rotation.rotated > 0) logger.info("re-encrypted secrets under the current key", { count: rotation.rotated });
   for (const owner of rotation.unreadable) {
     logger.error("a secret was sealed with an unknown key; add it to CYRNEL_SECRETS_PREVIOUS_KEYS", { owner });
   }
 
   const validator = new SchemaValidator();
-  const store = new ServiceStore(db);
-  const moduleStore = new ModuleStore(db);
-  const processStore = new ProcessStore(db);
+  const store = db.services;
+  const moduleStore = new ModuleRows(db.modules);
+  await moduleStore.load();
+  const processStore = db.processes;
 
   // Governance: policies decide what a call gets, approvals hold the calls under `ask`, every call is recorded. What
   // they publish goes to the process runner (built below; these callbacks only run once calls are made).
-  const policies = new Policies(new PolicyStore(db), store);
+  const policies = new Policies(db.policies, store);
   const approvals = new Approvals({
-    store: new ApprovalStore(db),
+    store: db.approvals,
     logger,
     timeoutMs: config.approvalTimeoutMs,
     onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
     onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
   });
   const calls = new CallLog({
-    store: new CallStore(db),
+    store: db.calls,
     logger,
     onCall: (record) => {
       if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
     },
   });
+  await calls.start();
   calls.keepFor(config.callsRetentionDays);
-  const expired = approvals.expireLeftovers();
+  const expired = await approvals.expireLeftovers();
   if (expired > 0) logger.warn("approvals pending at the last shutdown expired", { count: expired });
-  const interrupted = processStore.markInterrupted();
+  const interrupted = await processStore.markInterrupted();
   if (interrupted > 0)
     logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
 
@@ -161,7 +158,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     definitionLimitBytes: config.definitionLimitBytes,
     downloadTimeoutMs: config.downloadTimeoutMs,
     denyPrivateDownloads: config.downloadDenyPrivate,
-    spaceFreed: () => space.soon(),
+    spaceFreed: () => db.spaceFreed(),
   });
   const gate = new ToolGate({
     store,
@@ -190,7 +187,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     pendingApprovals: (processId) => approvals.pendingOf(processId),
     runEnding: (processId, reason) => approvals.expireProcess(processId, reason),
     callCounts: (processId) => calls.countsOfLatestRun(processId),
-    catalog: (caller) => visibleCatalog(store.catalog(), caller),
+    catalog: async (caller) => visibleCatalog(await store.catalog(), caller),
     caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId) => store.toolsJson(serviceId),
   });
@@ -232,7 +229,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     timeoutMs: config.downloadTimeoutMs,
     denyPrivate: config.downloadDenyPrivate,
   });
-  const registries = new Registries({ store: new RegistryStore(db), client: registryClient, logger });
+  const registries = new Registries({ store: db.registries, client: registryClient, logger });
   const registryInstalls = new RegistryServiceInstalls({
     client: registryClient,
     services,
@@ -310,6 +307,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ms: Math.round(performance.now() - started),
     });
   });
+  // The console's files hold no data and need no key (its API calls carry one), so they are mounted before auth.
+  const consoleBuild = options.consoleBuild ?? findConsoleBuild();
+  if ("missing" in consoleBuild) {
+    logger.warn("the web console is not available; /ui/ answers 404", { reason: consoleBuild.missing });
+  }
+  mountConsole(app, consoleBuild);
   const publicRequests = new Set(publicRoutes.map((route) => `${route.method.toUpperCase()} ${route.path}`));
   app.use(
     "*",
@@ -326,13 +329,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     app,
     config,
     logger,
-    db,
+    store: db,
     modules: moduleRegistry,
     services,
     gate,
     processes: runner,
     keys,
     routes,
+    console: consoleBuild,
     async stop() {
       stopping = true;
       // Running processes end `canceled`, which also answers requests blocked on them; then in-flight requests finish.
@@ -344,10 +348,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
         });
       }
       await moduleRegistry.stop();
-      calls.stop();
-      space.stop();
-      space.reclaim();
-      db.$client.close();
+      await calls.stop();
+      await db.close();
     },
   };
 }
@@ -358,8 +360,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
  * operator created keys (while it listened on loopback) may then listen
  * anywhere without CYRNEL_API_KEY.
  */
-function refuseAnonymousExposure(config: HostConfig, keys: ApiKeys): void {
-  if (config.allowAnonymous || isLoopbackListenAddress(config.host) || keys.required()) return;
+async function refuseAnonymousExposure(config: HostConfig, keys: ApiKeys): Promise<void> {
+  if (config.allowAnonymous || isLoopbackListenAddress(config.host) || (await keys.required())) return;
   throw new ConfigError(
     "CYRNEL_API_KEY",
     `not set and no API key is stored, so anyone who can reach ${config.host} could use this host: set ` +

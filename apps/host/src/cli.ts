@@ -12,7 +12,7 @@ import { servicesCommand } from "./cli/services-command.js";
 import { toolsCommand } from "./cli/tools-command.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { messageOf } from "./errors.js";
-import { createLogger } from "./log.js";
+import { createLogger, withoutUrlPasswords } from "./log.js";
 import { guardProcessExit, reportUnexpectedExit } from "./process-guard.js";
 import { startServer } from "./server.js";
 import { HOST_VERSION } from "./version.js";
@@ -97,7 +97,8 @@ async function start(_args: string[]): Promise<number> {
     server = await startServer(config, { logger });
   } catch (error) {
     logger.error("could not start", { error: messageOf(error) });
-    process.stderr.write(`cyrnel: could not start: ${messageOf(error)}\n`);
+    // Redacted like the log: a database driver's message may carry the URL it could not use.
+    process.stderr.write(`cyrnel: could not start: ${withoutUrlPasswords(messageOf(error))}\n`);
     startup.settled();
     return exit(1);
   }

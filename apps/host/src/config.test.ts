@@ -17,6 +17,8 @@ describe("loadConfig", () => {
     ["CYRNEL_CALLS_RETENTION_DAYS", "0", ""],
     ["CYRNEL_CALLS_RETENTION_DAYS", "a week", ""],
     ["CYRNEL_ALLOW_ANONYMOUS", "yes please", ""],
+    ["CYRNEL_DATABASE_URL", "mysql://root:hunter2@db/cyrnel", "postgres://"],
+    ["CYRNEL_DATABASE_URL", "not a url hunter2", "not a URL"],
     ["CYRNEL_MCP_WAIT_MS", "-1", "must be an integer"],
     ["CYRNEL_MCP_WAIT_MS", "2147483648", "between 0 and 2147483647"],
   ])("refuses %s=%s with an error naming the variable", (variable, value, mentions) => {
@@ -30,6 +32,14 @@ describe("loadConfig", () => {
     expect((thrown as ConfigError).variable.startsWith(variable)).toBe(true);
     expect((thrown as ConfigError).message).toContain(variable);
     expect((thrown as ConfigError).message).toContain(mentions);
+    expect((thrown as ConfigError).message).not.toContain("hunter2");
+  });
+
+  it("takes a PostgreSQL URL as it is, and SQLite when none is set", () => {
+    const url = "postgresql://cyrnel:secret@127.0.0.1:5432/cyrnel?sslmode=disable";
+    expect(loadConfig({ CYRNEL_DATABASE_URL: url }).databaseUrl).toBe(url);
+    expect(loadConfig({ CYRNEL_DATABASE_URL: "postgres://db/cyrnel" }).databaseUrl).toBe("postgres://db/cyrnel");
+    expect(loadConfig({}).databaseUrl).toBeNull();
   });
 
   it("takes the defaults for unset and blank variables", () => {

@@ -11,6 +11,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface HostConfig {
   /** `CYRNEL_DATA_DIR`: holds data.db, modules/ and (without a configured key) secrets.key. */
   dataDir: string;
+  /**
+   * `CYRNEL_DATABASE_URL`: a `postgres://` or `postgresql://` URL puts every store in that PostgreSQL database;
+   * `null` (the default) keeps them in SQLite, `<dataDir>/data.db`. It may carry a password: never log it.
+   */
+  databaseUrl: string | null;
   /** `CYRNEL_SECRETS_KEY`: 32-byte AES key; `null` means use or create `<dataDir>/secrets.key`. */
   secretsKey: Buffer | null;
   /** `CYRNEL_SECRETS_PREVIOUS_KEYS`: older keys that can still decrypt values (re-encrypted at startup). */
@@ -95,6 +100,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
 
   return {
     dataDir: resolve(read("CYRNEL_DATA_DIR") ?? ".cyrnel"),
+    databaseUrl: databaseUrl("CYRNEL_DATABASE_URL", read("CYRNEL_DATABASE_URL")),
     secretsKey: parseKey("CYRNEL_SECRETS_KEY", read("CYRNEL_SECRETS_KEY")),
     previousSecretsKeys: (read("CYRNEL_SECRETS_PREVIOUS_KEYS") ?? "")
       .split(",")
@@ -160,6 +166,24 @@ export function loadConfig(env: Env = process.env): HostConfig {
 /** `CYRNEL_MCP_WAIT_MS`, read here for the host and by `cyrnel mcp` for itself. */
 export function mcpWaitMs(value: string | undefined, variable = "CYRNEL_MCP_WAIT_MS"): number {
   return integer(variable, value, DEFAULT_MCP_WAIT_MS, 0, MAX_TIMER_MS);
+}
+
+/** The message never repeats the value: it may hold the database password. */
+function databaseUrl(variable: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(variable, "is not a URL; expected postgres://user:password@host:port/database");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new ConfigError(
+      variable,
+      `must be a postgres:// or postgresql:// URL (got ${url.protocol}//…); leave it unset to use SQLite`,
+    );
+  }
+  return value;
 }
 
 function parseKey(variable: string, value: string | undefined): Buffer | null {

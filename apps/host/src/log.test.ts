@@ -38,4 +38,12 @@ describe("log lines", () => {
     logger.info("hello", { apiKey: "k".repeat(10), count: 3, ok: true });
     expect(entries()[0]).toMatchObject({ msg: "hello", apiKey: "[redacted]", count: 3, ok: true });
   });
+
+  it("never carry the password of a URL, in any field, the message or an error", () => {
+    const { logger, lines } = capture();
+    const url = "postgres://cyrnel:hunter2@db.internal:5432/cyrnel";
+    logger.error(`cannot reach ${url}`, { target: url, error: new Error(`connect ${url} failed`), nested: [{ url }] });
+    expect(lines[0]).not.toContain("hunter2");
+    expect(lines[0]).toContain("postgres://cyrnel:[redacted]@db.internal:5432/cyrnel");
+  });
 });

@@ -40,7 +40,7 @@ export function createLogger(
     const entry = {
       time: new Date().toISOString(),
       level: at,
-      msg: cutText(String(message), MAX_LOG_STRING_CHARS),
+      msg: cutText(withoutUrlPasswords(String(message)), MAX_LOG_STRING_CHARS),
       ...redact(base),
       ...redact(fields ?? {}),
     };
@@ -64,12 +64,22 @@ export function redact(fields: Record<string, unknown>, depth = 0): Record<strin
 }
 
 function redactValue(value: unknown, depth: number): unknown {
-  if (value instanceof Error) return { name: value.name, message: cutText(value.message, MAX_LOG_STRING_CHARS) };
-  if (typeof value === "string") return cutText(value, MAX_LOG_STRING_CHARS);
+  if (value instanceof Error) {
+    return { name: value.name, message: cutText(withoutUrlPasswords(value.message), MAX_LOG_STRING_CHARS) };
+  }
+  if (typeof value === "string") return cutText(withoutUrlPasswords(value), MAX_LOG_STRING_CHARS);
   if (value === null || typeof value !== "object") return value;
   if (depth > MAX_DEPTH) return "[truncated]";
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
   return redact(value as Record<string, unknown>, depth);
+}
+
+/**
+ * The password of any URL in a logged string (`postgres://user:password@host`, as CYRNEL_DATABASE_URL or a
+ * driver's message may carry it), whatever the field is called.
+ */
+export function withoutUrlPasswords(text: string): string {
+  return text.includes("://") ? text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s@]*@/gi, "$1[redacted]@") : text;
 }
 
 /** The entry as one line of at most {@link MAX_LOG_LINE_CHARS}: too long, it keeps the message and short fields. */

@@ -26,6 +26,7 @@ export async function startServer(config: HostConfig, options: HostOptions = {})
     host: config.host,
     port,
     version: HOST_VERSION,
+    ...("dir" in host.console && { console: `http://${config.host}:${port}/ui/` }),
   });
 
   let closing: Promise<void> | undefined;

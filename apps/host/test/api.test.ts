@@ -106,4 +106,27 @@ describe("startup configuration", () => {
     expect(code).toBe(1);
     expect(host.output.join("\n")).toContain("cyrnel: invalid configuration: CYRNEL_SECRETS_KEY");
   });
+
+  it("refuses a database URL that is not PostgreSQL's, naming the variable and never its password", async () => {
+    const host = await startHost({
+      env: { CYRNEL_DATABASE_URL: "mysql://root:hunter2@127.0.0.1/cyrnel" },
+      expectListening: false,
+    });
+    expect(await host.waitForExit()).toBe(1);
+    const output = host.output.join("\n");
+    expect(output).toContain("cyrnel: invalid configuration: CYRNEL_DATABASE_URL");
+    expect(output).not.toContain("hunter2");
+  });
+
+  it("stops when PostgreSQL cannot be reached, without printing the URL's password", async () => {
+    // Port 1 on loopback: nothing listens there.
+    const host = await startHost({
+      env: { CYRNEL_DATABASE_URL: "postgres://cyrnel:hunter2@127.0.0.1:1/cyrnel" },
+      expectListening: false,
+    });
+    expect(await host.waitForExit()).toBe(1);
+    const output = host.output.join("\n");
+    expect(output).toContain("cyrnel: could not start");
+    expect(output).not.toContain("hunter2");
+  });
 });

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { everyRowText, testDialect } from "./support/database.js";
 import { startHost, type TestHost } from "./support/host.js";
 import { followProcess, readEvents } from "./support/process-events.js";
 import { type ShopApi, shopDocument, startShopApi } from "./support/shop-api.js";
@@ -478,6 +479,7 @@ describe("call records", () => {
     for (const file of readdirSync(host.dataDir).filter((name) => name.startsWith("data.db"))) {
       expect(readFileSync(join(host.dataDir, file)).includes(SHOP_KEY), file).toBe(false);
     }
+    if (testDialect() === "postgres") expect(await everyRowText(host.dataDir)).not.toContain(SHOP_KEY);
     await setPolicy({ rules: [] });
   });
 });

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { packModule, publishArchive } from "./support/archives.js";
+import { queryDatabase, testDialect } from "./support/database.js";
 import { fixturesDir, restart, startHost, type TestHost, tempDir } from "./support/host.js";
 
 /**
@@ -67,9 +67,9 @@ describe("module code that hangs or exits, found at start", () => {
 
   it("starts again without loading the quarantined modules, even with the exiting one enabled", async () => {
     await host.stop();
-    const db = new Database(join(host.dataDir, "data.db"));
-    db.prepare("update modules set enabled = 1 where id = 'exit-setup'").run();
-    db.close();
+    await queryDatabase(host.dataDir, "update modules set enabled = ? where id = 'exit-setup'", [
+      testDialect() === "postgres" ? true : 1,
+    ]);
     host = track(await restart(host, { env }));
     const byId = await modulesById(host);
     for (const id of ["hang-import", "hang-instantiate"]) {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { testDialect } from "./support/database.js";
 import { restart, startHost, type TestHost } from "./support/host.js";
 import { enableRecorder, hookCalls, hooksSince, installRecorded, recorderDefinition } from "./support/recorder.js";
 
@@ -68,10 +69,13 @@ describe("SIGKILL", () => {
     await host.kill();
     await Promise.all(installs);
 
-    const db = new Database(join(host.dataDir, "data.db"));
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    expect(db.pragma("foreign_key_check")).toEqual([]);
-    db.close();
+    // PostgreSQL's own recovery is not ours to test; on SQLite the file must have survived the kill intact.
+    if (testDialect() === "sqlite") {
+      const db = new Database(join(host.dataDir, "data.db"));
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      expect(db.pragma("foreign_key_check")).toEqual([]);
+      db.close();
+    }
 
     const again = track(await restart(host));
     const services = (await again.api("GET", "/services")).body.items;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { queryDatabase } from "./support/database.js";
 import { restart, startHost, type TestHost } from "./support/host.js";
 import { enableRecorder, installRecorded } from "./support/recorder.js";
 
@@ -124,20 +124,18 @@ describe("keys", () => {
     await enableRecorder(host);
     await installRecorded(host, "rotated", [{ id: "length", behavior: "secretLength" }], { extra: { secretsSchema } });
     await host.api("PATCH", "/services/rotated/secrets", { token: "rotate-me-please" });
-    const keyIds = () => {
-      const db = new Database(join(host.dataDir, "data.db"), { readonly: true });
-      const ids = db.prepare("select distinct key_id as id from secrets").all();
-      db.close();
-      return ids.map((row) => (row as { id: string }).id);
-    };
-    const [underA] = keyIds();
+    const keyIds = async () =>
+      (await queryDatabase<{ id: string }>(host.dataDir, "select distinct key_id as id from secrets")).map(
+        (row) => row.id,
+      );
+    const [underA] = await keyIds();
 
     const rotated = track(
       await restart(host, { env: { CYRNEL_SECRETS_KEY: keyB, CYRNEL_SECRETS_PREVIOUS_KEYS: keyA } }),
     );
     await rotated.waitForLog((entry) => entry.msg === "re-encrypted secrets under the current key");
-    expect(keyIds()).toHaveLength(1);
-    expect(keyIds()[0]).not.toBe(underA);
+    expect(await keyIds()).toHaveLength(1);
+    expect((await keyIds())[0]).not.toBe(underA);
     await rotated.api("POST", "/services/rotated/enabled", { enabled: true });
     expect((await rotated.api("POST", "/tools/rotated/length/invoke", { parameters: {} })).body.result.length).toBe(16);
 

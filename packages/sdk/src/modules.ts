@@ -183,9 +183,9 @@ export interface EnvironmentModule extends Module {
    * Optional (a cyrnel extension): whether one more execution would be
    * taken now (run or queued) or is past the environment's capacity. The
    * host asks right before it records a run and, when admitted, calls
-   * `execute` in the same synchronous turn, so nothing can take the place
-   * in between: an environment that counts its executions synchronously in
-   * `execute` needs no reservation. Must be synchronous, cheap and must not
+   * `execute` before it asks about any other submission, so nothing can
+   * take the place in between: an environment that counts its executions
+   * synchronously in `execute` needs no reservation. Must be synchronous, cheap and must not
    * throw. Without it every submission is admitted, and an environment past
    * its capacity can only fail the execution.
    */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectHost, Inbox, type TestHostConnections } from "../../test/support/cluster.js";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { ChangeFeed, encodeChange, type ReceivedChange } from "./change-feed.js";
 import { inTransaction } from "./sql.js";
 

@@ -10,7 +10,7 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectHost, Inbox, type TestHostConnections } from "../../test/support/cluster.js";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { ChangeFeed, type ReceivedChange } from "./change-feed.js";
 import { ensureClusterSchema } from "./cluster-schema.js";
 import { HostLeases, type HostRole } from "./host-leases.js";

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually, Inbox } from "../../test/support/cluster.js";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { ensureClusterSchema } from "./cluster-schema.js";
 import { HostLeases, type HostRecord } from "./host-leases.js";
 
@@ -97,7 +97,9 @@ describe("HostLeases", () => {
     paused.onLost(lost.push);
     const other = host({
       hostId: "other",
-      onHostsLost: async (hosts) => hosts.forEach((h) => reaped.push(h.id)),
+      onHostsLost: async (hosts) => {
+        for (const lost of hosts) reaped.push(lost.id);
+      },
     });
     await paused.start();
     await other.start();

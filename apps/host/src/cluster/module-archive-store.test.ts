@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { ensureClusterSchema } from "./cluster-schema.js";
 import { ModuleArchiveStore } from "./module-archive-store.js";
 import { inTransaction } from "./sql.js";

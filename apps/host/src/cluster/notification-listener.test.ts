@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Inbox } from "../../test/support/cluster.js";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { NotificationListener, quoteChannel } from "./notification-listener.js";
 
 const postgres = usePostgres();

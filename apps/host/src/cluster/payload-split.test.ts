@@ -1,6 +1,6 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { jsonStringBytes, splitForPayload } from "./payload-split.js";
 import { NOTIFY_PAYLOAD_LIMIT } from "./sql.js";
 

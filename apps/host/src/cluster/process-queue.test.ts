@@ -4,7 +4,7 @@ import type { WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually, Inbox } from "../../test/support/cluster.js";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { ensureClusterSchema } from "./cluster-schema.js";
 import { HostLeases } from "./host-leases.js";
 import { DEFAULT_POLL_INTERVAL_MS, ProcessQueue, type WorkerStart } from "./process-queue.js";

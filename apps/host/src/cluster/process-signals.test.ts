@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectHost, Inbox, type TestHostConnections } from "../../test/support/cluster.js";
-import { usePostgres } from "../../test/support/postgres.js";
+import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { type ApprovalDecision, ProcessSignals, type RunControl } from "./process-signals.js";
 import type { FollowEvent, RunEvent, RunSnapshot, StreamName } from "./run-events.js";
 import { inTransaction } from "./sql.js";

@@ -49,7 +49,7 @@
 import type { Logger } from "@cyrnel/sdk";
 import type pg from "pg";
 import type { ListenSubscription, NotificationListener } from "./notification-listener.js";
-import { jsonStringBytes, splitForPayload } from "./payload-split.js";
+import { splitForPayload } from "./payload-split.js";
 import { messageOf, NOTIFY_PAYLOAD_LIMIT, type Queryable, silentLogger } from "./sql.js";
 
 export type StreamName = "stdout" | "stderr";

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { ServiceStore } from "../domain/services/service-store.js";
+import { SqliteServiceStore } from "../domain/services/service-store-sqlite.js";
 import { MIGRATIONS_FOLDER, openDatabase } from "./client.js";
-import { searchExpression } from "./search-text.js";
+import { searchTerms } from "./search-text.js";
 
 const tables = (file: string) =>
   new Database(file, { readonly: true })
@@ -88,7 +88,7 @@ describe("migrations", () => {
     expect(tables(file).length).toBeGreaterThan(before.length);
   });
 
-  it("build the search index of tools that existed before it, with their endpoints", () => {
+  it("build the search index of tools that existed before it, with their endpoints", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
     const old = openDatabase(file, migrationsBefore("0003_tool_search"));
     const now = new Date().toISOString();
@@ -124,27 +124,27 @@ describe("migrations", () => {
     old.$client.close();
 
     const db = openDatabase(file);
-    const store = new ServiceStore(db);
-    const search = (text: string) =>
-      store
-        .searchTools({ expression: searchExpression(text)!, words: "", includeDisabled: true, offset: 0, limit: 10 })
-        .map((row) => `${row.serviceId}.${row.id}`);
+    const store = new SqliteServiceStore(db);
+    const search = async (text: string) =>
+      (
+        await store.searchTools({ terms: searchTerms(text)!, words: "", includeDisabled: true, offset: 0, limit: 10 })
+      ).map((row) => `${row.serviceId}.${row.id}`);
     const endpoints = db.$client.prepare("select id, endpoint from tools order by id").all();
     // Only the openapi adapter's routing is read, once, here; other adapters give their endpoints from now on.
     expect(endpoints).toEqual([
       { id: "findPetsByStatus", endpoint: "GET /pet/findByStatus" },
       { id: "sendLetter", endpoint: null },
     ]);
-    expect(search("list available pets")).toEqual(["shop.findPetsByStatus"]);
-    expect(search("pet shop")).toEqual(["shop.findPetsByStatus"]);
-    expect(search("posts a letter")).toEqual(["other.sendLetter"]);
-    expect(search("html")).toEqual([]);
+    expect(await search("list available pets")).toEqual(["shop.findPetsByStatus"]);
+    expect(await search("pet shop")).toEqual(["shop.findPetsByStatus"]);
+    expect(await search("posts a letter")).toEqual(["other.sendLetter"]);
+    expect(await search("html")).toEqual([]);
     // The index is keyed by the tools' row ids; VACUUM keeps them (tools has indexes, so SQLite copies rows as
     // they are): a gap left by a deleted tool must not shift another tool's words onto it.
     db.$client.prepare("delete from services where id = 'shop'").run();
     db.$client.exec("VACUUM");
-    expect(search("posts a letter")).toEqual(["other.sendLetter"]);
-    expect(search("pets")).toEqual([]);
+    expect(await search("posts a letter")).toEqual(["other.sendLetter"]);
+    expect(await search("pets")).toEqual([]);
     db.$client.close();
   });
 

@@ -1,12 +1,14 @@
 /**
  * Opens the SQLite database (WAL, foreign keys on) and brings its schema up
- * to date with the SQL migrations shipped next to this file.
+ * to date with the SQL migrations shipped next to this file. The default
+ * dialect: see store.ts for how a host picks one.
  */
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { createOwnerOnlyFile } from "../data-dir.js";
+import { casefold } from "./casefold.js";
 import * as schema from "./schema.js";
 import { enumValueText, indexText, toolTitle } from "./search-text.js";
 
@@ -71,12 +73,3 @@ function useIncrementalVacuum(sqlite: Database.Database): void {
     // The setting only takes effect through VACUUM; without it the database works as before.
   }
 }
-
-/** Maps a SQLite constraint violation to whether it was a uniqueness clash (→ 409). */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
-}
-
-/** Case folding for search, in SQL (the `casefold` function above) and in memory alike: Unicode-aware. */
-export const casefold = (text: string) => text.normalize("NFC").toLowerCase();

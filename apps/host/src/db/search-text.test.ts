@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { enumValueText, indexText, plainText, searchExpression, searchWords, toolTitle } from "./search-text.js";
+import {
+  enumValueText,
+  fts5Expression,
+  indexText,
+  plainText,
+  searchTerms,
+  searchWords,
+  toolTitle,
+} from "./search-text.js";
 
 describe("searchWords", () => {
   it.each([
@@ -65,7 +73,7 @@ describe("enumValueText", () => {
   });
 });
 
-describe("searchExpression", () => {
+describe("searchTerms and fts5Expression", () => {
   it.each([
     ["refund a charge", '"refund" OR "charge"'],
     ["chat.postMessage", '"chat" OR "post" OR "message"'],
@@ -73,12 +81,12 @@ describe("searchExpression", () => {
     ["the a", '"the" OR "a"'],
     ["!!! (((", undefined],
   ])("%s", (text, expression) => {
-    expect(searchExpression(text)).toBe(expression);
+    const terms = searchTerms(text);
+    expect(terms && fts5Expression(terms)).toBe(expression);
   });
 
   it("keeps at most 32 words", () => {
-    const expression = searchExpression(Array.from({ length: 50 }, (_, i) => `w${i}`).join(" "));
-    expect(expression?.split(" OR ")).toHaveLength(32);
+    expect(searchTerms(Array.from({ length: 50 }, (_, i) => `w${i}`).join(" "))).toHaveLength(32);
   });
 
   it("is the same words the index holds", () => {

@@ -144,17 +144,25 @@ function record(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * The FTS5 query for an agent's search text, or undefined when it has no
- * words. Every word becomes a quoted string (FTS5 syntax in the input —
- * `AND`, `NEAR`, `*`, `"`, column filters — is never interpreted), and the
- * words are OR-ed: BM25 ranks tools with more of them, and rarer ones, first,
- * while a tool missing one word is still found. Stop words are dropped unless
- * nothing else is left.
+ * The words of an agent's search text to look for, or undefined when it has
+ * none: distinct, stop words dropped unless nothing else is left, at most
+ * {@link MAX_SEARCH_WORDS}. Each dialect turns them into its own query
+ * ({@link fts5Expression}; PostgreSQL's lexemes in search-text-pg.ts), so
+ * the syntax of either is never taken from the input.
  */
-export function searchExpression(search: string): string | undefined {
+export function searchTerms(search: string): string[] | undefined {
   const words = [...new Set(searchWords(search))];
   const meaningful = words.filter((word) => !STOP_WORDS.has(word));
   const kept = (meaningful.length > 0 ? meaningful : words).slice(0, MAX_SEARCH_WORDS);
-  if (kept.length === 0) return undefined;
-  return kept.map((word) => `"${word.replaceAll('"', '""')}"`).join(" OR ");
+  return kept.length === 0 ? undefined : kept;
+}
+
+/**
+ * The FTS5 query for search terms: every word a quoted string (FTS5 syntax
+ * in the input — `AND`, `NEAR`, `*`, `"`, column filters — is never
+ * interpreted), the words OR-ed: BM25 ranks tools with more of them, and
+ * rarer ones, first, while a tool missing one word is still found.
+ */
+export function fts5Expression(terms: readonly string[]): string {
+  return terms.map((word) => `"${word.replaceAll('"', '""')}"`).join(" OR ");
 }

@@ -65,14 +65,15 @@ export class EnvironmentDocs {
    * viewer's allow-list is missing.
    */
   async tool(viewer: Viewer, serviceId: string, toolId: string, expand?: string): Promise<string> {
-    const row = requireTool(this.store, viewer, serviceId, toolId);
+    const row = await requireTool(this.store, viewer, serviceId, toolId);
     const { id, module } = this.environment();
     const options = { maxChars: this.textLimitChars, expandHint: EXPAND_HINT, ...(expand ? { expand } : {}) };
+    const input = await this.docsInput(row);
     return this.capped(
       await this.bounded(
         id,
         "generateToolDocs",
-        () => module.generateToolDocs(this.docsInput(row), options),
+        () => module.generateToolDocs(input, options),
         // The SDK's word for "the page has no such type".
         (error) =>
           expand && (error as { code?: unknown } | null)?.code === "not_found"
@@ -89,40 +90,34 @@ export class EnvironmentDocs {
    * would be).
    */
   async types(viewer: Viewer, filter: TypesFilter = {}): Promise<string> {
-    const tools = this.selectTools(viewer, filter);
+    const tools = await this.selectTools(viewer, filter);
     const { id, module } = this.environment();
     const generateTypes = module.generateTypes?.bind(module);
     if (!generateTypes) {
       throw new CyrnelError("not_found", "the active environment does not provide type declarations");
     }
     const options = { maxChars: this.textLimitChars, narrowHint: NARROW_TYPES_HINT };
-    return this.capped(
-      await this.bounded(id, "generateTypes", () =>
-        generateTypes(
-          tools.map((tool) => this.docsInput(tool)),
-          options,
-        ),
-      ),
-    );
+    const inputs = await Promise.all(tools.map((tool) => this.docsInput(tool)));
+    return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(inputs, options)));
   }
 
-  private selectTools(viewer: Viewer, { serviceIds = [], tools = [] }: TypesFilter): ToolRow[] {
+  private async selectTools(viewer: Viewer, { serviceIds = [], tools = [] }: TypesFilter): Promise<ToolRow[]> {
     if (serviceIds.length === 0 && tools.length === 0) {
-      return this.store.effectiveTools().filter((row) => seesService(viewer, row.serviceId));
+      return (await this.store.effectiveTools()).filter((row) => seesService(viewer, row.serviceId));
     }
     const selected = new Map<string, ToolRow>();
     const add = (row: ToolRow) => selected.set(`${row.serviceId}/${row.id}`, row);
     for (const serviceId of serviceIds) {
-      requireCallableService(this.store, viewer, serviceId);
-      for (const row of this.store.toolsOf(serviceId)) if (row.enabled) add(row);
+      await requireCallableService(this.store, viewer, serviceId);
+      for (const row of await this.store.toolsOf(serviceId)) if (row.enabled) add(row);
     }
     for (const entry of tools) {
       const slash = entry.indexOf("/");
       if (slash <= 0 || slash === entry.length - 1 || entry.indexOf("/", slash + 1) >= 0) {
         throw new CyrnelError("bad_request", `tool filter "${entry}" must be <serviceId>/<toolId>`);
       }
-      const row = requireTool(this.store, viewer, entry.slice(0, slash), entry.slice(slash + 1));
-      requireCallableService(this.store, viewer, row.serviceId);
+      const row = await requireTool(this.store, viewer, entry.slice(0, slash), entry.slice(slash + 1));
+      await requireCallableService(this.store, viewer, row.serviceId);
       if (!row.enabled)
         throw new CyrnelError("tool_disabled", `tool "${row.id}" on service "${row.serviceId}" is disabled`);
       add(row);
@@ -131,7 +126,7 @@ export class EnvironmentDocs {
   }
 
   /** What an environment documents about a tool: its schemas, annotations and the policy a call meets. */
-  private docsInput(tool: ToolRow): ToolDocsInput {
+  private async docsInput(tool: ToolRow): Promise<ToolDocsInput> {
     return {
       serviceId: tool.serviceId,
       toolId: tool.id,
@@ -139,7 +134,7 @@ export class EnvironmentDocs {
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema,
       annotations: tool.annotations,
-      policy: this.policies.actionFor(tool),
+      policy: await this.policies.actionFor(tool),
     };
   }
 
@@ -175,16 +170,21 @@ export class EnvironmentDocs {
 }
 
 /** The tool, or a 404 naming what is missing: the service (also when the viewer may not see it), or the tool on it. */
-export function requireTool(store: ServiceStore, viewer: Viewer, serviceId: string, toolId: string): ToolRow {
-  const row = seesService(viewer, serviceId) ? store.getTool(serviceId, toolId) : undefined;
-  if (!row) throw toolNotFound(store, serviceId, toolId, viewer);
+export async function requireTool(
+  store: ServiceStore,
+  viewer: Viewer,
+  serviceId: string,
+  toolId: string,
+): Promise<ToolRow> {
+  const row = seesService(viewer, serviceId) ? await store.getTool(serviceId, toolId) : undefined;
+  if (!row) throw await toolNotFound(store, serviceId, toolId, viewer);
   return row;
 }
 
 /** The service, or 404 when it does not exist and 409 when it is disabled or stale (no tool of it can be called). */
-function requireCallableService(store: ServiceStore, viewer: Viewer, serviceId: string): void {
-  const service = seesService(viewer, serviceId) ? store.get(serviceId) : undefined;
-  if (!service) throw serviceNotFound(store, serviceId, viewer);
+async function requireCallableService(store: ServiceStore, viewer: Viewer, serviceId: string): Promise<void> {
+  const service = seesService(viewer, serviceId) ? await store.get(serviceId) : undefined;
+  if (!service) throw await serviceNotFound(store, serviceId, viewer);
   if (service.stale) {
     throw new CyrnelError(
       "service_disabled",

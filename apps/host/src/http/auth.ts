@@ -21,11 +21,11 @@ const ANONYMOUS: Caller = Object.freeze({ keyId: null, role: "agent", services: 
 export function bearerAuth(keys: ApiKeys, isPublic: (method: string, path: string) => boolean): MiddlewareHandler {
   return async (c, next) => {
     if (isPublic(c.req.method, c.req.path)) c.set("caller", ANONYMOUS);
-    else if (!keys.required()) c.set("caller", BOOTSTRAP_CALLER);
+    else if (!(await keys.required())) c.set("caller", BOOTSTRAP_CALLER);
     else {
       const match = /^Bearer\s+(.+)$/i.exec((c.req.header("authorization") ?? "").trim());
       if (!match) throw new CyrnelError("unauthorized", "missing Authorization: Bearer <API key>");
-      c.set("caller", keys.authenticate(match[1]!));
+      c.set("caller", await keys.authenticate(match[1]!));
     }
     return next();
   };

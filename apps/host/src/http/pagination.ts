@@ -38,13 +38,13 @@ export function toPage<Row, Item>(
  * One page of a list ordered by a numeric id, newest first: `read` gets the page size and the id to continue
  * below (from `cursor`) and answers up to `limit + 1` rows.
  */
-export function pageById<Row extends { id: number }, Item>(
+export async function pageById<Row extends { id: number }, Item>(
   query: { limit?: number; cursor?: string },
-  read: (limit: number, before: number | undefined) => Row[],
+  read: (limit: number, before: number | undefined) => Promise<Row[]>,
   item: (row: Row) => Item,
-): { items: Item[]; nextCursor: string | null } {
+): Promise<{ items: Item[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  return toPage(read(limit, decodeCursor(query.cursor, isNumber)), limit, item, (row) => row.id);
+  return toPage(await read(limit, decodeCursor(query.cursor, isNumber)), limit, item, (row) => row.id);
 }
 
 export const isString = (value: unknown): value is string => typeof value === "string";

@@ -120,6 +120,7 @@ export function defineRoute<
   return route as unknown as RouteDefinition;
 }
 
-export const json = (status: number, body: unknown): Reply => ({ status, body });
+/** A JSON reply. A promise is refused at compile time: await it first (it would serialise as `{}`). */
+export const json = <T>(status: number, body: T extends PromiseLike<unknown> ? never : T): Reply => ({ status, body });
 export const text = (status: number, body: string, contentType: string): Reply => ({ status, body, contentType });
 export const noContent = (): Reply => ({ status: 204 });

@@ -110,7 +110,7 @@ describe("call records", () => {
     const old = (await host.api("GET", "/calls?toolId=readFile&limit=2")).body.items.map((call: any) => call.id);
     const eightDaysAgo = new Date(Date.now() - 8 * 24 * 60 * 60 * 1000).toISOString();
     for (const id of old)
-      host.host.db.$client.prepare("update calls set started_at = ? where id = ?").run(eightDaysAgo, id);
+      await host.host.store.query("update calls set started_at = ? where id = ?", [eightDaysAgo, id]);
 
     host = await rebuild(host, { env: { CYRNEL_CALLS_RETENTION_DAYS: "7" } });
     const ids = (await host.api("GET", "/calls?limit=1000")).body.items.map((call: any) => call.id);

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryDatabase } from "../support/database.js";
 import type { ApiResponse } from "../support/host.js";
 import { type InProcessHost, startInProcess } from "../support/in-process.js";
 import { enableRecorder, installRecorded } from "../support/recorder.js";
@@ -53,22 +53,12 @@ async function createKey(host: InProcessHost, body: Record<string, unknown>, as?
   return response.body as { id: string; key: string; [field: string]: unknown };
 }
 
-function keyRows(dataDir: string): Record<string, unknown>[] {
-  const db = new Database(join(dataDir, "data.db"), { readonly: true });
-  try {
-    return db.prepare("select * from api_keys").all() as Record<string, unknown>[];
-  } finally {
-    db.close();
-  }
+function keyRows(dataDir: string): Promise<Record<string, unknown>[]> {
+  return queryDatabase(dataDir, "select * from api_keys");
 }
 
-function setExpiry(dataDir: string, id: string, expiresAt: string) {
-  const db = new Database(join(dataDir, "data.db"));
-  try {
-    db.prepare("update api_keys set expires_at = ? where id = ?").run(expiresAt, id);
-  } finally {
-    db.close();
-  }
+async function setExpiry(dataDir: string, id: string, expiresAt: string) {
+  await queryDatabase(dataDir, "update api_keys set expires_at = ? where id = ?", [expiresAt, id]);
 }
 
 describe("with CYRNEL_API_KEY", () => {
@@ -184,7 +174,7 @@ describe("with CYRNEL_API_KEY", () => {
       expect(listed.body.items).toContainEqual(record);
       for (const text of [read.text, listed.text]) expect(text).not.toContain(key);
 
-      const row = keyRows(host.dataDir).find((r) => r.id === record.id);
+      const row = (await keyRows(host.dataDir)).find((r) => r.id === record.id);
       expect(row?.hash).toBe(createHash("sha256").update(key).digest("hex"));
       for (const file of ["data.db", "data.db-wal"]) {
         const path = join(host.dataDir, file);
@@ -223,7 +213,7 @@ describe("with CYRNEL_API_KEY", () => {
     it("refuses an expired key with 401", async () => {
       const aging = await createKey(host, { name: "aging", role: "admin" });
       expect((await host.api("GET", "/keys", undefined, bearer(aging.key))).status).toBe(200);
-      setExpiry(host.dataDir, aging.id, new Date(Date.now() - 1000).toISOString());
+      await setExpiry(host.dataDir, aging.id, new Date(Date.now() - 1000).toISOString());
       const refused = await host.api("GET", "/keys", undefined, bearer(aging.key));
       expect(refused.status).toBe(401);
       expect(refused.body).toMatchObject({ code: "unauthorized", error: expect.stringContaining("expired") });
@@ -329,7 +319,7 @@ describe("with CYRNEL_API_KEY", () => {
       const aging = await createKey(host, { name: "aging agent", role: "agent" });
       const ran = await start(aging.key, "call:svc.ok");
       expect(ran.body.output).toMatchObject({ result: expect.anything() });
-      setExpiry(host.dataDir, aging.id, new Date(Date.now() - 1000).toISOString());
+      await setExpiry(host.dataDir, aging.id, new Date(Date.now() - 1000).toISOString());
       const again = await host.api("POST", `/processes/${ran.body.id}/signals/run`, { force: true, block: true });
       expect(again.body.output.error).toMatchObject({ status: 403, code: "forbidden" });
       expect(again.body.output.error.message).toContain("expired");
@@ -350,7 +340,7 @@ describe("without CYRNEL_API_KEY", () => {
     const agentFirst = await host.api("POST", "/keys", { name: "agent", role: "agent" });
     expect(agentFirst.status).toBe(409);
     expect(agentFirst.body.error).toContain("create an admin key first");
-    expect(keyRows(host.dataDir)).toEqual([]);
+    expect(await keyRows(host.dataDir)).toEqual([]);
 
     operator = await createKey(host, { name: "operator", role: "admin" });
     const anonymous = await host.api("GET", "/services");

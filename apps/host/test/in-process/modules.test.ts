@@ -1,9 +1,9 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moduleFingerprint } from "../../src/domain/modules/custom-modules.js";
 import { ModuleQuarantine } from "../../src/domain/modules/module-quarantine.js";
+import { queryDatabase, testDialect } from "../support/database.js";
 import { fixturesDir, tempDir } from "../support/host.js";
 import { type InProcessHost, rebuild, startInProcess } from "../support/in-process.js";
 import { enableRecorder, hookCalls, hooksSince, installRecorded } from "../support/recorder.js";
@@ -181,9 +181,9 @@ describe("custom modules", () => {
     expect((await host.api("GET", "/services/onLate")).status).toBe(404);
     expect((await host.api("GET", "/modules/late")).status).toBe(404);
     expect(existsSync(join(host.dataDir, "modules", "late"))).toBe(false);
-    const rows = (sql: string) => (host.host.db.$client.prepare(sql).get() as { n: number }).n;
-    expect(rows("select count(*) as n from modules where id = 'late'")).toBe(0);
-    expect(rows("select count(*) as n from secrets where owner_type = 'module' and owner_id = 'late'")).toBe(0);
+    const rows = async (sql: string) => Number((await host.host.store.query<{ n: number }>(sql))[0]!.n);
+    expect(await rows("select count(*) as n from modules where id = 'late'")).toBe(0);
+    expect(await rows("select count(*) as n from secrets where owner_type = 'module' and owner_id = 'late'")).toBe(0);
     expect((await host.api("DELETE", "/modules/nope")).status).toBe(404);
   });
 });
@@ -347,9 +347,9 @@ describe("the one-environment rule at start", () => {
     expect((await started.api("POST", "/modules/echo-env/enabled", { enabled: true })).status).toBe(200);
     await started.stop();
     // Two enabled environments can only come from outside the API (an older version, a hand-edited database).
-    const db = new Database(join(dataDir, "data.db"));
-    db.prepare("update modules set enabled = 1 where id = 'echo-env-b'").run();
-    db.close();
+    await queryDatabase(dataDir, "update modules set enabled = ? where id = 'echo-env-b'", [
+      testDialect() === "postgres" ? true : 1,
+    ]);
     started = await rebuild(started);
     try {
       const environments = (await started.api("GET", "/modules?type=environment")).body.items;

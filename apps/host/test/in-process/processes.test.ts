@@ -56,6 +56,24 @@ describe("creating and reading processes", () => {
     expect((await host.api("GET", `/processes/${id}/stderr`)).text).toBe("");
   });
 
+  it("keeps any text as it was sent: U+0000, U+FFFF and lone surrogates in JSON come back unchanged", async () => {
+    // PostgreSQL's text cannot hold U+0000 (schema-pg.ts escapes it); SQLite's can: both answer the same.
+    const code = "a\u0000b\uffff0c\uffffF\u0000\uffff";
+    const created = await host.api("POST", "/processes", { code, block: true, ref: "nul\u0000ref" });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ stdout: code, output: { echo: code }, ref: "nul\u0000ref" });
+    expect((await host.api("GET", `/processes/${created.body.id}`)).body.ref).toBe("nul\u0000ref");
+    expect((await host.api("GET", `/processes/${created.body.id}/code`)).text).toBe(code);
+    expect((await host.api("GET", `/processes/${created.body.id}/stdout`)).text).toBe(code);
+    const listed = await host.api("GET", `/processes?ref=${encodeURIComponent("nul\u0000ref")}`);
+    expect(listed.body.items.map((item: any) => item.id)).toEqual([created.body.id]);
+    // Stored text is UTF-8 on both (a lone surrogate in stdout becomes U+FFFD); JSON keeps it escaped.
+    const lone = await host.api("POST", "/processes", { code: "half \ud800 a pair", block: true });
+    expect(lone.status, lone.text).toBe(201);
+    expect(lone.body.output).toEqual({ echo: "half \ud800 a pair" });
+    expect((await host.api("GET", `/processes/${lone.body.id}/output`)).body).toEqual({ echo: "half \ud800 a pair" });
+  });
+
   it("answers without block at once, and results become readable when idle", async () => {
     const response = await host.api("POST", "/processes", { code: "sleep:300" });
     expect(response.status).toBe(201);
@@ -377,12 +395,13 @@ describe("what environments going away means for their processes", () => {
   const CANCELED = "canceled: the environment was disabled";
   const state = async (id: number) => (await host.api("GET", `/processes/${id}`)).body;
   const module = async (id: string) => (await host.api("GET", `/modules/${id}`)).body;
-  const environmentOf = (id: number) =>
+  const environmentOf = async (id: number) =>
     (
-      host.host.db.$client
-        .prepare("select environment from executions where process_id = ? order by id desc")
-        .get(id) as { environment: string }
-    ).environment;
+      await host.host.store.query<{ environment: string }>(
+        "select environment from executions where process_id = ? order by id desc",
+        [id],
+      )
+    )[0]!.environment;
   const startRunning = async () => {
     const { id } = (await host.api("POST", "/processes", { code: "sleep:60000" })).body;
     await expect.poll(async () => (await state(id)).state).toBe("running");
@@ -405,9 +424,9 @@ describe("what environments going away means for their processes", () => {
       expect(await module("echo-env")).toMatchObject({ enabled: false, active: true });
       const next = (await host.api("POST", "/processes", { code: "on b", block: true })).body;
       expect(next.exitState).toBe("success");
-      expect(environmentOf(next.id)).toBe("echo-env-b");
+      expect(await environmentOf(next.id)).toBe("echo-env-b");
       expect(await state(running)).toMatchObject({ state: "running" });
-      expect(environmentOf(running)).toBe("echo-env");
+      expect(await environmentOf(running)).toBe("echo-env");
     } finally {
       await host.api("POST", `/processes/${running}/signals/kill`);
     }
@@ -429,7 +448,7 @@ describe("what environments going away means for their processes", () => {
   it("deleting the active environment cancels its processes; then there is none", async () => {
     expect((await host.api("POST", "/modules/echo-env-b/enabled", { enabled: true })).status).toBe(200);
     const running = await startRunning();
-    expect(environmentOf(running)).toBe("echo-env-b");
+    expect(await environmentOf(running)).toBe("echo-env-b");
     expect((await host.api("DELETE", "/modules/echo-env-b")).status).toBe(204);
     expect(await state(running)).toMatchObject({ state: "idle", exitState: "canceled", error: CANCELED });
     expect((await host.api("POST", "/processes", { code: "x" })).body.code).toBe("no_environment");

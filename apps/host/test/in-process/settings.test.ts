@@ -215,9 +215,10 @@ describe("settings of a service", () => {
   it("that is enabled but not running is running again after a patch that hydrates it", async () => {
     await installRecorded(host, "downed", [{ id: "go" }], { enabled: true });
     // Its adapter restarts while its stored config makes hydration fail: it stays enabled, but is not running.
-    host.host.db.$client
-      .prepare("update services set config = ? where id = ?")
-      .run(JSON.stringify({ failHydrate: true }), "downed");
+    await host.host.store.query("update services set config = ? where id = ?", [
+      JSON.stringify({ failHydrate: true }),
+      "downed",
+    ]);
     await host.api("POST", "/modules/recorder/enabled", { enabled: false });
     await host.api("POST", "/modules/recorder/enabled", { enabled: true });
     const down = (await host.api("GET", "/services/downed")).body;
@@ -234,9 +235,10 @@ describe("settings of a service", () => {
 
   it("that is enabled but not running stays enabled when a patch and the restored values both fail to hydrate", async () => {
     await installRecorded(host, "stubborn", [{ id: "go" }], { enabled: true });
-    host.host.db.$client
-      .prepare("update services set config = ? where id = ?")
-      .run(JSON.stringify({ failHydrate: true }), "stubborn");
+    await host.host.store.query("update services set config = ? where id = ?", [
+      JSON.stringify({ failHydrate: true }),
+      "stubborn",
+    ]);
     await host.api("POST", "/modules/recorder/enabled", { enabled: false });
     await host.api("POST", "/modules/recorder/enabled", { enabled: true });
 

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { databaseEnv } from "./database.js";
 
 const hostDir = join(import.meta.dirname, "..", "..");
 export const fixturesDir = join(import.meta.dirname, "..", "fixtures");
@@ -156,6 +157,7 @@ export function installFixtureModule(dataDir: string, id: string): void {
 export async function startHost(options: StartOptions = {}): Promise<TestHost> {
   const dataDir = options.dataDir ?? tempDir();
   for (const id of options.modules ?? []) installFixtureModule(dataDir, id);
+  const database = await databaseEnv(dataDir, options.env);
   const child = spawn(process.execPath, ["--no-node-snapshot", join(hostDir, "bin", "cyrnel.js"), "start"], {
     cwd: dataDir,
     env: {
@@ -166,6 +168,7 @@ export async function startHost(options: StartOptions = {}): Promise<TestHost> {
       CYRNEL_HOST: "127.0.0.1",
       CYRNEL_LOG_LEVEL: "debug",
       CYRNEL_VALIDATE_RESPONSES: "1",
+      ...database,
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -15,7 +15,9 @@ import type { ModuleFactory } from "@cyrnel/sdk";
 import { serve } from "@hono/node-server";
 import { createHost, type Host } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import type { ConsoleBuild } from "../../src/http/console-assets.js";
 import { createLogger } from "../../src/log.js";
+import { databaseEnv } from "./database.js";
 import { type ApiHost, type ApiResponse, apiRequest, installFixtureModule, readApiResponse, tempDir } from "./host.js";
 
 export interface InProcessOptions {
@@ -25,6 +27,8 @@ export interface InProcessOptions {
   /** Environment variables, read by `loadConfig` as at a real start. */
   env?: Record<string, string>;
   builtins?: ModuleFactory[];
+  /** The web console's build (default: the `@cyrnel/console` package's, as at a real start). */
+  consoleBuild?: ConsoleBuild;
 }
 
 export class InProcessHost implements ApiHost {
@@ -84,11 +88,12 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
   for (const id of options.modules ?? []) installFixtureModule(dataDir, id);
   const output: string[] = [];
   const logger = createLogger("debug", { write: (line) => output.push(line.trimEnd()) });
-  const config = loadConfig({ CYRNEL_DATA_DIR: dataDir, ...options.env });
+  const config = loadConfig({ CYRNEL_DATA_DIR: dataDir, ...(await databaseEnv(dataDir, options.env)), ...options.env });
   const host = await createHost(config, {
     logger,
     builtins: options.builtins ?? [openapi],
     validateResponses: true,
+    ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
   });
   return new InProcessHost(host, dataDir, options, output);
 }

@@ -26,6 +26,11 @@ const sha256 = (value: string) => createHash("sha256").update(value, "utf8").dig
 
 export class ApiKeys {
   private readonly bootstrapDigest: Buffer | null;
+  /**
+   * Once a key is stored one always is (without CYRNEL_API_KEY the last admin key cannot be revoked), so a `true`
+   * is kept and requests stop asking; a `false` is asked again each time, since another host may create a key.
+   */
+  private keysStored = false;
 
   constructor(
     private readonly store: KeyStore,
@@ -36,8 +41,10 @@ export class ApiKeys {
   }
 
   /** Whether requests must carry a key: `CYRNEL_API_KEY` is set or any key is stored. */
-  required(): boolean {
-    return this.bootstrapDigest !== null || this.store.any();
+  async required(): Promise<boolean> {
+    if (this.bootstrapDigest !== null || this.keysStored) return true;
+    this.keysStored = await this.store.any();
+    return this.keysStored;
   }
 
   /**
@@ -45,17 +52,17 @@ export class ApiKeys {
    * digests, in constant time, so neither the key nor its length leaks
    * through timing; a stored key is found by its digest.
    */
-  authenticate(token: string): Caller {
+  async authenticate(token: string): Promise<Caller> {
     const digest = sha256(token);
     if (this.bootstrapDigest !== null && timingSafeEqual(digest, this.bootstrapDigest)) return BOOTSTRAP_CALLER;
-    const row = this.store.byHash(digest.toString("hex"));
+    const row = await this.store.byHash(digest.toString("hex"));
     if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), digest)) {
       throw new CyrnelError("unauthorized", "invalid API key");
     }
     const now = Date.now();
     if (expired(row, now)) throw new CyrnelError("unauthorized", `this API key expired at ${row.expiresAt}`);
     if (row.lastUsedAt === null || now - Date.parse(row.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
-      this.store.touch(row.id, new Date(now).toISOString());
+      await this.store.touch(row.id, new Date(now).toISOString());
     }
     return callerOf(row);
   }
@@ -65,9 +72,9 @@ export class ApiKeys {
    * narrowed allow-list applies at once). A key revoked or expired since
    * the process started can no longer call anything.
    */
-  processCaller(keyId: string | null): Caller {
+  async processCaller(keyId: string | null): Promise<Caller> {
     if (keyId === null) return BOOTSTRAP_CALLER;
-    const row = this.store.get(keyId);
+    const row = await this.store.get(keyId);
     if (!row) throw new CyrnelError("forbidden", "the API key that started this process was revoked");
     if (expired(row, Date.now())) {
       throw new CyrnelError("forbidden", `the API key that started this process expired at ${row.expiresAt}`);
@@ -75,7 +82,7 @@ export class ApiKeys {
     return callerOf(row);
   }
 
-  create(input: CreateKeyBody): CreatedKey {
+  async create(input: CreateKeyBody): Promise<CreatedKey> {
     const name = input.name.trim();
     if (name === "" || name.length > MAX_NAME_CHARS) {
       throw new CyrnelError("bad_request", `"name" must be 1 to ${MAX_NAME_CHARS} characters`);
@@ -112,7 +119,7 @@ export class ApiKeys {
       expiresAt,
       lastUsedAt: null,
     };
-    const outcome = this.store.insert(row, ({ admins }) =>
+    const outcome = await this.store.insert(row, ({ admins }) =>
       this.bootstrapDigest === null && admins === 0 && row.role !== "admin"
         ? "no admin key exists and CYRNEL_API_KEY is not set: this key would turn authentication on with no key " +
           "left that can manage the host; create an admin key first"
@@ -122,19 +129,19 @@ export class ApiKeys {
     return { ...keyRecord(row), key };
   }
 
-  get(id: string): KeyRecord {
-    const row = this.store.get(id);
+  async get(id: string): Promise<KeyRecord> {
+    const row = await this.store.get(id);
     if (!row) throw notFound(`API key "${id}"`);
     return keyRecord(row);
   }
 
-  list(filter: { after?: [string, string]; limit: number }): KeyRow[] {
+  list(filter: { after?: [string, string]; limit: number }): Promise<KeyRow[]> {
     return this.store.list(filter);
   }
 
   /** Deletes the key: the next request with it is refused, and its processes can no longer call tools. */
-  revoke(id: string): void {
-    const outcome = this.store.delete(id, (key, remaining) =>
+  async revoke(id: string): Promise<void> {
+    const outcome = await this.store.delete(id, (key, remaining) =>
       this.bootstrapDigest === null && key.role === "admin" && remaining.admins === 0
         ? `"${key.name}" is the last admin key and CYRNEL_API_KEY is not set: revoking it would leave no key that ` +
           "can manage the host; create another admin key first"

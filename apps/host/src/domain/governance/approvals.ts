@@ -48,8 +48,8 @@ export class Approvals {
   constructor(private readonly options: ApprovalsOptions) {}
 
   /** Start: approvals left pending by the previous run of the host; their processes are interrupted as well. */
-  expireLeftovers(): number {
-    return this.options.store.expirePending("the host restarted before a decision").length;
+  async expireLeftovers(): Promise<number> {
+    return (await this.options.store.expirePending("the host restarted before a decision")).length;
   }
 
   /**
@@ -57,13 +57,13 @@ export class Approvals {
    * with `approval_denied` (the operator's reason in the message) or
    * `approval_expired`.
    */
-  request(request: ApprovalRequest): Promise<void> {
-    const row = this.options.store.insert(request);
+  async request(request: ApprovalRequest): Promise<void> {
+    const row = await this.options.store.insert(request);
     const { id, processId } = row;
     const call = `${request.serviceId}.${request.toolId}`;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => this.expire(id, `nobody decided within ${this.options.timeoutMs} ms`),
+        () => void this.expire(id, `nobody decided within ${this.options.timeoutMs} ms`),
         this.options.timeoutMs,
       );
       timer.unref();
@@ -84,17 +84,17 @@ export class Approvals {
     });
   }
 
-  approve(id: number, decidedBy: string | null, reason: string | null): ApprovalRow {
+  approve(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalRow> {
     return this.decide(id, { state: "approved", decidedBy, reason });
   }
 
-  deny(id: number, decidedBy: string | null, reason: string | null): ApprovalRow {
+  deny(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalRow> {
     return this.decide(id, { state: "denied", decidedBy, reason });
   }
 
   /** Expires what a process still waits for (it was killed, or ended without awaiting its calls). */
-  expireProcess(processId: number, reason: string): void {
-    for (const id of [...(this.byProcess.get(processId) ?? [])]) this.expire(id, reason);
+  async expireProcess(processId: number, reason: string): Promise<void> {
+    await Promise.all([...(this.byProcess.get(processId) ?? [])].map((id) => this.expire(id, reason)));
   }
 
   /** The process's pending approvals, oldest first. */
@@ -102,19 +102,19 @@ export class Approvals {
     return [...(this.byProcess.get(processId) ?? [])].flatMap((id) => this.waiting.get(id)?.row ?? []);
   }
 
-  get(id: number): ApprovalRow {
-    const row = this.options.store.get(id);
+  async get(id: number): Promise<ApprovalRow> {
+    const row = await this.options.store.get(id);
     if (!row) throw notFound(`approval ${id}`);
     return row;
   }
 
-  list(filter: ApprovalFilter): ApprovalRow[] {
+  list(filter: ApprovalFilter): Promise<ApprovalRow[]> {
     return this.options.store.list(filter);
   }
 
-  private expire(id: number, reason: string): void {
+  private async expire(id: number, reason: string): Promise<void> {
     try {
-      this.decide(id, { state: "expired", decidedBy: null, reason });
+      await this.decide(id, { state: "expired", decidedBy: null, reason });
     } catch (error) {
       // Decided meanwhile (409), or the database is closing at shutdown: the waiting call still has to end.
       const waiting = this.waiting.get(id);
@@ -125,10 +125,10 @@ export class Approvals {
     }
   }
 
-  private decide(id: number, decision: Decision): ApprovalRow {
-    const decided = this.options.store.decide(id, decision);
+  private async decide(id: number, decision: Decision): Promise<ApprovalRow> {
+    const decided = await this.options.store.decide(id, decision);
     if (!decided) {
-      const row = this.get(id);
+      const row = await this.get(id);
       throw new CyrnelError("conflict", `approval ${id} is already ${row.state}`);
     }
     this.options.logger.info("an approval was decided", { approval: id, state: decided.state });

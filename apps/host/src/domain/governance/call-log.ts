@@ -46,13 +46,18 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_ID_CHARS = 256;
 
 export class CallLog {
-  private lastId: number;
+  private lastId = 0;
   private pending: NewCallRow[] = [];
+  /** The batches being written, in order: a read waits for every batch recorded before it. */
+  private writing: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: CallLogOptions) {
-    this.lastId = options.store.lastId();
+  constructor(private readonly options: CallLogOptions) {}
+
+  /** Reads the highest id ever given, before the first call is recorded. */
+  async start(): Promise<void> {
+    this.lastId = await this.options.store.lastId();
   }
 
   record(call: EndedCall): void {
@@ -69,8 +74,8 @@ export class CallLog {
       parameters: call.parameters.value,
     };
     this.pending.push({ ...record, executionId: call.context.executionId, parameters: call.parameters.json });
-    if (this.pending.length >= FLUSH_ROWS) this.flush();
-    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS).unref();
+    if (this.pending.length >= FLUSH_ROWS) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS).unref();
     try {
       this.options.onCall(record);
     } catch (error) {
@@ -78,51 +83,56 @@ export class CallLog {
     }
   }
 
-  /** Writes what is waiting. */
-  flush(): void {
+  /** Writes what is waiting; resolves once it and every batch before it are written (or failed, which is logged). */
+  flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.pending.length === 0) return;
-    const rows = this.pending;
-    this.pending = [];
-    try {
-      this.options.store.insertMany(rows);
-    } catch (error) {
-      this.options.logger.error("call records could not be written", { count: rows.length, error: messageOf(error) });
+    if (this.pending.length > 0) {
+      const rows = this.pending;
+      this.pending = [];
+      this.writing = this.writing.then(() =>
+        this.options.store.insertMany(rows).catch((error) => {
+          this.options.logger.error("call records could not be written", {
+            count: rows.length,
+            error: messageOf(error),
+          });
+        }),
+      );
     }
+    return this.writing;
   }
 
-  list(filter: CallFilter): CallRow[] {
-    this.flush();
+  async list(filter: CallFilter): Promise<CallRow[]> {
+    await this.flush();
     return this.options.store.list(filter);
   }
 
   /** The calls of a process's latest run. */
-  countsOfLatestRun(processId: number): CallCounts {
-    this.flush();
+  async countsOfLatestRun(processId: number): Promise<CallCounts> {
+    await this.flush();
     return this.options.store.countsOfLatestRun(processId);
   }
 
   /** Prunes now and then once a day. */
   keepFor(days: number): void {
-    const prune = () => {
+    const prune = async () => {
       try {
-        this.flush();
-        const deleted = this.options.store.prune(new Date(Date.now() - days * DAY_MS).toISOString());
+        await this.flush();
+        const deleted = await this.options.store.prune(new Date(Date.now() - days * DAY_MS).toISOString());
         if (deleted > 0) this.options.logger.info("deleted old call records", { count: deleted, days });
       } catch (error) {
         this.options.logger.warn("pruning call records failed; retried tomorrow", { error: messageOf(error) });
       }
     };
-    prune();
+    void prune();
     clearInterval(this.retentionTimer);
-    this.retentionTimer = setInterval(prune, DAY_MS).unref();
+    this.retentionTimer = setInterval(() => void prune(), DAY_MS).unref();
   }
 
   /** Shutdown: writes what is waiting and stops the timers. */
-  stop(): void {
+  stop(): Promise<void> {
     clearInterval(this.retentionTimer);
-    this.flush();
+    return this.flush();
   }
 }
 

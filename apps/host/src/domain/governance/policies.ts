@@ -33,14 +33,14 @@ export class Policies {
   }
 
   /** The service's policy; one that was never set is the default (allow everything). */
-  get(serviceId: string): ServicePolicy {
-    this.requireService(serviceId);
-    return this.store.get(serviceId) ?? { ...DEFAULT_POLICY, rules: [] };
+  async get(serviceId: string): Promise<ServicePolicy> {
+    await this.requireService(serviceId);
+    return (await this.store.get(serviceId)) ?? { ...DEFAULT_POLICY, rules: [] };
   }
 
   /** Replaces the service's policy. Rules may name tools the service does not have (yet, or any more). */
-  set(serviceId: string, policy: ServicePolicy): ServicePolicy {
-    this.requireService(serviceId);
+  async set(serviceId: string, policy: ServicePolicy): Promise<ServicePolicy> {
+    await this.requireService(serviceId);
     if (policy.rules.length > MAX_RULES) {
       throw new CyrnelError("bad_request", `a policy has at most ${MAX_RULES} rules, got ${policy.rules.length}`);
     }
@@ -48,25 +48,27 @@ export class Policies {
       const problem = rule.tools === undefined ? null : globProblem(rule.tools);
       if (problem) throw new CyrnelError("bad_request", `rules[${index}].tools "${rule.tools}" ${problem}`);
     });
-    this.store.put(serviceId, policy);
+    await this.store.put(serviceId, policy);
     return this.get(serviceId);
   }
 
   /** What a call of this tool gets. */
-  actionFor(tool: PolicySubject & { serviceId: string }): PolicyAction {
+  async actionFor(tool: PolicySubject & { serviceId: string }): Promise<PolicyAction> {
     if (this.compiledAt !== this.revision) {
       this.compiled.clear();
       this.compiledAt = this.revision;
     }
     let policy = this.compiled.get(tool.serviceId);
     if (policy === undefined) {
-      policy = new CompiledPolicy(this.store.get(tool.serviceId) ?? DEFAULT_POLICY);
-      this.compiled.set(tool.serviceId, policy);
+      // Kept only for the revision it was read at: a write during the read makes the next call read again.
+      const revision = this.revision;
+      policy = new CompiledPolicy((await this.store.get(tool.serviceId)) ?? DEFAULT_POLICY);
+      if (this.revision === revision && this.compiledAt === revision) this.compiled.set(tool.serviceId, policy);
     }
     return policy.actionFor(tool);
   }
 
-  private requireService(serviceId: string): void {
-    if (!this.services.get(serviceId)) throw notFound(`service "${serviceId}"`);
+  private async requireService(serviceId: string): Promise<void> {
+    if (!(await this.services.get(serviceId))) throw notFound(`service "${serviceId}"`);
   }
 }

@@ -1,31 +1,9 @@
-/** All SQL about tool policies: one row per service that has one (deleted with the service by its foreign key). */
-import { eq } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
-import { servicePolicies } from "../../db/schema.js";
+/** The tool policies store: one row per service that has one (deleted with the service by its foreign key). */
 import type { ServicePolicy } from "./policy.js";
 
-export class PolicyStore {
-  /** Bumped by every write here; deletes come with the service's (see `Policies`). */
-  private written = 0;
-
-  constructor(private readonly db: Db) {}
-
-  get revision(): number {
-    return this.written;
-  }
-
-  get(serviceId: string): ServicePolicy | undefined {
-    const row = this.db.select().from(servicePolicies).where(eq(servicePolicies.serviceId, serviceId)).get();
-    return row && { default: row.defaultAction, rules: row.rules };
-  }
-
-  put(serviceId: string, policy: ServicePolicy): void {
-    this.written++;
-    const values = { defaultAction: policy.default, rules: policy.rules, updatedAt: new Date().toISOString() };
-    this.db
-      .insert(servicePolicies)
-      .values({ serviceId, ...values })
-      .onConflictDoUpdate({ target: servicePolicies.serviceId, set: values })
-      .run();
-  }
+export interface PolicyStore {
+  /** Bumped by every write through this store; deletes come with the service's (see `Policies`). */
+  readonly revision: number;
+  get(serviceId: string): Promise<ServicePolicy | undefined>;
+  put(serviceId: string, policy: ServicePolicy): Promise<void>;
 }

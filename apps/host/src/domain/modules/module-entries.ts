@@ -9,7 +9,7 @@ import type { AdapterModule, EnvironmentModule, ModuleType } from "@cyrnel/sdk";
 import type { ModuleDetail, ModuleRecord } from "../../contract/modules.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { ValidManifest } from "./manifest.js";
-import type { ModuleStore } from "./module-store.js";
+import type { ModuleRows } from "./module-rows.js";
 
 export interface ModuleEntry {
   id: string;
@@ -36,7 +36,7 @@ export class ModuleEntries {
   /** The one active environment (the registry keeps it; see ModuleRegistry). */
   environmentId: string | null = null;
 
-  constructor(private readonly store: ModuleStore) {}
+  constructor(private readonly store: Pick<ModuleRows, "peek">) {}
 
   // ---- reading ----------------------------------------------------------------
 
@@ -114,7 +114,7 @@ export class ModuleEntries {
 
   /** An entry for a module not loaded yet; the manifest comes from the database row when there is one. */
   blank(id: string): ModuleEntry {
-    const row = this.store.get(id);
+    const row = this.store.peek(id);
     return {
       id,
       builtin: row?.builtin ?? false,
@@ -140,13 +140,13 @@ export class ModuleEntries {
   private whyInactive(entry: ModuleEntry): string {
     if (entry.missing) return "missing from the modules folder";
     if (entry.loadError) return `broken: ${entry.loadError}`;
-    if (this.store.get(entry.id)?.enabled) return `enabled but failed to start: ${entry.activationError}`;
+    if (this.store.peek(entry.id)?.enabled) return `enabled but failed to start: ${entry.activationError}`;
     return "disabled";
   }
 
   private record(id: string): ModuleRecord {
     const entry = this.require(id);
-    const row = this.store.get(id);
+    const row = this.store.peek(id);
     return {
       id,
       name: entry.manifest?.name ?? id,

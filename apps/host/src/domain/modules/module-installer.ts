@@ -24,7 +24,7 @@ import { MODULE_ID, type ValidManifest } from "./manifest.js";
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, folderDigest, unpackModuleArchive } from "./module-archives.js";
 import type { ModuleEntries } from "./module-entries.js";
 import type { ModuleLoader } from "./module-loader.js";
-import type { ModuleStore } from "./module-store.js";
+import type { ModuleRows } from "./module-rows.js";
 
 /** A module archive downloaded for a registry version (already checked against the descriptor's SHA-256). */
 export interface ModuleRelease {
@@ -35,7 +35,7 @@ export interface ModuleRelease {
 export interface ModuleInstallerOptions {
   loader: ModuleLoader;
   entries: ModuleEntries;
-  store: ModuleStore;
+  store: ModuleRows;
   validator: SchemaValidator;
   logger: HostLogger;
   hostVersion: string;
@@ -72,7 +72,7 @@ export class ModuleInstaller {
       this.requireVersion(staged.manifest, release.version);
       const { loader, store, entries, logger } = this.options;
       await loader.add(id, () => renameSync(staged.folder, loader.folder(id)));
-      store.setSource(id, source);
+      await store.setSource(id, source);
       logger.info("module installed", { module: id, version: staged.manifest.version, source });
       return entries.get(id);
     } finally {

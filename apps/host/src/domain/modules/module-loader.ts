@@ -29,11 +29,11 @@ import { checkInstance, type ValidManifest, validateManifest } from "./manifest.
 import type { ModuleEntries, ModuleEntry } from "./module-entries.js";
 import type { ModuleQuarantine } from "./module-quarantine.js";
 import type { ModuleRegistry } from "./module-registry.js";
-import type { ModuleStore } from "./module-store.js";
+import type { ModuleRows } from "./module-rows.js";
 
 export interface ModuleLoaderOptions {
   entries: ModuleEntries;
-  store: ModuleStore;
+  store: ModuleRows;
   registry: ModuleRegistry;
   /** The module locks the registry and module settings use; `reload` is the rescan's own key. */
   locks: KeyedMutex;
@@ -56,9 +56,9 @@ export class ModuleLoader {
   /** Loads every module: the built-ins, each folder, and a `missing` entry for a known module whose folder is gone. */
   async start(): Promise<void> {
     const { entries, store, builtins, modulesDir } = this.options;
-    for (const factory of builtins) this.registerBuiltin(factory);
+    for (const factory of builtins) await this.registerBuiltin(factory);
     for (const id of listModuleFolders(modulesDir)) await this.discover(id);
-    for (const row of store.all()) {
+    for (const row of await store.all()) {
       if (!entries.has(row.id)) entries.set(entries.missing(row.id));
     }
   }
@@ -138,7 +138,7 @@ export class ModuleLoader {
         throw new CyrnelError("bad_request", `module "${id}" failed to load: ${messageOf(error)}`);
       }
       entries.set({ ...entries.blank(id), manifest: loaded.manifest, instance: loaded.instance, fingerprint });
-      store.upsert(loaded.manifest, false);
+      await store.upsert(loaded.manifest, false);
       logger.info("custom module added", { module: id, version: loaded.manifest.version });
       return entries.get(id);
     });
@@ -154,10 +154,9 @@ export class ModuleLoader {
       rmSync(this.folder(id), { recursive: true, force: true });
       rmSync(this.backupFolder(id), { recursive: true, force: true });
       quarantine.settled(id);
-      store.db.transaction(() => {
-        store.delete(id);
-        secrets.remove({ type: "module", id });
-      });
+      // Its secrets go with its row, in one transaction.
+      await store.delete(id);
+      secrets.removed();
       entries.delete(id);
     });
   }
@@ -173,7 +172,7 @@ export class ModuleLoader {
 
   // ---- internals ------------------------------------------------------------------
 
-  private registerBuiltin(factory: ModuleFactory): void {
+  private async registerBuiltin(factory: ModuleFactory): Promise<void> {
     const { entries, store, validator, hostVersion } = this.options;
     const manifest = validateManifest(factory.manifest, validator, { requireMain: false, hostVersion });
     const entry: ModuleEntry = { ...entries.blank(manifest.id), builtin: true, manifest };
@@ -186,7 +185,7 @@ export class ModuleLoader {
       entry.loadError = messageOf(error);
     }
     entries.set(entry);
-    store.upsert(manifest, true);
+    await store.upsert(manifest, true);
   }
 
   /**
@@ -211,7 +210,7 @@ export class ModuleLoader {
       }
     }
     entries.set(entry);
-    if (entry.manifest) store.upsert(entry.manifest, false);
+    if (entry.manifest) await store.upsert(entry.manifest, false);
   }
 
   /**

@@ -18,11 +18,11 @@ import type { LoadedModuleCode } from "./custom-modules.js";
 import { EMPTY_SCHEMA, type ModuleEntries, type ModuleEntry } from "./module-entries.js";
 import type { ModuleEvents } from "./module-events.js";
 import type { ModuleQuarantine } from "./module-quarantine.js";
-import type { ModuleStore } from "./module-store.js";
+import type { ModuleRows } from "./module-rows.js";
 
 export interface ModuleRegistryOptions {
   entries: ModuleEntries;
-  store: ModuleStore;
+  store: ModuleRows;
   events: ModuleEvents;
   /** One lock per module id (and `environment` for switches), shared with the loader and module settings. */
   locks: KeyedMutex;
@@ -50,7 +50,7 @@ export class ModuleRegistry {
       {
         type: "module",
         locks: options.locks,
-        find: (id) => options.entries.require(id),
+        find: async (id) => options.entries.require(id),
         schema: moduleSchema,
         invalid: (_entry, kind) => `invalid module ${kind}`,
         storedConfig: (entry) => this.storedConfig(entry),
@@ -70,7 +70,7 @@ export class ModuleRegistry {
   /** Activates the enabled modules the loader found: adapters first, then at most one environment. */
   async start(): Promise<void> {
     const { entries, store, logger } = this.options;
-    const enabled = store.all().filter((row) => row.enabled);
+    const enabled = (await store.all()).filter((row) => row.enabled);
     for (const row of enabled.filter((r) => r.type === "adapter")) {
       const entry = entries.find(row.id);
       if (entry) await this.activate(entry);
@@ -83,7 +83,7 @@ export class ModuleRegistry {
         if (entry && (await this.activate(entry))) environment = row.id;
       } else {
         logger.warn("only one environment can be active; disabling another enabled one", { module: row.id });
-        store.setEnabled(row.id, false);
+        await store.setEnabled(row.id, false);
       }
     }
   }
@@ -116,17 +116,17 @@ export class ModuleRegistry {
       throw new CyrnelError("conflict", `module "${entry.id}" failed to load: ${entry.loadError}`);
     }
     if (entry.active) {
-      store.setEnabled(entry.id, true);
+      await store.setEnabled(entry.id, true);
       return;
     }
     const previousEnvironment = entries.environmentId;
     if (!(await this.activate(entry))) {
       throw new CyrnelError("adapter_error", `module "${entry.id}" failed to start: ${entry.activationError}`);
     }
-    store.setEnabled(entry.id, true);
+    await store.setEnabled(entry.id, true);
     const previous = isEnvironment(entry) && previousEnvironment !== entry.id ? previousEnvironment : null;
     if (previous === null) return;
-    store.setEnabled(previous, false);
+    await store.setEnabled(previous, false);
     // The previous environment finishes what it is running, then stops; the enable does not wait for that.
     void events
       .emit("environmentDraining", { environmentId: previous })
@@ -138,7 +138,7 @@ export class ModuleRegistry {
   }
 
   private async disable(entry: ModuleEntry): Promise<void> {
-    this.options.store.setEnabled(entry.id, false);
+    await this.options.store.setEnabled(entry.id, false);
     await this.retire(entry);
   }
 
@@ -162,8 +162,8 @@ export class ModuleRegistry {
       fingerprint,
       regenerate: code.manifest.type === "adapter",
     });
-    this.options.store.upsert(code.manifest, false);
-    if (this.options.store.get(entry.id)?.enabled) await this.activate(entry);
+    await this.options.store.upsert(code.manifest, false);
+    if (this.options.store.peek(entry.id)?.enabled) await this.activate(entry);
     else await this.regenerateServices(entry);
   }
 
@@ -201,7 +201,7 @@ export class ModuleRegistry {
     const { quarantine, lifecycleTimeoutMs } = this.options;
     const logger = this.options.logger.child({ module: entry.id });
     try {
-      const context: ModuleSetupContext = { ...this.setupValues(entry), logger };
+      const context: ModuleSetupContext = { ...(await this.setupValues(entry)), logger };
       const withBindings = isEnvironment(entry) ? { ...context, bindings: this.options.bindings } : context;
       const instance = entry.instance;
       // A custom module that takes the host down in setup() is quarantined at the next start (module-quarantine.ts).
@@ -233,11 +233,14 @@ export class ModuleRegistry {
   }
 
   /** Config and secrets validated against the manifest's schemas, defaults applied; a problem fails the setup. */
-  private setupValues(entry: ModuleEntry): { config: Record<string, unknown>; secrets: Record<string, unknown> } {
+  private async setupValues(
+    entry: ModuleEntry,
+  ): Promise<{ config: Record<string, unknown>; secrets: Record<string, unknown> }> {
     const { validator, secrets } = this.options;
     const config = validator.validate(moduleSchema(entry, "config"), this.storedConfig(entry));
     if (!config.valid) throw new Error(summariseIssues("invalid module config", config.errors));
-    const values = validator.validate(moduleSchema(entry, "secrets"), secrets.read({ type: "module", id: entry.id }));
+    const stored = await secrets.read({ type: "module", id: entry.id });
+    const values = validator.validate(moduleSchema(entry, "secrets"), stored);
     if (!values.valid) throw new Error(summariseIssues("invalid module secrets", values.errors));
     return { config: config.value as Record<string, unknown>, secrets: values.value as Record<string, unknown> };
   }
@@ -291,7 +294,7 @@ export class ModuleRegistry {
   }
 
   private storedConfig(entry: ModuleEntry): Record<string, unknown> {
-    return this.options.store.get(entry.id)?.config ?? {};
+    return this.options.store.peek(entry.id)?.config ?? {};
   }
 }
 

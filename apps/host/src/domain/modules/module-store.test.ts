@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/client.js";
 import type { ValidManifest } from "./manifest.js";
-import { ModuleStore } from "./module-store.js";
+import { SqliteModuleStore } from "./module-store-sqlite.js";
 
 const manifest = (id: string, extra: Partial<ValidManifest> = {}): ValidManifest => ({
   id,
@@ -15,28 +15,28 @@ const manifest = (id: string, extra: Partial<ValidManifest> = {}): ValidManifest
   ...extra,
 });
 
-describe("ModuleStore", () => {
-  let store: ModuleStore;
+describe("ModuleStore (SQLite)", () => {
+  let store: SqliteModuleStore;
   beforeEach(() => {
-    store = new ModuleStore(openDatabase(join(mkdtempSync(join(tmpdir(), "cyrnel-modules-")), "data.db")));
+    store = new SqliteModuleStore(openDatabase(join(mkdtempSync(join(tmpdir(), "cyrnel-modules-")), "data.db")));
   });
 
-  it("records a new module enabled only when it is built in, with empty config and no source", () => {
-    store.upsert(manifest("shipped"), true);
-    store.upsert(manifest("custom"), false);
-    expect(store.get("shipped")).toMatchObject({ builtin: true, enabled: true, config: {}, source: null });
-    expect(store.get("custom")).toMatchObject({ builtin: false, enabled: false, config: {}, source: null });
-    expect(store.get("unknown")).toBeUndefined();
-    expect(store.all().map((row) => row.id)).toEqual(["custom", "shipped"]);
+  it("records a new module enabled only when it is built in, with empty config and no source", async () => {
+    await store.upsert(manifest("shipped"), true);
+    await store.upsert(manifest("custom"), false);
+    expect(await store.get("shipped")).toMatchObject({ builtin: true, enabled: true, config: {}, source: null });
+    expect(await store.get("custom")).toMatchObject({ builtin: false, enabled: false, config: {}, source: null });
+    expect(await store.get("unknown")).toBeUndefined();
+    expect((await store.all()).map((row) => row.id)).toEqual(["custom", "shipped"]);
   });
 
-  it("updates what the manifest says on a later upsert, and keeps the operator's flag, config and source", () => {
-    store.upsert(manifest("custom"), false);
-    store.setEnabled("custom", true);
-    store.setConfig("custom", { retries: 3 });
-    store.setSource("custom", "https://registry.example/custom.json");
-    store.upsert(manifest("custom", { version: "2.0.0", name: "Renamed", type: "environment" }), false);
-    expect(store.get("custom")).toMatchObject({
+  it("updates what the manifest says on a later upsert, and keeps the operator's flag, config and source", async () => {
+    await store.upsert(manifest("custom"), false);
+    await store.setEnabled("custom", true);
+    await store.setConfig("custom", { retries: 3 });
+    await store.setSource("custom", "https://registry.example/custom.json");
+    await store.upsert(manifest("custom", { version: "2.0.0", name: "Renamed", type: "environment" }), false);
+    expect(await store.get("custom")).toMatchObject({
       version: "2.0.0",
       name: "Renamed",
       type: "environment",
@@ -46,10 +46,10 @@ describe("ModuleStore", () => {
     });
   });
 
-  it("deletes one module's row", () => {
-    store.upsert(manifest("kept"), false);
-    store.upsert(manifest("gone"), false);
-    store.delete("gone");
-    expect(store.all().map((row) => row.id)).toEqual(["kept"]);
+  it("deletes one module's row", async () => {
+    await store.upsert(manifest("kept"), false);
+    await store.upsert(manifest("gone"), false);
+    await store.delete("gone");
+    expect((await store.all()).map((row) => row.id)).toEqual(["kept"]);
   });
 });

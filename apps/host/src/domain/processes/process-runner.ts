@@ -61,18 +61,18 @@ export interface ProcessRunnerOptions {
   /** The approvals a process waits for right now, oldest first. */
   pendingApprovals(processId: number): readonly ApprovalRow[];
   /** A run ends (or is being ended): what its calls still wait for will never be needed. */
-  runEnding(processId: number, reason: string): void;
+  runEnding(processId: number, reason: string): Promise<void>;
   /** The tool calls of a process's latest run. */
-  callCounts(processId: number): CallCounts;
+  callCounts(processId: number): Promise<CallCounts>;
   /** Snapshot of the services and tool ids this caller can reach, for discovery inside the sandbox. */
-  catalog(caller: Caller): ServiceCatalog;
+  catalog(caller: Caller): Promise<ServiceCatalog>;
   /**
    * Who a process's tool calls run as, asked at each call: the key that created it as it is now (its allow-list
    * narrowed or widened since), or a `forbidden` error once that key is revoked or expired.
    */
-  caller(keyId: string | null): Caller;
+  caller(keyId: string | null): Promise<Caller>;
   /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
-  serviceTools(serviceId: string): { revision: string; toolsJson: string };
+  serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }>;
 }
 
 /**
@@ -107,6 +107,13 @@ interface LiveExecution {
   backstopPaused: { remainingMs: number; message: string } | null;
   /** Live readers of the run's events (`follow`). */
   readers: Set<StreamReader>;
+  /**
+   * The run's writes to its process row, in the order they were made: the database may take them on different
+   * connections, and a state written after the results would undo them. The results wait for the rest.
+   */
+  writes: Promise<void>;
+  /** Expiring the approvals it waited for, once a kill or a deadline ended it (awaited before its results). */
+  approvalsEnding: Promise<void>;
   done: Promise<void>;
   finish(exitState: ExecutionExitState): void;
 }
@@ -134,6 +141,11 @@ export interface FollowedProcess {
 export class ProcessRunner {
   private readonly live = new Map<number, LiveExecution>();
   private readonly byProcess = new Map<number, LiveExecution>();
+  /**
+   * Submissions, one at a time from admission to `execute`: the environment's `admit()` answer holds only until
+   * the next run is handed over, and recording the run (awaited) comes in between.
+   */
+  private admissions: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: ProcessRunnerOptions) {
     options.events.on("environmentDraining", ({ environmentId }) => this.drain(environmentId));
@@ -150,7 +162,7 @@ export class ProcessRunner {
       if (execution?.state !== "running" && execution?.state !== "suspended") {
         throw new CyrnelError("conflict", `execution ${executionId} is not running`);
       }
-      const caller = this.options.caller(execution.keyId);
+      const caller = await this.options.caller(execution.keyId);
       return this.options.invokeTool(input, { caller, processId: execution.processId, executionId });
     },
     setState: (executionId, state) => {
@@ -159,8 +171,12 @@ export class ProcessRunner {
       if (execution.state === state) return;
       if (state !== "queued" && state !== "running") return;
       execution.state = state;
-      if (state === "running") this.options.store.setRunning(execution.processId, new Date().toISOString());
-      else this.options.store.setState(execution.processId, state);
+      const startedAt = new Date().toISOString();
+      this.persist(execution, () =>
+        state === "running"
+          ? this.options.store.setRunning(execution.processId, startedAt)
+          : this.options.store.setState(execution.processId, state),
+      );
       // Running: the whole timeoutMs again, however long the run was queued.
       if (state === "running") this.armBackstop(execution, `timed out after ${execution.timeoutMs} ms`);
     },
@@ -188,10 +204,10 @@ export class ProcessRunner {
    * `typecheck`: check the code's types before it runs (`true`), run it unchecked (`false`), or leave it to the
    * environment's default (absent).
    */
-  create(
+  async create(
     input: { code: string; ref?: string; timeoutMs?: number | null; typecheck?: boolean },
     keyId: string | null,
-  ): ProcessView {
+  ): Promise<ProcessView> {
     if (Buffer.byteLength(input.code) > this.options.limits.codeBytes) {
       throw new CyrnelError("payload_too_large", `code exceeds the limit of ${this.options.limits.codeBytes} bytes`);
     }
@@ -204,18 +220,21 @@ export class ProcessRunner {
         `"timeoutMs" must be an integer from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days), or null for no limit`,
       );
     }
-    const environment = this.requireEnvironment(input.typecheck);
-    const { processId, executionId } = this.options.store.create(
-      { code: input.code, ref, timeoutMs, keyId },
-      environment.id,
-    );
-    this.start({ processId, executionId, code: input.code, timeoutMs, keyId, typecheck: input.typecheck }, environment);
+    const services = await this.visibleCatalog(keyId);
+    const processId = await this.admitted(input.typecheck, async (environment) => {
+      const { processId, executionId } = await this.options.store.create(
+        { code: input.code, ref, timeoutMs, keyId },
+        environment.id,
+      );
+      const run = { processId, executionId, code: input.code, timeoutMs, keyId, typecheck: input.typecheck };
+      return { processId, start: () => this.start(run, environment, services) };
+    });
     return this.get(processId);
   }
 
   /** Runs an idle process again; `typecheck` as for {@link create} (each run decides for itself). */
-  run(id: number, force: boolean, typecheck?: boolean): ProcessView {
-    const row = this.get(id);
+  async run(id: number, force: boolean, typecheck?: boolean): Promise<ProcessView> {
+    const row = await this.get(id);
     if (row.state !== "idle")
       throw new CyrnelError("conflict", `process ${id} is ${row.state}; it must be idle to run`);
     if (row.runs > 0 && !force) {
@@ -224,17 +243,19 @@ export class ProcessRunner {
         `process ${id} has results from an earlier run; pass "force": true to replace them`,
       );
     }
-    const environment = this.requireEnvironment(typecheck);
-    const executionId = this.options.store.startRun(id, environment.id);
-    this.start(
-      { processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, keyId: row.keyId, typecheck },
-      environment,
-    );
+    const services = await this.visibleCatalog(row.keyId);
+    await this.admitted(typecheck, async (environment) => {
+      // Idle when asked, but another request may have started a run since: one run at a time.
+      if (this.byProcess.has(id)) throw new CyrnelError("conflict", `process ${id} is running; it must be idle to run`);
+      const executionId = await this.options.store.startRun(id, environment.id);
+      const run = { processId: id, executionId, code: row.code, timeoutMs: row.timeoutMs, keyId: row.keyId, typecheck };
+      return { processId: id, start: () => this.start(run, environment, services) };
+    });
     return this.get(id);
   }
 
   async kill(id: number): Promise<ProcessView> {
-    const row = this.get(id);
+    const row = await this.get(id);
     const execution = this.byProcess.get(id);
     if (row.state === "idle" || !execution) throw new CyrnelError("conflict", `process ${id} is idle; nothing to kill`);
     this.force(execution, "canceled", null);
@@ -242,25 +263,25 @@ export class ProcessRunner {
     return this.get(id);
   }
 
-  delete(id: number): void {
-    const row = this.get(id);
-    if (row.state !== "idle")
+  async delete(id: number): Promise<void> {
+    const row = await this.get(id);
+    if (row.state !== "idle" || this.byProcess.has(id))
       throw new CyrnelError("conflict", `process ${id} is ${row.state}; kill it before deleting`);
-    this.options.store.delete(id);
+    await this.options.store.delete(id);
   }
 
-  list(filter: ProcessFilter): ProcessView[] {
-    return this.options.store.list(filter).map((row) => this.view(row));
+  async list(filter: ProcessFilter): Promise<ProcessView[]> {
+    return (await this.options.store.list(filter)).map((row) => this.view(row));
   }
 
-  get(id: number): ProcessView {
-    const row = this.options.store.get(id);
+  async get(id: number): Promise<ProcessView> {
+    const row = await this.options.store.get(id);
     if (!row) throw notFound(`process ${id}`);
     return this.view(row);
   }
 
   /** The tool calls of the process's latest run (how many, how many failed, per tool). */
-  callCounts(id: number): CallCounts {
+  callCounts(id: number): Promise<CallCounts> {
     return this.options.callCounts(id);
   }
 
@@ -274,12 +295,12 @@ export class ProcessRunner {
     if (!execution || execution.forced) return;
     if (pending.length > 0 && execution.state === "running") {
       execution.state = "suspended";
-      this.options.store.setState(processId, "suspended");
+      this.persist(execution, () => this.options.store.setState(processId, "suspended"));
       this.pauseBackstop(execution);
       this.tellEnvironment(execution, "pauseDeadline");
     } else if (pending.length === 0 && execution.state === "suspended") {
       execution.state = "running";
-      this.options.store.setState(processId, "running");
+      this.persist(execution, () => this.options.store.setState(processId, "running"));
       this.tellEnvironment(execution, "resumeDeadline");
       this.resumeBackstop(execution);
     }
@@ -309,8 +330,8 @@ export class ProcessRunner {
    * stored text and is done at once. A running process takes at most
    * `limits.followers` live readers (each holds a copy of what it is sent).
    */
-  follow(id: number, reader: StreamReader): FollowedProcess {
-    const row = this.get(id);
+  async follow(id: number, reader: StreamReader): Promise<FollowedProcess> {
+    const row = await this.get(id);
     const execution = this.byProcess.get(id);
     if (!execution) {
       return { stdout: row.stdout, stderr: row.stderr, approvals: [], done: Promise.resolve(row), close() {} };
@@ -336,8 +357,8 @@ export class ProcessRunner {
     };
   }
 
-  requireIdle(id: number, what: string): ProcessView {
-    const row = this.get(id);
+  async requireIdle(id: number, what: string): Promise<ProcessView> {
+    const row = await this.get(id);
     if (row.state !== "idle")
       throw new CyrnelError("conflict", `process ${id} is ${row.state}; its ${what} is available once it is idle`);
     return row;
@@ -396,11 +417,30 @@ export class ProcessRunner {
   }
 
   /**
-   * The active environment, if it takes one more run now. Asked before
-   * anything is written: a refused submission leaves no process behind, and
-   * `start` follows in the same synchronous turn, so the answer still holds.
-   * A run that asks for a type check needs an environment that can check:
-   * running the code unchecked instead is what it asked not to happen.
+   * Admits one submission: the active environment, if it takes one more run
+   * now, is asked before anything is written (a refused submission leaves no
+   * process behind), then `record` writes the run and its `start` hands it
+   * over. Submissions go through one at a time, so no other run is admitted
+   * between this one's answer and its `execute`.
+   */
+  private admitted<T>(
+    typecheck: boolean | undefined,
+    record: (environment: { id: string; module: EnvironmentModule }) => Promise<{ processId: T; start(): void }>,
+  ): Promise<T> {
+    const admission = this.admissions.then(async () => {
+      const environment = this.requireEnvironment(typecheck);
+      const recorded = await record(environment);
+      recorded.start();
+      return recorded.processId;
+    });
+    this.admissions = admission.catch(() => undefined);
+    return admission;
+  }
+
+  /**
+   * The active environment, if it takes one more run now. A run that asks
+   * for a type check needs an environment that can check: running the code
+   * unchecked instead is what it asked not to happen.
    */
   private requireEnvironment(typecheck: boolean | undefined) {
     const environment = this.options.environment();
@@ -427,6 +467,7 @@ export class ProcessRunner {
       typecheck?: boolean;
     },
     environment: { id: string; module: EnvironmentModule },
+    services: ServiceCatalog,
   ): void {
     const { processId, executionId, timeoutMs, keyId } = run;
     let finish!: (exitState: ExecutionExitState) => void;
@@ -447,11 +488,13 @@ export class ProcessRunner {
       backstopDue: null,
       backstopPaused: null,
       readers: new Set(),
+      writes: Promise.resolve(),
+      approvalsEnding: Promise.resolve(),
       done: new Promise<void>((resolve) => {
         finish = (exitState) => {
           if (!this.live.has(executionId)) return;
-          this.complete(execution, exitState);
-          resolve();
+          // Resolved once the results are written: whoever waits reads them next.
+          void this.complete(execution, exitState).then(resolve);
         };
       }),
       finish: (exitState) => finish(exitState),
@@ -466,7 +509,7 @@ export class ProcessRunner {
         processId,
         code: run.code,
         options: { timeoutMs, ...(run.typecheck === undefined ? {} : { typecheck: run.typecheck }) },
-        services: this.visibleCatalog(keyId),
+        services,
       })
       .then(
         (exitState) => execution.finish(exitState),
@@ -478,10 +521,10 @@ export class ProcessRunner {
   }
 
   /** What the run's key sees now; nothing once the key is revoked or expired (its calls would be refused anyway). */
-  private visibleCatalog(keyId: string | null): ServiceCatalog {
+  private async visibleCatalog(keyId: string | null): Promise<ServiceCatalog> {
     let caller: Caller;
     try {
-      caller = this.options.caller(keyId);
+      caller = await this.options.caller(keyId);
     } catch (error) {
       if (error instanceof CyrnelError && error.code === "forbidden") return {};
       throw error;
@@ -509,15 +552,23 @@ export class ProcessRunner {
   }
 
   /** Expires what the run's calls still wait for; a failure there must not keep the run from ending. */
-  private endApprovals(execution: LiveExecution, reason: string): void {
-    try {
-      this.options.runEnding(execution.processId, reason);
-    } catch (error) {
+  private endApprovals(execution: LiveExecution, reason: string): Promise<void> {
+    return this.options.runEnding(execution.processId, reason).catch((error) => {
       this.options.logger.warn("could not expire the approvals of an ended process", {
         process: execution.processId,
         error: messageOf(error),
       });
-    }
+    });
+  }
+
+  /** Queues a write of the run's process row behind the run's earlier ones; a failure is logged, not thrown. */
+  private persist(execution: LiveExecution, write: () => Promise<void>): void {
+    execution.writes = execution.writes.then(write).catch((error) => {
+      this.options.logger.warn("could not record the state of a process", {
+        process: execution.processId,
+        error: messageOf(error),
+      });
+    });
   }
 
   private pauseBackstop(execution: LiveExecution): void {
@@ -544,10 +595,10 @@ export class ProcessRunner {
     execution.forced = { exitState, error };
     if (execution.state === "running" || execution.state === "suspended") {
       execution.state = "terminating";
-      this.options.store.setState(execution.processId, "terminating");
+      this.persist(execution, () => this.options.store.setState(execution.processId, "terminating"));
     }
     // At once, not when the environment confirms: the operator should not be asked about a call nobody awaits.
-    this.endApprovals(
+    execution.approvalsEnding = this.endApprovals(
       execution,
       exitState === "canceled" ? "the process was canceled" : `the process ended (${exitState})`,
     );
@@ -561,24 +612,29 @@ export class ProcessRunner {
     else setTimeout(() => execution.finish(exitState), graceMs).unref();
   }
 
-  private complete(execution: LiveExecution, reported: ExecutionExitState): void {
+  private async complete(execution: LiveExecution, reported: ExecutionExitState): Promise<void> {
     clearTimeout(execution.backstop);
     const exitState = execution.forced?.exitState ?? reported;
-    // A run that ended without awaiting a call that waits for approval.
-    this.endApprovals(execution, `the process ended (${exitState})`);
     this.live.delete(execution.executionId);
-    if (this.byProcess.get(execution.processId) === execution) this.byProcess.delete(execution.processId);
+    // A run that ended without awaiting a call that waits for approval; whoever waits for the end sees them expired.
+    // After a kill's or a deadline's own expiry, which says why.
+    const approvalsEnded = execution.approvalsEnding.then(() =>
+      this.endApprovals(execution, `the process ended (${exitState})`),
+    );
     const error =
       execution.forced?.error ??
       (exitState === "success" ? null : (execution.error ?? defaultError(exitState, execution.timeoutMs)));
+    const result = {
+      exitState,
+      error,
+      output: execution.output.value(),
+      stdout: execution.stdout.toString(),
+      stderr: execution.stderr.toString(),
+    };
     try {
-      this.options.store.finish(execution.processId, execution.executionId, {
-        exitState,
-        error,
-        output: execution.output.value(),
-        stdout: execution.stdout.toString(),
-        stderr: execution.stderr.toString(),
-      });
+      await approvalsEnded;
+      await execution.writes;
+      await this.options.store.finish(execution.processId, execution.executionId, result);
     } catch (failure) {
       // The process may have been deleted meanwhile, or the database closed at shutdown.
       this.options.logger.warn("could not record the end of a process", {
@@ -586,6 +642,8 @@ export class ProcessRunner {
         error: messageOf(failure),
       });
     }
+    // Until the results are written, readers of the process are shown the live run (its text, its end to wait for).
+    if (this.byProcess.get(execution.processId) === execution) this.byProcess.delete(execution.processId);
   }
 }
 

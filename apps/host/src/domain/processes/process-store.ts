@@ -1,13 +1,6 @@
-/**
- * All SQL about processes and their executions (runs). The statements of a
- * process's life (create, state changes, finish, read by id) run for every
- * process, so they are built and prepared once: drizzle's query building
- * and SQLite's statement preparation used to cost more than the writes.
- */
+/** The processes store: processes and their executions (runs). */
 import type { ExecutionExitState } from "@cyrnel/sdk";
-import { and, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
-import { executions, processes } from "../../db/schema.js";
+import type { processes } from "../../db/schema.js";
 
 export type ProcessRow = typeof processes.$inferSelect;
 export type ProcessState = ProcessRow["state"];
@@ -22,188 +15,39 @@ export interface ProcessFilter {
   limit: number;
 }
 
-const param = (name: string) => sql.placeholder(name);
-/** A placeholder where drizzle's types want SQL (`set`). Bound as given: JSON columns take their text. */
-const raw = (name: string) => sql`${sql.placeholder(name)}`;
+export interface NewProcess {
+  code: string;
+  ref: string | null;
+  timeoutMs: number | null;
+  keyId: string | null;
+}
 
-export class ProcessStore {
-  private readonly statements;
+export interface ProcessResult {
+  exitState: ExecutionExitState;
+  error: string | null;
+  output: Record<string, unknown>;
+  stdout: string;
+  stderr: string;
+}
 
-  constructor(private readonly db: Db) {
-    this.statements = {
-      insertProcess: db
-        .insert(processes)
-        .values({
-          code: param("code"),
-          ref: param("ref"),
-          timeoutMs: param("timeoutMs"),
-          keyId: param("keyId"),
-          state: "queued",
-          runs: 1,
-          createdAt: param("createdAt"),
-        })
-        .returning({ id: processes.id })
-        .prepare(),
-      insertExecution: db
-        .insert(executions)
-        .values({ processId: param("processId"), environment: param("environment"), createdAt: param("createdAt") })
-        .returning({ id: executions.id })
-        .prepare(),
-      resetForRun: db
-        .update(processes)
-        .set({
-          state: "queued",
-          exitState: null,
-          error: null,
-          output: null,
-          stdout: "",
-          stderr: "",
-          startedAt: null,
-          finishedAt: null,
-          runs: sql`${processes.runs} + 1`,
-        })
-        .where(eq(processes.id, param("id")))
-        .prepare(),
-      get: db
-        .select()
-        .from(processes)
-        .where(eq(processes.id, param("id")))
-        .prepare(),
-      setState: db
-        .update(processes)
-        .set({ state: raw("state") })
-        .where(eq(processes.id, param("id")))
-        .prepare(),
-      setRunning: db
-        .update(processes)
-        .set({ state: "running", startedAt: raw("startedAt") })
-        .where(eq(processes.id, param("id")))
-        .prepare(),
-      finishProcess: db
-        .update(processes)
-        .set({
-          state: "idle",
-          exitState: raw("exitState"),
-          error: raw("error"),
-          output: raw("output"),
-          stdout: raw("stdout"),
-          stderr: raw("stderr"),
-          finishedAt: raw("finishedAt"),
-        })
-        .where(eq(processes.id, param("id")))
-        .prepare(),
-      finishExecution: db
-        .update(executions)
-        .set({ exitState: raw("exitState"), finishedAt: raw("finishedAt") })
-        .where(eq(executions.id, param("id")))
-        .prepare(),
-    };
-  }
-
+/**
+ * Every statement of a process's life runs for every process: the
+ * implementations prepare them once. Ids of processes and executions are
+ * never reused, even after deletes.
+ */
+export interface ProcessStore {
   /** A new process together with its first run (queued); one transaction. */
-  create(
-    values: { code: string; ref: string | null; timeoutMs: number | null; keyId: string | null },
-    environment: string,
-  ): { processId: number; executionId: number } {
-    const createdAt = new Date().toISOString();
-    return this.db.$client.transaction(() => {
-      const processId = this.statements.insertProcess.get({ ...values, createdAt }).id;
-      const executionId = this.statements.insertExecution.get({ processId, environment, createdAt }).id;
-      return { processId, executionId };
-    })();
-  }
-
-  get(id: number): ProcessRow | undefined {
-    return this.statements.get.get({ id });
-  }
-
-  list(filter: ProcessFilter): ProcessRow[] {
-    const conditions: (SQL | undefined)[] = [
-      filter.keyId !== undefined ? eq(processes.keyId, filter.keyId) : undefined,
-      filter.state && eq(processes.state, filter.state),
-      filter.exitState && eq(processes.exitState, filter.exitState),
-      filter.ref !== undefined ? eq(processes.ref, filter.ref) : undefined,
-      filter.before !== undefined ? lt(processes.id, filter.before) : undefined,
-    ];
-    return this.db
-      .select()
-      .from(processes)
-      .where(and(...conditions))
-      .orderBy(desc(processes.id))
-      .limit(filter.limit + 1)
-      .all();
-  }
-
-  /** Starts another run of an existing process: a new execution id, previous results cleared. */
-  startRun(processId: number, environment: string): number {
-    const createdAt = new Date().toISOString();
-    return this.db.$client.transaction(() => {
-      const executionId = this.statements.insertExecution.get({ processId, environment, createdAt }).id;
-      this.statements.resetForRun.run({ id: processId });
-      return executionId;
-    })();
-  }
-
-  setState(processId: number, state: ProcessState): void {
-    this.statements.setState.run({ id: processId, state });
-  }
-
-  setRunning(processId: number, startedAt: string): void {
-    this.statements.setRunning.run({ id: processId, startedAt });
-  }
-
-  finish(
-    processId: number,
-    executionId: number,
-    result: {
-      exitState: ExecutionExitState;
-      error: string | null;
-      output: Record<string, unknown>;
-      stdout: string;
-      stderr: string;
-    },
-  ): void {
-    const finishedAt = new Date().toISOString();
-    this.db.$client.transaction(() => {
-      this.statements.finishProcess.run({
-        id: processId,
-        ...result,
-        output: JSON.stringify(result.output),
-        finishedAt,
-      });
-      this.statements.finishExecution.run({ id: executionId, exitState: result.exitState, finishedAt });
-    })();
-  }
-
-  delete(id: number): void {
-    this.db.delete(processes).where(eq(processes.id, id)).run();
-  }
-
-  /** Startup: anything that was queued, running or suspended when the host stopped did not finish. */
-  markInterrupted(): number {
-    const finishedAt = new Date().toISOString();
-    return this.db.transaction((tx) => {
-      const interrupted = tx
-        .update(processes)
-        .set({ state: "idle", exitState: "failed", error: "interrupted: host restarted", finishedAt })
-        .where(inArray(processes.state, ["queued", "running", "suspended", "terminating"]))
-        .returning({ id: processes.id })
-        .all();
-      if (interrupted.length > 0) {
-        tx.update(executions)
-          .set({ exitState: "failed", finishedAt })
-          .where(
-            and(
-              inArray(
-                executions.processId,
-                interrupted.map((row) => row.id),
-              ),
-              isNull(executions.exitState),
-            ),
-          )
-          .run();
-      }
-      return interrupted.length;
-    });
-  }
+  create(values: NewProcess, environment: string): Promise<{ processId: number; executionId: number }>;
+  get(id: number): Promise<ProcessRow | undefined>;
+  /** Newest first; `limit + 1` rows so the caller can tell whether there is a next page. */
+  list(filter: ProcessFilter): Promise<ProcessRow[]>;
+  /** Starts another run of an existing process: a new execution id, previous results cleared; one transaction. */
+  startRun(processId: number, environment: string): Promise<number>;
+  setState(processId: number, state: ProcessState): Promise<void>;
+  setRunning(processId: number, startedAt: string): Promise<void>;
+  /** The process's results and its run's exit state; one transaction. */
+  finish(processId: number, executionId: number, result: ProcessResult): Promise<void>;
+  delete(id: number): Promise<void>;
+  /** Startup: anything that was queued, running or suspended when the host stopped did not finish; how many. */
+  markInterrupted(): Promise<number>;
 }

@@ -5,7 +5,8 @@
  * cache), so a registry's changes show up at once.
  */
 import type { IndexItem, RegistryRecord } from "../../contract/registries.js";
-import { casefold as fold, isUniqueViolation } from "../../db/client.js";
+import { casefold as fold } from "../../db/casefold.js";
+import { isUniqueViolation } from "../../db/unique-violation.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { MODULE_ID } from "../modules/manifest.js";
@@ -22,12 +23,12 @@ export class Registries {
 
   async add(input: { url: string; id?: string }): Promise<RegistryRecord> {
     if (input.id !== undefined) this.checkId(input.id, "registry id");
-    if (input.id !== undefined && this.options.store.get(input.id)) throw conflict(input.id);
+    if (input.id !== undefined && (await this.options.store.get(input.id))) throw conflict(input.id);
     const { base, document } = await this.options.client.wellKnown(input.url);
     const id = input.id ?? document.id;
     if (input.id === undefined) this.checkId(id, `the registry's own id (pass "id" to choose another)`);
     try {
-      const row = this.options.store.insert({
+      const row = await this.options.store.insert({
         id,
         name: document.name,
         url: base,
@@ -42,17 +43,17 @@ export class Registries {
     }
   }
 
-  get(id: string): RegistryRecord {
-    return record(this.row(id));
+  async get(id: string): Promise<RegistryRecord> {
+    return record(await this.row(id));
   }
 
-  list(filter: { after?: string; limit: number }): RegistryRecord[] {
-    return this.options.store.list(filter).map(record);
+  async list(filter: { after?: string; limit: number }): Promise<RegistryRecord[]> {
+    return (await this.options.store.list(filter)).map(record);
   }
 
   /** Forgets the registry. Services and modules installed from it keep their descriptor URL and still update. */
-  remove(id: string): void {
-    if (!this.options.store.delete(id)) throw notFound(`registry "${id}"`);
+  async remove(id: string): Promise<void> {
+    if (!(await this.options.store.delete(id))) throw notFound(`registry "${id}"`);
     this.options.logger.info("registry removed", { registry: id });
   }
 
@@ -62,7 +63,7 @@ export class Registries {
    * name or description. A registry without that index has no items.
    */
   async browse(id: string, kind: IndexKind, query?: string): Promise<IndexItem[]> {
-    const row = this.row(id);
+    const row = await this.row(id);
     const start = kind === "definitions" ? row.definitionsUrl : row.modulesUrl;
     if (start === null) return [];
     const items = await this.options.client.index(start, `${kind} index of registry "${id}"`);
@@ -71,8 +72,8 @@ export class Registries {
     return items.filter((item) => [item.id, item.name, item.description].some((field) => fold(field).includes(needle)));
   }
 
-  private row(id: string): RegistryRow {
-    const row = this.options.store.get(id);
+  private async row(id: string): Promise<RegistryRow> {
+    const row = await this.options.store.get(id);
     if (!row) throw notFound(`registry "${id}"`);
     return row;
   }

@@ -1,36 +1,14 @@
-/** All SQL about registries. */
-import { asc, eq, gt } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
-import { registries } from "../../db/schema.js";
+/** The registries store. */
+import type { registries } from "../../db/schema.js";
 
 export type RegistryRow = typeof registries.$inferSelect;
 
-export class RegistryStore {
-  constructor(private readonly db: Db) {}
-
-  get(id: string): RegistryRow | undefined {
-    return this.db.select().from(registries).where(eq(registries.id, id)).get();
-  }
-
+export interface RegistryStore {
+  get(id: string): Promise<RegistryRow | undefined>;
   /** Ordered by id; `limit + 1` rows so the caller can tell whether there is a next page. */
-  list(filter: { after?: string; limit: number }): RegistryRow[] {
-    return this.db
-      .select()
-      .from(registries)
-      .where(filter.after === undefined ? undefined : gt(registries.id, filter.after))
-      .orderBy(asc(registries.id))
-      .limit(filter.limit + 1)
-      .all();
-  }
-
-  insert(row: Omit<RegistryRow, "createdAt" | "updatedAt">): RegistryRow {
-    const now = new Date().toISOString();
-    const full = { ...row, createdAt: now, updatedAt: now };
-    this.db.insert(registries).values(full).run();
-    return full;
-  }
-
-  delete(id: string): boolean {
-    return this.db.delete(registries).where(eq(registries.id, id)).run().changes > 0;
-  }
+  list(filter: { after?: string; limit: number }): Promise<RegistryRow[]>;
+  /** A registry with that id already there is a unique violation (`isUniqueViolation`). */
+  insert(row: Omit<RegistryRow, "createdAt" | "updatedAt">): Promise<RegistryRow>;
+  /** Whether there was such a registry. */
+  delete(id: string): Promise<boolean>;
 }

@@ -48,7 +48,7 @@ export class RegistryServiceInstalls {
    * version stays), whatever version number the descriptor gives it.
    */
   async update(id: string, input: { version?: string }): Promise<RegistryUpdateResult> {
-    const current = this.options.services.detail(id);
+    const current = await this.options.services.detail(id);
     if (current.source === null) {
       throw new CyrnelError(
         "conflict",

@@ -23,20 +23,22 @@ export class SecretMasks {
   constructor(private readonly secrets: Pick<SecretStore, "read" | "revision">) {}
 
   /** Every form of every secret value of the service, longest first; none when they cannot be read. */
-  of(serviceId: string): readonly string[] {
-    if (this.secrets.revision !== this.formsRevision) {
+  async of(serviceId: string): Promise<readonly string[]> {
+    const revision = this.secrets.revision;
+    if (revision !== this.formsRevision) {
       this.forms.clear();
-      this.formsRevision = this.secrets.revision;
+      this.formsRevision = revision;
     }
     let needles = this.forms.get(serviceId);
     if (needles === undefined) {
       try {
-        needles = secretForms(this.secrets.read({ type: "service", id: serviceId }));
+        needles = secretForms(await this.secrets.read({ type: "service", id: serviceId }));
       } catch {
         // Secrets that cannot be decrypted cannot have reached an adapter either.
         needles = [];
       }
-      this.forms.set(serviceId, needles);
+      // A write while reading: the next call reads again.
+      if (this.secrets.revision === revision && this.formsRevision === revision) this.forms.set(serviceId, needles);
     }
     return needles;
   }

@@ -2,15 +2,34 @@
  * Secrets of services and modules, one encrypted row per top-level value.
  * Values are JSON-encoded before sealing, so objects (e.g. basic-auth
  * credentials) work too. Nothing here logs or returns plaintext except
- * `read`, which is for hydration only.
+ * `read`, which is for hydration only. Sealing happens here, once for both
+ * dialects; the rows go through a {@link SecretRowStore}
+ * (`secret-store-sqlite.ts`, `secret-store-pg.ts`), which only ever sees
+ * ciphertext.
  */
-import { and, eq, ne } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
-import { secrets } from "../../db/schema.js";
+import type { secrets } from "../../db/schema.js";
 import { CyrnelError } from "../../errors.js";
-import type { SecretBox } from "./secret-box.js";
+import type { Sealed, SecretBox } from "./secret-box.js";
 
 export type SecretOwner = { type: "service" | "module"; id: string };
+export type SecretRow = typeof secrets.$inferSelect;
+export type SealedValue = Sealed & { name: string };
+
+/** The rows of the `secrets` table. */
+export interface SecretRowStore {
+  /** The rows of one owner. */
+  rows(owner: SecretOwner): Promise<SecretRow[]>;
+  /** Every row of `owner` replaced by `values`, in one transaction. */
+  replace(owner: SecretOwner, values: readonly SealedValue[]): Promise<void>;
+  /** Rows sealed under another key than `keyId`. */
+  sealedWithOtherKeys(keyId: string): Promise<SecretRow[]>;
+  /**
+   * Swaps a row's ciphertext for `sealed` if it still holds what `row` read
+   * (a conditional update: two hosts rotating at once re-seal a value once,
+   * and a value replaced meanwhile is left alone). Whether it was swapped.
+   */
+  reseal(row: SecretRow, sealed: Sealed): Promise<boolean>;
+}
 
 const additionalData = (owner: SecretOwner, name: string) => `${owner.type}\u0000${owner.id}\u0000${name}`;
 
@@ -19,7 +38,7 @@ export class SecretStore {
   private written = 0;
 
   constructor(
-    private readonly db: Db,
+    private readonly rows: SecretRowStore,
     private readonly box: SecretBox,
   ) {}
 
@@ -28,9 +47,9 @@ export class SecretStore {
   }
 
   /** Decrypted values of one owner. A value that cannot be opened (unknown key, tampering) is a 409 naming it. */
-  read(owner: SecretOwner): Record<string, unknown> {
+  async read(owner: SecretOwner): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
-    for (const row of this.rows(owner)) {
+    for (const row of await this.rows.rows(owner)) {
       try {
         values[row.name] = JSON.parse(this.box.open(row, additionalData(owner, row.name)));
       } catch (error) {
@@ -43,70 +62,51 @@ export class SecretStore {
     return values;
   }
 
-  names(owner: SecretOwner): string[] {
-    return this.rows(owner)
-      .map((row) => row.name)
-      .sort();
+  async names(owner: SecretOwner): Promise<string[]> {
+    return (await this.rows.rows(owner)).map((row) => row.name).sort();
   }
 
-  /** Replace every value of `owner` with `values` (call inside a transaction for atomicity with other writes). */
-  replace(owner: SecretOwner, values: Record<string, unknown>): void {
-    this.written++;
-    const now = new Date().toISOString();
-    this.remove(owner);
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined) continue;
-      const sealed = this.box.seal(JSON.stringify(value), additionalData(owner, name));
-      this.db
-        .insert(secrets)
-        .values({ ownerType: owner.type, ownerId: owner.id, name, ...sealed, updatedAt: now })
-        .run();
+  /** Replace every value of `owner` with `values`, in one transaction. */
+  async replace(owner: SecretOwner, values: Record<string, unknown>): Promise<void> {
+    const sealed = Object.entries(values)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => ({ name, ...this.box.seal(JSON.stringify(value), additionalData(owner, name)) }));
+    try {
+      await this.rows.replace(owner, sealed);
+    } finally {
+      this.written++;
     }
   }
 
-  remove(owner: SecretOwner): void {
+  /**
+   * Counts a removal done elsewhere: a service's and a module's secrets go
+   * with their row, in the transaction that deletes it (ServiceStore,
+   * ModuleStore).
+   */
+  removed(): void {
     this.written++;
-    this.db
-      .delete(secrets)
-      .where(and(eq(secrets.ownerType, owner.type), eq(secrets.ownerId, owner.id)))
-      .run();
   }
 
   /**
    * Re-seal every value written under a previous key with the current one.
    * Values whose key is unknown are left as they are and reported.
    */
-  rotate(): { rotated: number; unreadable: SecretOwner[] } {
-    this.written++;
+  async rotate(): Promise<{ rotated: number; unreadable: SecretOwner[] }> {
     let rotated = 0;
     const unreadable: SecretOwner[] = [];
-    this.db.transaction((tx) => {
-      const stale = tx.select().from(secrets).where(ne(secrets.keyId, this.box.currentKeyId)).all();
-      for (const row of stale) {
+    try {
+      for (const row of await this.rows.sealedWithOtherKeys(this.box.currentKeyId)) {
         const owner = { type: row.ownerType, id: row.ownerId };
         if (!this.box.canOpen(row.keyId)) {
           unreadable.push(owner);
           continue;
         }
         const aad = additionalData(owner, row.name);
-        const sealed = this.box.seal(this.box.open(row, aad), aad);
-        tx.update(secrets)
-          .set({ ...sealed, updatedAt: new Date().toISOString() })
-          .where(
-            and(eq(secrets.ownerType, row.ownerType), eq(secrets.ownerId, row.ownerId), eq(secrets.name, row.name)),
-          )
-          .run();
-        rotated++;
+        if (await this.rows.reseal(row, this.box.seal(this.box.open(row, aad), aad))) rotated++;
       }
-    });
+    } finally {
+      this.written++;
+    }
     return { rotated, unreadable };
-  }
-
-  private rows(owner: SecretOwner) {
-    return this.db
-      .select()
-      .from(secrets)
-      .where(and(eq(secrets.ownerType, owner.type), eq(secrets.ownerId, owner.id)))
-      .all();
   }
 }

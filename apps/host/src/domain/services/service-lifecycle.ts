@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
 import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
-import { isUniqueViolation } from "../../db/client.js";
+import { isUniqueViolation } from "../../db/unique-violation.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
@@ -92,7 +92,7 @@ export class ServiceLifecycle {
         // Values of a service whose adapter is stopped are stored and put to use when the adapter starts.
         apply: async (before) => {
           if (before.enabled && !before.stale && this.options.modules.activeAdapter(before.adapter)) {
-            await this.hydrate(this.row(before.id));
+            await this.hydrate(await this.row(before.id));
           }
         },
         reapply: (before) => this.rehydrateOrMarkUnavailable(before.id),
@@ -116,7 +116,7 @@ export class ServiceLifecycle {
       throw new CyrnelError("bad_request", `exactly one of "definition" and "url" is required`);
     }
     const adapter = this.options.modules.adapter(input.adapter);
-    if (store.get(input.id)) throw new CyrnelError("conflict", `service "${input.id}" already exists`);
+    if (await store.get(input.id)) throw new CyrnelError("conflict", `service "${input.id}" already exists`);
     const text = input.definition ?? (await this.fetchDefinition(input.url!));
     const generating = this.generate(input.adapter, adapter, text);
     // Hashed while the adapter works (the openapi adapter in a worker thread): 13 MB take ~20 ms.
@@ -126,7 +126,7 @@ export class ServiceLifecycle {
 
     await this.mutex.run(input.id, async () => {
       try {
-        store.insert({
+        await store.insert({
           id: input.id,
           adapter: input.adapter,
           definition,
@@ -150,7 +150,7 @@ export class ServiceLifecycle {
     try {
       return await this.setEnabled(input.id, true);
     } catch (error) {
-      return { ...this.detail(input.id), enableError: failureOf(error) };
+      return { ...(await this.detail(input.id)), enableError: failureOf(error) };
     }
   }
 
@@ -160,7 +160,7 @@ export class ServiceLifecycle {
     input: { definition?: string; url?: string; text?: string; source?: string | null; version?: string | null },
   ): Promise<UpdateResult> {
     return this.mutex.run(id, async () => {
-      const row = this.row(id);
+      const row = await this.row(id);
       const given = [input.definition, input.url, input.text].filter((value) => value !== undefined).length;
       if (given !== 1) throw new CyrnelError("bad_request", `exactly one of "definition" and "url" is required`);
       const text = input.definition ?? input.text ?? (await this.fetchDefinition(input.url!));
@@ -170,7 +170,7 @@ export class ServiceLifecycle {
       const definition = await this.generate(row.adapter, adapter, text);
       const tools = await toolRows(definition);
       await this.dehydrate(row.adapter, id);
-      this.options.store.replaceDefinition(id, {
+      await this.options.store.replaceDefinition(id, {
         definition,
         tools,
         text,
@@ -181,10 +181,10 @@ export class ServiceLifecycle {
       this.options.logger.info("service updated", { service: id, tools: definition.tools.length });
       if (!row.enabled) return { id, updated: true, enabled: false };
       try {
-        await this.hydrate(this.row(id));
+        await this.hydrate(await this.row(id));
         return { id, updated: true, enabled: true };
       } catch (error) {
-        this.options.store.update(id, { enabled: false });
+        await this.options.store.update(id, { enabled: false });
         return { id, updated: true, enabled: false, enableError: failureOf(error) };
       }
     });
@@ -192,12 +192,11 @@ export class ServiceLifecycle {
 
   remove(id: string): Promise<void> {
     return this.mutex.run(id, async () => {
-      const row = this.row(id);
+      const row = await this.row(id);
       await this.dehydrate(row.adapter, id);
-      this.options.store.db.transaction(() => {
-        this.options.store.delete(id);
-        this.options.secrets.remove({ type: "service", id });
-      });
+      // Its secrets go with it, in the same transaction.
+      await this.options.store.delete(id);
+      this.options.secrets.removed();
       this.unavailable.delete(id);
       this.options.spaceFreed?.();
       this.options.logger.info("service deleted", { service: id });
@@ -208,9 +207,9 @@ export class ServiceLifecycle {
 
   setEnabled(id: string, enabled: boolean): Promise<ServiceDetail> {
     return this.mutex.run(id, async () => {
-      const row = this.row(id);
+      const row = await this.row(id);
       if (!enabled) {
-        this.options.store.update(id, { enabled: false });
+        await this.options.store.update(id, { enabled: false });
         this.unavailable.delete(id);
         await this.dehydrate(row.adapter, id);
         return this.detail(id);
@@ -219,14 +218,14 @@ export class ServiceLifecycle {
         throw new CyrnelError("conflict", `service "${id}" is stale (${row.staleReason}); update its definition first`);
       }
       this.options.modules.adapter(row.adapter);
-      const state = this.state(row);
-      this.options.store.update(id, { enabled: true });
+      const state = await this.state(row);
+      await this.options.store.update(id, { enabled: true });
       try {
         await this.callHydrate(row.adapter, state);
       } catch (error) {
         // A service that was enabled keeps the operator's choice; a new enable that fails leaves it disabled.
         if (row.enabled) this.unavailable.set(id, messageOf(error));
-        else this.options.store.update(id, { enabled: false });
+        else await this.options.store.update(id, { enabled: false });
         throw error;
       }
       return this.detail(id);
@@ -241,9 +240,9 @@ export class ServiceLifecycle {
    * its tools say why, until a later start, enable or patch hydrates it.
    */
   private async hydrateAdapter(adapterId: string): Promise<void> {
-    for (const id of this.options.store.idsOfAdapter(adapterId)) {
+    for (const id of await this.options.store.idsOfAdapter(adapterId)) {
       await this.mutex.run(id, async () => {
-        const row = this.options.store.get(id);
+        const row = await this.options.store.get(id);
         if (!row?.enabled || row.stale) return;
         try {
           await this.hydrate(row);
@@ -264,17 +263,17 @@ export class ServiceLifecycle {
   private async regenerateAdapter(adapterId: string): Promise<void> {
     const adapter = this.options.modules.adapterCode(adapterId);
     if (!adapter) return;
-    for (const id of this.options.store.idsOfAdapter(adapterId)) {
+    for (const id of await this.options.store.idsOfAdapter(adapterId)) {
       await this.mutex.run(id, async () => {
-        const text = this.options.store.definitionText(id);
+        const text = await this.options.store.definitionText(id);
         if (text === undefined) return;
         try {
           const definition = await this.generate(adapterId, adapter, text);
           const tools = await toolRows(definition);
-          this.options.store.replaceDefinition(id, { definition, tools, text, hash: sha256(text) });
+          await this.options.store.replaceDefinition(id, { definition, tools, text, hash: sha256(text) });
         } catch (error) {
           const reason = `adapter "${adapterId}" no longer accepts its definition: ${messageOf(error)}`;
-          this.options.store.update(id, { stale: true, staleReason: reason });
+          await this.options.store.update(id, { stale: true, staleReason: reason });
           this.options.logger.warn("service marked stale", { service: id, reason });
         }
       });
@@ -282,19 +281,19 @@ export class ServiceLifecycle {
   }
 
   private async removeAdapterServices(adapterId: string): Promise<void> {
-    for (const id of this.options.store.idsOfAdapter(adapterId)) await this.remove(id);
+    for (const id of await this.options.store.idsOfAdapter(adapterId)) await this.remove(id);
   }
 
   // ---- internals -------------------------------------------------------------------
 
   /** `viewer`: a service outside its allow-list is not found (as one that does not exist). */
-  detail(id: string, viewer: Viewer = EVERY_SERVICE): ServiceDetail {
-    return serviceDetail(this.row(id, viewer), this.unavailableReason(id));
+  async detail(id: string, viewer: Viewer = EVERY_SERVICE): Promise<ServiceDetail> {
+    return serviceDetail(await this.row(id, viewer), this.unavailableReason(id));
   }
 
-  private row(id: string, viewer: Viewer = EVERY_SERVICE): ServiceRow {
-    const row = seesService(viewer, id) ? this.options.store.get(id) : undefined;
-    if (!row) throw serviceNotFound(this.options.store, id, viewer);
+  private async row(id: string, viewer: Viewer = EVERY_SERVICE): Promise<ServiceRow> {
+    const row = seesService(viewer, id) ? await this.options.store.get(id) : undefined;
+    if (!row) throw await serviceNotFound(this.options.store, id, viewer);
     return row;
   }
 
@@ -321,11 +320,11 @@ export class ServiceLifecycle {
   }
 
   /** The hydration snapshot: config and secrets validated against the schemas, defaults applied. */
-  private state(row: ServiceRow): ServiceState {
+  private async state(row: ServiceRow): Promise<ServiceState> {
     const config = this.options.validator.validate(row.configSchema, row.config);
     const secrets = this.options.validator.validate(
       row.secretsSchema,
-      this.options.secrets.read({ type: "service", id: row.id }),
+      await this.options.secrets.read({ type: "service", id: row.id }),
     );
     const issues = [
       ...config.errors.map((issue) => ({ ...issue, message: `config: ${issue.message}` })),
@@ -339,7 +338,8 @@ export class ServiceLifecycle {
       );
     }
     const tools: ServiceState["tools"] = {};
-    for (const tool of this.options.store.toolDomains(row.id)) tools[tool.id] = { adapterDomain: tool.adapterDomain };
+    for (const tool of await this.options.store.toolDomains(row.id))
+      tools[tool.id] = { adapterDomain: tool.adapterDomain };
     return {
       id: row.id,
       adapterDomain: row.adapterDomain,
@@ -350,7 +350,7 @@ export class ServiceLifecycle {
   }
 
   private async hydrate(row: ServiceRow): Promise<void> {
-    await this.callHydrate(row.adapter, this.state(row));
+    await this.callHydrate(row.adapter, await this.state(row));
   }
 
   private async callHydrate(adapterId: string, state: ServiceState): Promise<void> {
@@ -392,7 +392,7 @@ export class ServiceLifecycle {
    */
   private async rehydrateOrMarkUnavailable(id: string): Promise<void> {
     try {
-      await this.hydrate(this.row(id));
+      await this.hydrate(await this.row(id));
     } catch (again) {
       this.unavailable.set(id, messageOf(again));
       this.options.logger.error("restoring the previous values failed too; service kept enabled but not running", {

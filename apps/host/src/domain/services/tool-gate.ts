@@ -83,6 +83,7 @@ export class ToolGate {
       throw error;
     } finally {
       const { serviceId, toolId } = input;
+      const needles = await this.needles(serviceId);
       this.options.calls.record({
         context: call,
         serviceId: String(serviceId),
@@ -91,7 +92,7 @@ export class ToolGate {
         durationMs: performance.now() - started,
         outcome,
         status,
-        parameters: boundedJson(input.parameters ?? {}, PARAMETERS_PREVIEW_CHARS, this.needles(serviceId)),
+        parameters: boundedJson(input.parameters ?? {}, PARAMETERS_PREVIEW_CHARS, needles),
       });
     }
   }
@@ -99,7 +100,7 @@ export class ToolGate {
   private async call(input: InvokeInput, call: CallContext): Promise<unknown> {
     const { serviceId, toolId } = input;
     const parameters = input.parameters ?? {};
-    const { service, action } = this.check(serviceId, toolId, parameters, call.caller);
+    const { service, action } = await this.check(serviceId, toolId, parameters, call.caller);
     if (action === "deny") throw denied(serviceId, toolId);
     if (action === "ask") {
       if (call.processId === null) {
@@ -114,10 +115,11 @@ export class ToolGate {
         keyId: call.caller.keyId,
         serviceId,
         toolId,
-        parameters: maskDeep(parameters, this.needles(serviceId)) as Record<string, unknown>,
+        parameters: maskDeep(parameters, await this.needles(serviceId)) as Record<string, unknown>,
       });
       // The decision may have taken minutes: the tool must still be there, enabled and not denied meanwhile.
-      if (this.check(serviceId, toolId, parameters, call.caller).action === "deny") throw denied(serviceId, toolId);
+      if ((await this.check(serviceId, toolId, parameters, call.caller)).action === "deny")
+        throw denied(serviceId, toolId);
     }
 
     const adapter = this.options.modules.activeAdapter(service.adapter);
@@ -135,14 +137,19 @@ export class ToolGate {
       if (error instanceof TimeoutError) {
         throw new CyrnelError("invoke_timeout", `tool ${serviceId}.${toolId} did not answer within ${error.ms} ms`);
       }
-      throw this.adapterError(serviceId, toolId, error);
+      throw await this.adapterError(serviceId, toolId, error);
     }
   }
 
   /** The checks before the policy: exists (404), enabled (409), valid parameters (400). */
-  private check(serviceId: string, toolId: string, parameters: Record<string, unknown>, viewer: Viewer): Lookup {
-    if (!seesService(viewer, serviceId)) throw serviceNotFound(this.options.store, serviceId, viewer);
-    const lookup = this.lookup(serviceId, toolId, viewer);
+  private async check(
+    serviceId: string,
+    toolId: string,
+    parameters: Record<string, unknown>,
+    viewer: Viewer,
+  ): Promise<Lookup> {
+    if (!seesService(viewer, serviceId)) throw await serviceNotFound(this.options.store, serviceId, viewer);
+    const lookup = await this.lookup(serviceId, toolId, viewer);
     const { service, tool, validate } = lookup;
     if (service.stale) {
       throw new CyrnelError(
@@ -174,7 +181,7 @@ export class ToolGate {
   }
 
   /** `viewer`: whose allow-list limits the ids a "not found" suggests. */
-  private lookup(serviceId: string, toolId: string, viewer: Viewer): Lookup {
+  private async lookup(serviceId: string, toolId: string, viewer: Viewer): Promise<Lookup> {
     const revision = `${this.options.store.revision}:${this.options.policies.revision}`;
     if (revision !== this.lookupsRevision) {
       this.lookups.clear();
@@ -184,11 +191,13 @@ export class ToolGate {
     const key = `${serviceId}\u0000${toolId}`;
     const known = this.lookups.get(key);
     if (known) return known;
-    const service = this.options.store.get(serviceId);
-    if (!service) throw serviceNotFound(this.options.store, serviceId, viewer);
+    const service = await this.options.store.get(serviceId);
+    if (!service) throw await serviceNotFound(this.options.store, serviceId, viewer);
     this.services.add(serviceId);
-    const tool = this.options.store.getTool(serviceId, toolId);
-    if (!tool) throw toolNotFound(this.options.store, serviceId, toolId, viewer);
+    const tool = await this.options.store.getTool(serviceId, toolId);
+    // Kept only when nothing was written while reading (else the next call reads again).
+    const current = () => `${this.options.store.revision}:${this.options.policies.revision}` === revision;
+    if (!tool) throw await toolNotFound(this.options.store, serviceId, toolId, viewer);
     let validate: Lookup["validate"];
     try {
       // As sent: a default the caller did not ask for is never sent, so it must not fail the call.
@@ -196,8 +205,8 @@ export class ToolGate {
     } catch (error) {
       validate = { error: messageOf(error) };
     }
-    const lookup = { service, tool, validate, action: this.options.policies.actionFor(tool) };
-    this.lookups.set(key, lookup);
+    const lookup = { service, tool, validate, action: await this.options.policies.actionFor(tool) };
+    if (current() && this.lookupsRevision === revision) this.lookups.set(key, lookup);
     return lookup;
   }
 
@@ -212,8 +221,8 @@ export class ToolGate {
    * a huge parameter or relay a huge upstream body, and this goes back to
    * code and the log.
    */
-  private adapterError(serviceId: string, toolId: string, error: unknown): CyrnelError {
-    const needles = this.needles(serviceId);
+  private async adapterError(serviceId: string, toolId: string, error: unknown): Promise<CyrnelError> {
+    const needles = await this.needles(serviceId);
     const upstream = adapterErrorDetails(error);
     const details = upstream && {
       status: upstream.status,
@@ -231,7 +240,7 @@ export class ToolGate {
    * The forms of the service's secret values, to mask; none for a service that does not exist (code can send any
    * name: only services a lookup found are asked about, so the masks' cache holds real services only).
    */
-  private needles(serviceId: unknown): readonly string[] {
+  private async needles(serviceId: unknown): Promise<readonly string[]> {
     return typeof serviceId === "string" && this.services.has(serviceId) ? this.options.masks.of(serviceId) : [];
   }
 }

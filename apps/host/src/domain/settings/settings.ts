@@ -26,7 +26,7 @@ export interface SettingsOwner<T> {
   /** The owner's lock, shared with its other operations. */
   locks: KeyedMutex;
   /** The owner's current state, or a 404. */
-  find(id: string): T;
+  find(id: string): Promise<T>;
   /** The schema values are shown and used with (its defaults are applied). */
   schema(owner: T, kind: SettingsKind): Record<string, unknown>;
   /** The schema a patched value must satisfy, when it differs from `schema` (e.g. while disabled). */
@@ -35,7 +35,7 @@ export interface SettingsOwner<T> {
   invalid(owner: T, kind: SettingsKind): string;
   /** The config as stored (defaults not applied). */
   storedConfig(owner: T): Values;
-  writeConfig(id: string, config: Values): void;
+  writeConfig(id: string, config: Values): Promise<void>;
   /** Puts the stored values to use (restart, re-hydrate). Throwing rolls them back; the error reaches the caller. */
   apply(owner: T): Promise<void>;
   /** Puts the restored previous values to use after `apply` failed; deals with its own failure. */
@@ -50,38 +50,38 @@ export class Settings<T> {
   ) {}
 
   /** The config with its schema's defaults applied: what a patch applies to, and what the owner is given. */
-  config(id: string): Values {
-    return this.shown(this.owner.find(id));
+  async config(id: string): Promise<Values> {
+    return this.shown(await this.owner.find(id));
   }
 
   patchConfig(id: string, patch: unknown): Promise<Values> {
     return this.owner.locks.run(id, async () => {
-      const owner = this.owner.find(id);
+      const owner = await this.owner.find(id);
       const previous = this.owner.storedConfig(owner);
       // Patches apply to what GET shows (defaults included), so `replace /retries` works on a default value.
       const next = applyPatch(this.shown(owner), patch);
       this.requireValid(owner, "config", next);
-      this.owner.writeConfig(id, next);
+      await this.owner.writeConfig(id, next);
       await this.apply(owner, () => this.owner.writeConfig(id, previous));
       return this.config(id);
     });
   }
 
   /** Names of the secrets that have a value (never the values). */
-  secretNames(id: string): string[] {
-    this.owner.find(id);
+  async secretNames(id: string): Promise<string[]> {
+    await this.owner.find(id);
     return this.secrets.names(this.secretOwner(id));
   }
 
   patchSecrets(id: string, patch: unknown): Promise<string[]> {
     return this.owner.locks.run(id, async () => {
-      const owner = this.owner.find(id);
+      const owner = await this.owner.find(id);
       const secretOwner = this.secretOwner(id);
-      const previous = this.secrets.read(secretOwner);
+      const previous = await this.secrets.read(secretOwner);
       // `test` would let a caller probe secret values one guess at a time.
       const next = applyPatch(previous, patch, { forbidden: ["test"] });
       this.requireValid(owner, "secrets", next);
-      this.secrets.replace(secretOwner, next);
+      await this.secrets.replace(secretOwner, next);
       await this.apply(owner, () => this.secrets.replace(secretOwner, previous));
       return this.secrets.names(secretOwner);
     });
@@ -103,11 +103,11 @@ export class Settings<T> {
     }
   }
 
-  private async apply(owner: T, restore: () => void): Promise<void> {
+  private async apply(owner: T, restore: () => Promise<void>): Promise<void> {
     try {
       await this.owner.apply(owner);
     } catch (error) {
-      restore();
+      await restore();
       await this.owner.reapply(owner);
       throw error;
     }

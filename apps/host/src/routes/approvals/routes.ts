@@ -28,10 +28,14 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       responses: { 200: { description: "The decided approval", schema: Approval } },
       errors: ["validation_failed", "not_found", "conflict"],
       // `decidedBy`: the deciding key's id (null for CYRNEL_API_KEY or an open host, which have none).
-      handler: ({ params, body, caller }) =>
+      handler: async ({ params, body, caller }) =>
         json(
           200,
-          approvals[verb === "approve" ? "approve" : "deny"](params.id, caller.keyId, body.reason?.trim() || null),
+          await approvals[verb === "approve" ? "approve" : "deny"](
+            params.id,
+            caller.keyId,
+            body.reason?.trim() || null,
+          ),
         ),
     });
 
@@ -51,10 +55,10 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       }),
       responses: { 200: { description: "A page of approvals", schema: ListOf(Approval) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) =>
+      handler: async ({ query }) =>
         json(
           200,
-          pageById(
+          await pageById(
             query,
             (limit, before) => approvals.list({ ...query, limit, before }),
             (row) => row,
@@ -71,7 +75,7 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The approval", schema: Approval } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params }) => json(200, approvals.get(params.id)),
+      handler: async ({ params }) => json(200, await approvals.get(params.id)),
     }),
     decision("approve"),
     decision("deny"),

@@ -12,11 +12,8 @@ import { reachableProcess } from "../processes/routes.js";
 const tags = ["calls"];
 
 export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRunner, "get">): RouteDefinition[] {
-  const page = (filter: Omit<CallFilter, "limit" | "before">, query: { limit?: number; cursor?: string }) =>
-    json(
-      200,
-      pageById(query, (limit, before) => calls.list({ ...filter, limit, before }), callRecord),
-    );
+  const page = async (filter: Omit<CallFilter, "limit" | "before">, query: { limit?: number; cursor?: string }) =>
+    json(200, await pageById(query, (limit, before) => calls.list({ ...filter, limit, before }), callRecord));
 
   return [
     defineRoute({
@@ -60,8 +57,8 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
       query: Type.Object(ListQuery),
       responses: { 200: { description: "A page of call records", schema: ListOf(CallRecord) } },
       errors: ["bad_request", "validation_failed", "not_found"],
-      handler: ({ params, query, caller }) => {
-        reachableProcess(runner, caller, params.id);
+      handler: async ({ params, query, caller }) => {
+        await reachableProcess(runner, caller, params.id);
         return page({ processId: params.id }, query);
       },
     }),

@@ -26,7 +26,7 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       body: CreateKeyBody,
       responses: { 201: { description: "Created, with the key", schema: CreatedKey } },
       errors: ["bad_request", "validation_failed", "conflict"],
-      handler: ({ body }) => json(201, keys.create(body)),
+      handler: async ({ body }) => json(201, await keys.create(body)),
     }),
     defineRoute({
       method: "get",
@@ -38,9 +38,9 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       query: Type.Object(ListQuery),
       responses: { 200: { description: "A page of keys", schema: ListOf(KeyRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
+      handler: async ({ query }) => {
         const limit = query.limit ?? 100;
-        const rows = keys.list({ limit, after: decodeCursor(query.cursor, isTwoStrings) });
+        const rows = await keys.list({ limit, after: decodeCursor(query.cursor, isTwoStrings) });
         return json(
           200,
           toPage(rows, limit, keyRecord, (row) => [row.createdAt, row.id]),
@@ -57,7 +57,7 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The key's record", schema: KeyRecord } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, keys.get(params.id)),
+      handler: async ({ params }) => json(200, await keys.get(params.id)),
     }),
     defineRoute({
       method: "delete",
@@ -72,8 +72,8 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       params: IdParams,
       responses: { 204: { description: "Revoked" } },
       errors: ["not_found", "conflict"],
-      handler: ({ params }) => {
-        keys.revoke(params.id);
+      handler: async ({ params }) => {
+        await keys.revoke(params.id);
         return noContent();
       },
     }),

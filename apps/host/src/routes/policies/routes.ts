@@ -19,7 +19,7 @@ export function policyRoutes(policies: Policies): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The policy", schema: ServicePolicy } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, policies.get(params.id)),
+      handler: async ({ params }) => json(200, await policies.get(params.id)),
     }),
     defineRoute({
       method: "put",
@@ -39,8 +39,8 @@ export function policyRoutes(policies: Policies): RouteDefinition[] {
       body: ServicePolicyBody,
       responses: { 200: { description: "The policy now in force", schema: ServicePolicy } },
       errors: ["not_found", "bad_request"],
-      handler: ({ params, body }) =>
-        json(200, policies.set(params.id, { default: body.default ?? "allow", rules: body.rules ?? [] })),
+      handler: async ({ params, body }) =>
+        json(200, await policies.set(params.id, { default: body.default ?? "allow", rules: body.rules ?? [] })),
     }),
   ];
 }

@@ -4,7 +4,7 @@ import { ListOf, ListQuery } from "../../contract/common.js";
 import {
   BoundedResult,
   ExitState,
-  type ProcessEvent,
+  ProcessEvent,
   ProcessRecord,
   ProcessReport,
   ProcessState,
@@ -45,10 +45,10 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
   const reachable = (caller: Caller, id: number) => reachableProcess(runner, caller, id);
 
   /** With `block`, answer once the process is idle, with its results. */
-  const result = (row: ProcessView) => processResult(row, runner.callCounts(row.id));
+  const result = async (row: ProcessView) => processResult(row, await runner.callCounts(row.id));
   const respond = async (row: ProcessView, block: boolean | undefined, status: number, context: Context) =>
     block
-      ? json(status, result(await runner.waitIdle(row.id, context.req.raw.signal)))
+      ? json(status, await result(await runner.waitIdle(row.id, context.req.raw.signal)))
       : json(status, processRecord(row));
 
   return [
@@ -86,7 +86,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       },
       errors: ["bad_request", "validation_failed", "payload_too_large", "no_environment", "at_capacity"],
       handler: async ({ body, caller, context }) =>
-        respond(runner.create(body, caller.keyId), body.block, 201, context),
+        respond(await runner.create(body, caller.keyId), body.block, 201, context),
     }),
     defineRoute({
       method: "get",
@@ -104,12 +104,12 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       }),
       responses: { 200: { description: "A page of processes", schema: ListOf(ProcessRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query, caller }) => {
+      handler: async ({ query, caller }) => {
         const limit = query.limit ?? 100;
         // An agent lists its own processes only: asking for another key's finds none.
         const keyId = caller.role === "admin" ? query.keyId : (caller.keyId ?? "");
         if (query.keyId !== undefined && query.keyId !== keyId) return json(200, { items: [], nextCursor: null });
-        const rows = runner.list({ ...query, keyId, limit, before: decodeCursor(query.cursor, isNumber) });
+        const rows = await runner.list({ ...query, keyId, limit, before: decodeCursor(query.cursor, isNumber) });
         return json(
           200,
           toPage(rows, limit, processRecord, (row) => row.id),
@@ -126,7 +126,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 200: { description: "The process", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params, caller }) => json(200, processRecord(reachable(caller, params.id))),
+      handler: async ({ params, caller }) => json(200, processRecord(await reachable(caller, params.id))),
     }),
     defineRoute({
       method: "get",
@@ -138,7 +138,8 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 200: { description: "Source", schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
       errors: ["validation_failed", "not_found"],
-      handler: ({ params, caller }) => text(200, reachable(caller, params.id).code, "text/plain; charset=utf-8"),
+      handler: async ({ params, caller }) =>
+        text(200, (await reachable(caller, params.id)).code, "text/plain; charset=utf-8"),
     }),
     defineRoute({
       method: "get",
@@ -150,9 +151,9 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 200: { description: "Output", schema: Type.Record(Type.String(), Type.Unknown()) } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params, caller }) => {
-        reachable(caller, params.id);
-        return json(200, runner.requireIdle(params.id, "output").output ?? {});
+      handler: async ({ params, caller }) => {
+        await reachable(caller, params.id);
+        return json(200, (await runner.requireIdle(params.id, "output")).output ?? {});
       },
     }),
     ...(["stdout", "stderr"] as const).map((stream) =>
@@ -166,9 +167,9 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
         params: IdParams,
         responses: { 200: { description: stream, schema: Type.String(), contentType: "text/plain; charset=utf-8" } },
         errors: ["validation_failed", "not_found", "conflict"],
-        handler: ({ params, caller }) => {
-          reachable(caller, params.id);
-          return text(200, runner.requireIdle(params.id, stream)[stream], "text/plain; charset=utf-8");
+        handler: async ({ params, caller }) => {
+          await reachable(caller, params.id);
+          return text(200, (await runner.requireIdle(params.id, stream))[stream], "text/plain; charset=utf-8");
         },
       }),
     ),
@@ -188,12 +189,10 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 200: { description: "The process and its bounded results", schema: BoundedResult } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params, caller }) => {
-        reachable(caller, params.id);
-        return json(
-          200,
-          boundedResult(runner.requireIdle(params.id, "results"), agentTextLimitChars, runner.callCounts(params.id)),
-        );
+      handler: async ({ params, caller }) => {
+        await reachable(caller, params.id);
+        const row = await runner.requireIdle(params.id, "results");
+        return json(200, boundedResult(row, agentTextLimitChars, await runner.callCounts(params.id)));
       },
     }),
     defineRoute({
@@ -220,9 +219,9 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       }),
       responses: { 200: { description: "The page", schema: TextPage } },
       errors: ["bad_request", "validation_failed", "not_found", "conflict"],
-      handler: ({ params, query, caller }) => {
-        reachable(caller, params.id);
-        const whole = processText(runner.requireIdle(params.id, query.stream), query.stream);
+      handler: async ({ params, query, caller }) => {
+        await reachable(caller, params.id);
+        const whole = processText(await runner.requireIdle(params.id, query.stream), query.stream);
         const offset = query.offset ?? 0;
         if (offset > whole.length) {
           throw new CyrnelError(
@@ -253,11 +252,12 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       tags,
       params: IdParams,
       responses: {
-        200: { description: "NDJSON events", schema: Type.String(), contentType: "application/x-ndjson" },
+        // Each line is one ProcessEvent: the schema describes a line, so clients get the event types from here.
+        200: { description: "NDJSON events, one per line", schema: ProcessEvent, contentType: "application/x-ndjson" },
       },
       errors: ["validation_failed", "not_found", "too_many_followers"],
-      handler: ({ params, caller, signal }) => {
-        reachable(caller, params.id);
+      handler: async ({ params, caller, signal }) => {
+        await reachable(caller, params.id);
         const encoder = new TextEncoder();
         let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
         let open = true;
@@ -272,7 +272,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
         };
         // First, so a refusal (too many followers) is an error response. Events only arrive on later turns of the
         // event loop, and `start` below runs synchronously in the constructor: `controller` is set before any.
-        const followed = runner.follow(params.id, send);
+        const followed = await runner.follow(params.id, send);
         const body = new ReadableStream<Uint8Array>({
           start: (c) => {
             controller = c;
@@ -286,10 +286,11 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
           if (followed[stream] !== "") send({ type: stream, text: followed[stream] });
         }
         for (const approval of followed.approvals) send({ type: "approval", ...approval });
-        followed.done.then((row) => {
-          send({ type: "end", process: result(row) });
-          end();
-        });
+        followed.done
+          .then(async (row) => send({ type: "end", process: await result(row) }))
+          // Without its results (the database failed), the stream still ends.
+          .catch(() => undefined)
+          .finally(end);
         signal.addEventListener("abort", end, { once: true });
         return new Response(body, {
           status: 200,
@@ -317,8 +318,8 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       responses: { 200: { description: "The process", schema: ProcessReport } },
       errors: ["bad_request", "validation_failed", "not_found", "conflict", "no_environment", "at_capacity"],
       handler: async ({ params, body, caller, context }) => {
-        reachable(caller, params.id);
-        return respond(runner.run(params.id, body.force ?? false, body.typecheck), body.block, 200, context);
+        await reachable(caller, params.id);
+        return respond(await runner.run(params.id, body.force ?? false, body.typecheck), body.block, 200, context);
       },
     }),
     defineRoute({
@@ -335,7 +336,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       responses: { 200: { description: "The process, idle", schema: ProcessRecord } },
       errors: ["validation_failed", "not_found", "conflict"],
       handler: async ({ params, caller }) => {
-        reachable(caller, params.id);
+        await reachable(caller, params.id);
         return json(200, processRecord(await runner.kill(params.id)));
       },
     }),
@@ -349,9 +350,9 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
       params: IdParams,
       responses: { 204: { description: "Deleted" } },
       errors: ["validation_failed", "not_found", "conflict"],
-      handler: ({ params, caller }) => {
-        reachable(caller, params.id);
-        runner.delete(params.id);
+      handler: async ({ params, caller }) => {
+        await reachable(caller, params.id);
+        await runner.delete(params.id);
         return noContent();
       },
     }),
@@ -359,8 +360,12 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
 }
 
 /** The process, if the caller may reach it; another key's process is a 404 exactly like a missing one. */
-export function reachableProcess(runner: Pick<ProcessRunner, "get">, caller: Caller, id: number): ProcessView {
-  const row = runner.get(id);
+export async function reachableProcess(
+  runner: Pick<ProcessRunner, "get">,
+  caller: Caller,
+  id: number,
+): Promise<ProcessView> {
+  const row = await runner.get(id);
   if (!reachesProcess(caller, row)) throw notFound(`process ${id}`);
   return row;
 }

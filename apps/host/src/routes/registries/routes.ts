@@ -55,9 +55,9 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       query: Type.Object(ListQuery),
       responses: { 200: { description: "A page of registries", schema: ListOf(RegistryRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query }) => {
+      handler: async ({ query }) => {
         const limit = query.limit ?? 100;
-        const rows = registries.list({ limit, after: decodeCursor(query.cursor, isString) });
+        const rows = await registries.list({ limit, after: decodeCursor(query.cursor, isString) });
         return json(
           200,
           toPage(
@@ -96,7 +96,7 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       params: IdParams,
       responses: { 200: { description: "The registry", schema: RegistryRecord } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, registries.get(params.id)),
+      handler: async ({ params }) => json(200, await registries.get(params.id)),
     }),
     defineRoute({
       method: "delete",
@@ -109,8 +109,8 @@ export function registryRoutes(registries: Registries): RouteDefinition[] {
       params: IdParams,
       responses: { 204: { description: "Deleted" } },
       errors: ["not_found"],
-      handler: ({ params }) => {
-        registries.remove(params.id);
+      handler: async ({ params }) => {
+        await registries.remove(params.id);
         return noContent();
       },
     }),

@@ -47,9 +47,9 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       }),
       responses: { 200: { description: "A page of services", schema: ListOf(ServiceRecord) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query, caller }) => {
+      handler: async ({ query, caller }) => {
         const limit = query.limit ?? 100;
-        const rows = store.list({
+        const rows = await store.list({
           ...query,
           ids: caller.services ?? undefined,
           limit,
@@ -95,7 +95,7 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       params: IdParams,
       responses: { 200: { description: "The service", schema: ServiceDetail } },
       errors: ["not_found"],
-      handler: ({ params, caller }) => json(200, services.detail(params.id, caller)),
+      handler: async ({ params, caller }) => json(200, await services.detail(params.id, caller)),
     }),
     defineRoute({
       method: "patch",

@@ -37,7 +37,7 @@ export function settingsRoutes(options: SettingsRoutesOptions): RouteDefinition[
       params: IdParams,
       responses: { 200: { description: "The config", schema: ConfigBody } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, { config: settings.config(params.id) }),
+      handler: async ({ params }) => json(200, { config: await settings.config(params.id) }),
     }),
     defineRoute({
       method: "patch",
@@ -63,7 +63,7 @@ export function settingsRoutes(options: SettingsRoutesOptions): RouteDefinition[
       params: IdParams,
       responses: { 200: { description: "Secret names", schema: SecretNames } },
       errors: ["not_found"],
-      handler: ({ params }) => json(200, { set: settings.secretNames(params.id) }),
+      handler: async ({ params }) => json(200, { set: await settings.secretNames(params.id) }),
     }),
     defineRoute({
       method: "patch",

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
 import { ToolDetail, ToolDocsQuery, ToolListItem } from "../../contract/tools.js";
-import { indexText, searchExpression } from "../../db/search-text.js";
+import { indexText, searchTerms } from "../../db/search-text.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import type { Policies } from "../../domain/governance/policies.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
@@ -22,8 +22,18 @@ export function toolRoutes(
   docs: EnvironmentDocs,
   policies: Pick<Policies, "actionFor">,
 ): RouteDefinition[] {
-  const record = (row: ToolSummaryRow) => toolRecord(row, policies.actionFor(row));
-  const detail = (row: ToolRow) => toolDetail(row, policies.actionFor(row));
+  const record = async (row: ToolSummaryRow) => toolRecord(row, await policies.actionFor(row));
+  const detail = async (row: ToolRow) => toolDetail(row, await policies.actionFor(row));
+  /** A page of rows as items: each with the policy its calls meet. */
+  const pageOf = async <Row, Item>(
+    rows: Row[],
+    limit: number,
+    item: (row: Row) => Promise<Item>,
+    cursorOf: (row: Row) => unknown,
+  ) => {
+    const page = toPage(rows, limit, (row) => row, cursorOf);
+    return { items: await Promise.all(page.items.map(item)), nextCursor: page.nextCursor };
+  };
 
   return [
     defineRoute({
@@ -63,14 +73,14 @@ export function toolRoutes(
       }),
       responses: { 200: { description: "A page of tools", schema: ListOf(ToolListItem) } },
       errors: ["bad_request", "validation_failed"],
-      handler: ({ query, caller }) => {
+      handler: async ({ query, caller }) => {
         const { include, search, includeDisabled, ...rest } = query;
         // The key's allow-list narrows every list and search: other services' tools do not exist for it.
         const filter = { ...rest, serviceIds: caller.services ?? undefined };
         const limit = filter.limit ?? 100;
         if (search !== undefined) {
-          const expression = searchExpression(search);
-          if (expression === undefined) {
+          const terms = searchTerms(search);
+          if (terms === undefined) {
             throw new CyrnelError(
               "bad_request",
               `search ${JSON.stringify(search)} has no letters or digits to look for`,
@@ -81,7 +91,7 @@ export function toolRoutes(
           const ranked = {
             ...filter,
             limit,
-            expression,
+            terms,
             words: indexText(search),
             includeDisabled: includeDisabled ?? false,
             offset,
@@ -89,15 +99,17 @@ export function toolRoutes(
           const next = () => ({ rank: offset + limit });
           // Schemas are read only when asked for: they are most of a row (Stripe's reach megabytes).
           if (include === "schemas")
-            return json(200, toPage(store.searchToolsWithSchemas(ranked), limit, detail, next));
-          return json(200, toPage(store.searchTools(ranked), limit, record, next));
+            return json(200, await pageOf(await store.searchToolsWithSchemas(ranked), limit, detail, next));
+          return json(200, await pageOf(await store.searchTools(ranked), limit, record, next));
         }
         const page = { ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) };
         const cursorOf = (row: { serviceId: string; position: number }) => [row.serviceId, row.position];
         // Without `include=schemas` the schema columns are not even read: they are most of a row (GitHub's API:
         // 9 MB for 1,223 tools), and parsing them was most of a page's time.
-        if (include === "schemas") return json(200, toPage(store.listToolsWithSchemas(page), limit, detail, cursorOf));
-        return json(200, toPage(store.listTools(page), limit, record, cursorOf));
+        if (include === "schemas") {
+          return json(200, await pageOf(await store.listToolsWithSchemas(page), limit, detail, cursorOf));
+        }
+        return json(200, await pageOf(await store.listTools(page), limit, record, cursorOf));
       },
     }),
     defineRoute({
@@ -110,7 +122,8 @@ export function toolRoutes(
       params: ToolParams,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["not_found"],
-      handler: ({ params, caller }) => json(200, detail(requireTool(store, caller, params.serviceId, params.toolId))),
+      handler: async ({ params, caller }) =>
+        json(200, await detail(await requireTool(store, caller, params.serviceId, params.toolId))),
     }),
     defineRoute({
       method: "get",
@@ -146,10 +159,10 @@ export function toolRoutes(
       body: EnabledBody,
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["bad_request", "validation_failed", "not_found"],
-      handler: ({ params, body, caller }) => {
-        requireTool(store, caller, params.serviceId, params.toolId);
-        store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
-        return json(200, detail(requireTool(store, caller, params.serviceId, params.toolId)));
+      handler: async ({ params, body, caller }) => {
+        await requireTool(store, caller, params.serviceId, params.toolId);
+        await store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
+        return json(200, await detail(await requireTool(store, caller, params.serviceId, params.toolId)));
       },
     }),
     defineRoute({

@@ -1,0 +1,145 @@
+/**
+ * Tools: ranked search (the host's BM25 search over titles, ids, endpoints and descriptions) or the plain list,
+ * narrowed by service; each tool links to its rendered docs.
+ */
+import { useState } from "react";
+import { api, unwrap } from "../api/client";
+import { Badge, toneOf } from "../components/badge";
+import { ErrorBox } from "../components/error-box";
+import { Loading } from "../components/loading";
+import { PageHeader } from "../components/page-header";
+import { annotationBadges } from "../components/service-tools";
+import { useLoad } from "../hooks/use-load";
+import { Link, navigate, segment, useLocation } from "../router/router";
+
+export function ToolsPage() {
+  const { search: params } = useLocation();
+  const search = params.get("search") ?? "";
+  const serviceId = params.get("service") ?? "";
+  const includeDisabled = params.get("disabled") === "1";
+  const [draft, setDraft] = useState(search);
+
+  const services = useLoad(
+    async () => (await unwrap(api.GET("/services", { params: { query: { limit: 1000 } } }))).items,
+    [],
+  );
+  const tools = useLoad(
+    () =>
+      unwrap(
+        api.GET("/tools", {
+          params: {
+            query: {
+              limit: 100,
+              ...(search.trim() && { search: search.trim(), includeDisabled }),
+              ...(serviceId && { serviceId }),
+            },
+          },
+        }),
+      ),
+    [search, serviceId, includeDisabled],
+  );
+
+  const setParams = (change: Record<string, string>) => {
+    const next = new URLSearchParams(params);
+    for (const [key, value] of Object.entries(change)) {
+      if (value === "") next.delete(key);
+      else next.set(key, value);
+    }
+    const query = next.toString();
+    navigate(`/tools${query ? `?${query}` : ""}`, { replace: true });
+  };
+
+  return (
+    <>
+      <PageHeader title="Tools" />
+      <form
+        className="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setParams({ search: draft.trim() });
+        }}
+      >
+        <label className="grow">
+          Search for a task
+          <input
+            type="search"
+            value={draft}
+            onChange={(event) => setDraft(event.target.value)}
+            placeholder="e.g. forecast for a city"
+          />
+        </label>
+        <label>
+          Service
+          <select value={serviceId} onChange={(event) => setParams({ service: event.target.value })}>
+            <option value="">All services</option>
+            {(services.data ?? []).map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            checked={includeDisabled}
+            onChange={(event) => setParams({ disabled: event.target.checked ? "1" : "" })}
+          />
+          Include tools that cannot be called
+        </label>
+        <button type="submit" className="button primary">
+          Search
+        </button>
+      </form>
+      {search && (
+        <p className="muted">
+          Ranked by relevance to “{search}”{" "}
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => {
+              setDraft("");
+              setParams({ search: "" });
+            }}
+          >
+            Clear search
+          </button>
+        </p>
+      )}
+      <ErrorBox error={tools.error} title="Could not load tools" />
+      {tools.loading && !tools.data && <Loading what="Loading tools" />}
+      {tools.data &&
+        (tools.data.items.length === 0 ? (
+          <p className="empty">
+            {search
+              ? "No callable tool matches. Try other words, or include disabled tools."
+              : "No tools yet: install a service."}
+          </p>
+        ) : (
+          <ol className="tool-list">
+            {tools.data.items.map((tool, rank) => (
+              <li key={`${tool.serviceId}/${tool.id}`} className="card tool-item">
+                <div className="tool-head">
+                  {search && (
+                    <span className="rank">
+                      <span className="visually-hidden">rank </span>
+                      {rank + 1}
+                    </span>
+                  )}
+                  <Link to={`/tools/${segment(tool.serviceId)}/${segment(tool.id)}`}>
+                    <code>
+                      {tool.serviceId}.{tool.id}
+                    </code>
+                  </Link>
+                  <Badge tone={toneOf(tool.policy)}>{tool.policy}</Badge>
+                  {!tool.effectivelyEnabled && <Badge tone="warn">not callable</Badge>}
+                  {annotationBadges(tool)}
+                </div>
+                <p className="clip">{tool.name}</p>
+              </li>
+            ))}
+          </ol>
+        ))}
+    </>
+  );
+}

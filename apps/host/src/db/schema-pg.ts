@@ -1,0 +1,299 @@
+/**
+ * The host's tables on PostgreSQL: the same tables, columns and meanings as
+ * schema.ts (SQLite), so that both dialects answer the API byte for byte
+ * alike. What differs, and why:
+ *
+ * - Text is `text COLLATE "C"` ({@link ctext}): ordering and `>` compare
+ *   code points, as SQLite's BINARY does (a database's own collation would
+ *   order `a_b` and `aB` otherwise, and move list pages and cursors). It
+ *   also carries U+0000, which PostgreSQL's text cannot store and code,
+ *   stdout or a definition may contain, escaped (see {@link escapeNul}).
+ * - Timestamps stay ISO-8601 text, and JSON columns are `json` (not
+ *   `jsonb`, which reorders keys): what was written is what is read back.
+ * - Ids are identity columns, which never hand out a number twice, like
+ *   SQLite's AUTOINCREMENT.
+ * - Tool search keeps its words in the tools' own rows (`search_*`),
+ *   written by the store from the same JS text functions SQLite's index
+ *   uses (search-text.ts, search-text-pg.ts), and the casefolded copies
+ *   (`*_fold`) that `?query=` filters compare.
+ *
+ * `pnpm --filter @cyrnel/host db:generate` writes the migrations of both
+ * dialects after a change here or to schema.ts; keep the two in step.
+ */
+import type { ToolAnnotations } from "@cyrnel/sdk";
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  json,
+  pgTable,
+  primaryKey,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+type Json = Record<string, unknown>;
+
+/**
+ * U+0000 cannot be stored in PostgreSQL text. It is written as U+FFFF "0",
+ * and U+FFFF itself (a noncharacter) as U+FFFF "F", so every string comes
+ * back as it went in.
+ */
+export function escapeNul(text: string): string {
+  return text.includes("\u0000") || text.includes("\uffff")
+    ? text.replaceAll("\uffff", "\uffffF").replaceAll("\u0000", "\uffff0")
+    : text;
+}
+
+export function unescapeNul(text: string): string {
+  return text.includes("\uffff")
+    ? text.replace(/\uffff([0F])/g, (_, code) => (code === "0" ? "\u0000" : "\uffff"))
+    : text;
+}
+
+/** Text compared and ordered by code point, carrying U+0000 (see the file's comment). */
+export const ctext = customType<{ data: string; driverData: string }>({
+  dataType: () => 'text COLLATE "C"',
+  toDriver: escapeNul,
+  fromDriver: unescapeNul,
+});
+
+/** Text with a fixed set of values (what SQLite's `text({ enum })` declares). */
+const enumText = <T extends string>(name: string) => ctext(name).$type<T>();
+
+/** A full-text document; written as a `tsvector` literal built in JS (search-text-pg.ts). */
+export const tsvector = customType<{ data: string; driverData: string }>({
+  dataType: () => "tsvector",
+});
+
+export const modules = pgTable("modules", {
+  id: ctext("id").primaryKey(),
+  type: enumText<"adapter" | "environment">("type").notNull(),
+  name: ctext("name").notNull(),
+  description: ctext("description").notNull().default(""),
+  version: ctext("version").notNull(),
+  builtin: boolean("builtin").notNull(),
+  enabled: boolean("enabled").notNull(),
+  source: ctext("source"),
+  config: json("config").$type<Json>().notNull().default(sql`'{}'`),
+  createdAt: ctext("created_at").notNull(),
+  updatedAt: ctext("updated_at").notNull(),
+});
+
+export const services = pgTable(
+  "services",
+  {
+    id: ctext("id").primaryKey(),
+    name: ctext("name").notNull(),
+    description: ctext("description").notNull(),
+    adapter: ctext("adapter").notNull(),
+    source: ctext("source"),
+    version: ctext("version"),
+    hash: ctext("hash").notNull(),
+    definition: ctext("definition").notNull(),
+    adapterDomain: json("adapter_domain").$type<Json>().notNull(),
+    configSchema: json("config_schema").$type<Json>().notNull(),
+    secretsSchema: json("secrets_schema").$type<Json>().notNull(),
+    config: json("config").$type<Json>().notNull().default(sql`'{}'`),
+    enabled: boolean("enabled").notNull().default(false),
+    stale: boolean("stale").notNull().default(false),
+    staleReason: ctext("stale_reason"),
+    createdAt: ctext("created_at").notNull(),
+    updatedAt: ctext("updated_at").notNull(),
+    /** `casefold` of id, name and description, for `?query=` (db/casefold.ts). */
+    idFold: ctext("id_fold").notNull(),
+    nameFold: ctext("name_fold").notNull(),
+    descriptionFold: ctext("description_fold").notNull(),
+  },
+  (table) => [index("services_adapter_idx").on(table.adapter)],
+);
+
+export const tools = pgTable(
+  "tools",
+  {
+    serviceId: ctext("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    id: ctext("id").notNull(),
+    /** What SQLite calls the rowid: search ranks by it. Never reused. */
+    rowId: bigint("row_id", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
+    position: integer("position").notNull(),
+    name: ctext("name").notNull(),
+    description: ctext("description").notNull(),
+    inputSchema: json("input_schema").$type<Json>().notNull(),
+    outputSchema: json("output_schema").$type<Json>().notNull(),
+    adapterDomain: json("adapter_domain").$type<Json>().notNull(),
+    annotations: json("annotations").$type<ToolAnnotations>().notNull().default(sql`'{}'`),
+    enabled: boolean("enabled").notNull().default(true),
+    endpoint: ctext("endpoint"),
+    nameFold: ctext("name_fold").notNull(),
+    descriptionFold: ctext("description_fold").notNull(),
+    /** `indexText` of the id and of the endpoint: a search for exactly these puts the tool first. */
+    searchIdWords: ctext("search_id_words").notNull(),
+    searchEndpointWords: ctext("search_endpoint_words").notNull(),
+    /** Id words (A), title (B), endpoint (C), service (D); and how many words in all (BM25's document length). */
+    searchMain: tsvector("search_main").notNull(),
+    searchMainLength: integer("search_main_length").notNull(),
+    searchDescription: tsvector("search_description").notNull(),
+    searchDescriptionLength: integer("search_description_length").notNull(),
+    searchValues: tsvector("search_values").notNull(),
+    searchValuesLength: integer("search_values_length").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.serviceId, table.id] }),
+    uniqueIndex("tools_row_id_idx").on(table.rowId),
+    index("tools_service_position_idx").on(table.serviceId, table.position),
+    index("tools_search_main_idx").using("gin", table.searchMain),
+    index("tools_search_description_idx").using("gin", table.searchDescription),
+    index("tools_search_values_idx").using("gin", table.searchValues),
+  ],
+);
+
+export const secrets = pgTable(
+  "secrets",
+  {
+    ownerType: enumText<"service" | "module">("owner_type").notNull(),
+    ownerId: ctext("owner_id").notNull(),
+    name: ctext("name").notNull(),
+    keyId: ctext("key_id").notNull(),
+    iv: bytea("iv").notNull(),
+    ciphertext: bytea("ciphertext").notNull(),
+    tag: bytea("tag").notNull(),
+    updatedAt: ctext("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.ownerType, table.ownerId, table.name] })],
+);
+
+function bytea(name: string) {
+  return customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" })(name);
+}
+
+type ProcessState = "queued" | "running" | "suspended" | "idle" | "terminating";
+type ExitState = "success" | "failed" | "timeout" | "canceled";
+
+export const processes = pgTable(
+  "processes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    ref: ctext("ref"),
+    state: enumText<ProcessState>("state").notNull(),
+    exitState: enumText<ExitState>("exit_state"),
+    error: ctext("error"),
+    timeoutMs: integer("timeout_ms"),
+    code: ctext("code").notNull(),
+    output: json("output").$type<Json>(),
+    stdout: ctext("stdout").notNull().default(""),
+    stderr: ctext("stderr").notNull().default(""),
+    runs: integer("runs").notNull().default(0),
+    keyId: ctext("key_id"),
+    createdAt: ctext("created_at").notNull(),
+    startedAt: ctext("started_at"),
+    finishedAt: ctext("finished_at"),
+  },
+  (table) => [
+    index("processes_state_idx").on(table.state),
+    index("processes_ref_idx").on(table.ref),
+    index("processes_key_idx").on(table.keyId),
+  ],
+);
+
+export const executions = pgTable(
+  "executions",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    processId: integer("process_id")
+      .notNull()
+      .references(() => processes.id, { onDelete: "cascade" }),
+    environment: ctext("environment").notNull(),
+    exitState: enumText<ExitState>("exit_state"),
+    createdAt: ctext("created_at").notNull(),
+    finishedAt: ctext("finished_at"),
+  },
+  // SQLite finds a process's runs through its rowid order; PostgreSQL needs the index for the cascade and for
+  // the latest run of a process.
+  (table) => [index("executions_process_idx").on(table.processId)],
+);
+
+export const registries = pgTable("registries", {
+  id: ctext("id").primaryKey(),
+  name: ctext("name").notNull(),
+  url: ctext("url").notNull(),
+  definitionsUrl: ctext("definitions_url"),
+  modulesUrl: ctext("modules_url"),
+  createdAt: ctext("created_at").notNull(),
+  updatedAt: ctext("updated_at").notNull(),
+});
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: ctext("id").primaryKey(),
+    name: ctext("name").notNull(),
+    role: enumText<"admin" | "agent">("role").notNull(),
+    services: json("services").$type<string[]>(),
+    hash: ctext("hash").notNull(),
+    createdAt: ctext("created_at").notNull(),
+    expiresAt: ctext("expires_at"),
+    lastUsedAt: ctext("last_used_at"),
+  },
+  (table) => [uniqueIndex("api_keys_hash_unique").on(table.hash)],
+);
+
+type PolicyAction = "allow" | "ask" | "deny";
+
+export const servicePolicies = pgTable("service_policies", {
+  serviceId: ctext("service_id")
+    .primaryKey()
+    .references(() => services.id, { onDelete: "cascade" }),
+  defaultAction: enumText<PolicyAction>("default_action").notNull(),
+  rules: json("rules")
+    .$type<{ tools?: string; readOnly?: boolean; destructive?: boolean; action: PolicyAction }[]>()
+    .notNull(),
+  updatedAt: ctext("updated_at").notNull(),
+});
+
+export const approvals = pgTable(
+  "approvals",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    processId: integer("process_id").notNull(),
+    keyId: ctext("key_id"),
+    serviceId: ctext("service_id").notNull(),
+    toolId: ctext("tool_id").notNull(),
+    parameters: json("parameters").$type<Json>().notNull(),
+    state: enumText<"pending" | "approved" | "denied" | "expired">("state").notNull(),
+    createdAt: ctext("created_at").notNull(),
+    decidedAt: ctext("decided_at"),
+    decidedBy: ctext("decided_by"),
+    reason: ctext("reason"),
+  },
+  (table) => [index("approvals_state_idx").on(table.state), index("approvals_process_idx").on(table.processId)],
+);
+
+/**
+ * Ids are given by the host (see `CallLog`); the identity's sequence is
+ * moved past every id written, so it keeps the highest ever used after the
+ * rows are pruned, as AUTOINCREMENT does on SQLite.
+ */
+export const calls = pgTable(
+  "calls",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    processId: integer("process_id"),
+    executionId: integer("execution_id"),
+    keyId: ctext("key_id"),
+    serviceId: ctext("service_id").notNull(),
+    toolId: ctext("tool_id").notNull(),
+    startedAt: ctext("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    outcome: ctext("outcome").notNull(),
+    status: integer("status"),
+    parameters: json("parameters").$type<unknown>().notNull(),
+  },
+  (table) => [
+    index("calls_process_idx").on(table.processId, table.executionId),
+    index("calls_started_idx").on(table.startedAt),
+  ],
+);

@@ -1,0 +1,99 @@
+/**
+ * The PostgreSQL API keys store. The checks that keep an admin key around
+ * read the counts and write in one transaction that holds an advisory lock
+ * for keys: two hosts creating or revoking keys at once take turns, so
+ * neither decides on counts the other is about to change.
+ */
+import { and, asc, count, eq, gt, ne, or, sql } from "drizzle-orm";
+import type { PgDb } from "../../db/client-pg.js";
+import { apiKeys } from "../../db/schema-pg.js";
+import type { KeyCounts, KeyRow, KeyStore } from "./key-store.js";
+
+type Tx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
+
+const lockKeys = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(hashtext('cyrnel.api_keys'))`);
+
+export class PgKeyStore implements KeyStore {
+  private readonly statements;
+
+  constructor(private readonly db: PgDb) {
+    this.statements = {
+      byHash: db
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.hash, sql.placeholder("hash")))
+        .prepare("cyrnel_key_by_hash"),
+      byId: db
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.id, sql.placeholder("id")))
+        .prepare("cyrnel_key_by_id"),
+      any: db.select({ id: apiKeys.id }).from(apiKeys).limit(1).prepare("cyrnel_key_any"),
+    };
+  }
+
+  async any(): Promise<boolean> {
+    return (await this.statements.any.execute()).length > 0;
+  }
+
+  async get(id: string): Promise<KeyRow | undefined> {
+    return (await this.statements.byId.execute({ id }))[0];
+  }
+
+  async byHash(hash: string): Promise<KeyRow | undefined> {
+    return (await this.statements.byHash.execute({ hash }))[0];
+  }
+
+  list(filter: { after?: [string, string]; limit: number }): Promise<KeyRow[]> {
+    const after = filter.after;
+    return this.db
+      .select()
+      .from(apiKeys)
+      .where(
+        after === undefined
+          ? undefined
+          : or(gt(apiKeys.createdAt, after[0]), and(eq(apiKeys.createdAt, after[0]), gt(apiKeys.id, after[1]))),
+      )
+      .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+      .limit(filter.limit + 1);
+  }
+
+  insert(row: KeyRow, refuse: (counts: KeyCounts) => string | null): Promise<{ row: KeyRow } | { refused: string }> {
+    return this.db.transaction(async (tx) => {
+      await lockKeys(tx);
+      const refused = refuse(await this.counts(tx));
+      if (refused !== null) return { refused };
+      await tx.insert(apiKeys).values(row);
+      return { row };
+    });
+  }
+
+  delete(
+    id: string,
+    refuse: (key: KeyRow, remaining: KeyCounts) => string | null,
+  ): Promise<"deleted" | "not_found" | { refused: string }> {
+    return this.db.transaction(async (tx) => {
+      await lockKeys(tx);
+      const [key] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id));
+      if (!key) return "not_found" as const;
+      const refused = refuse(key, await this.counts(tx, id));
+      if (refused !== null) return { refused };
+      await tx.delete(apiKeys).where(eq(apiKeys.id, id));
+      return "deleted" as const;
+    });
+  }
+
+  async touch(id: string, lastUsedAt: string): Promise<void> {
+    await this.db.update(apiKeys).set({ lastUsedAt }).where(eq(apiKeys.id, id));
+  }
+
+  private async counts(tx: Tx, except?: string): Promise<KeyCounts> {
+    const rows = await tx
+      .select({ role: apiKeys.role, n: count() })
+      .from(apiKeys)
+      .where(except === undefined ? undefined : ne(apiKeys.id, except))
+      .groupBy(apiKeys.role);
+    const admins = rows.find((row) => row.role === "admin")?.n ?? 0;
+    return { admins, all: rows.reduce((sum, row) => sum + row.n, 0) };
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The modules table kept in memory: a host has a handful of modules, and
+ * the in-memory view of them (ModuleEntries) answers synchronously — which
+ * adapter is active, and why not — on every service and tool call. Every
+ * module write of this host goes through here, so the copy follows it.
+ * (Modules are code in each host's data directory; keeping several hosts'
+ * module settings in step is change propagation, still to come.)
+ */
+import type { ValidManifest } from "./manifest.js";
+import type { ModuleRow, ModuleStore } from "./module-store.js";
+
+export class ModuleRows implements ModuleStore {
+  private readonly rows = new Map<string, ModuleRow>();
+
+  constructor(private readonly store: ModuleStore) {}
+
+  /** Reads every row; before anything else asks. */
+  async load(): Promise<void> {
+    this.rows.clear();
+    for (const row of await this.store.all()) this.rows.set(row.id, row);
+  }
+
+  /** The row as this host last read or wrote it. */
+  peek(id: string): ModuleRow | undefined {
+    return this.rows.get(id);
+  }
+
+  async get(id: string): Promise<ModuleRow | undefined> {
+    return this.rows.get(id);
+  }
+
+  async all(): Promise<ModuleRow[]> {
+    return [...this.rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async upsert(manifest: ValidManifest, builtin: boolean): Promise<void> {
+    await this.store.upsert(manifest, builtin);
+    await this.reread(manifest.id);
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<void> {
+    await this.store.setEnabled(id, enabled);
+    await this.reread(id);
+  }
+
+  async setConfig(id: string, config: Record<string, unknown>): Promise<void> {
+    await this.store.setConfig(id, config);
+    await this.reread(id);
+  }
+
+  async setSource(id: string, source: string | null): Promise<void> {
+    await this.store.setSource(id, source);
+    await this.reread(id);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.store.delete(id);
+    this.rows.delete(id);
+  }
+
+  private async reread(id: string): Promise<void> {
+    const row = await this.store.get(id);
+    if (row) this.rows.set(id, row);
+    else this.rows.delete(id);
+  }
+}
