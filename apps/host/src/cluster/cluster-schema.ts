@@ -1,7 +1,8 @@
 /**
- * The tables the cluster blocks own. Until the host's PostgreSQL store
- * migrations exist (the store refactor brings them), `ensureClusterSchema`
- * creates them; the wiring then moves this SQL into a migration unchanged.
+ * The tables the cluster blocks own. Until the wiring adds them to the
+ * host's PostgreSQL migrations (`db/schema-pg.ts`, `db/migrations-pg/`),
+ * `ensureClusterSchema` creates them; the wiring moves this SQL there
+ * (`cluster_run_claims` becoming columns of `executions`).
  *
  * - `cluster_hosts`: one row per running host and its lease (see host-leases.ts).
  * - `cluster_run_claims`: which host took which execution (see run-claims.ts); the reference for the columns the
@@ -50,8 +51,11 @@ CREATE TABLE IF NOT EXISTS cluster_module_archives (
 );
 `;
 
-/** Any fixed number: hosts starting together take turns creating the tables (concurrent CREATE ... IF NOT EXISTS can collide). */
-const SCHEMA_LOCK = 0x63_79_72_6e; // "cyrn"
+/**
+ * Any fixed number: hosts starting together take turns creating the tables (concurrent CREATE ... IF NOT EXISTS can
+ * collide). Not the host's migration lock ("cyrn", db/client-pg.ts): these tables move into those migrations later.
+ */
+const SCHEMA_LOCK = 0x63_6c_73_74; // "clst"
 
 export async function ensureClusterSchema(pool: pg.Pool): Promise<void> {
   await inTransaction(pool, async (tx) => {
