@@ -79,6 +79,7 @@ export interface WorkerStart {
 export class ProcessQueue {
   private runner: Runner | null = null;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private stopKicking: () => void = () => {};
   private readonly logger: Logger;
 
   constructor(private readonly options: ProcessQueueOptions) {
@@ -188,6 +189,7 @@ export class ProcessQueue {
   /** Stops fetching; resolves once the runs in progress have ended (end them first for a quick stop). */
   async stop(): Promise<void> {
     clearInterval(this.sweepTimer);
+    this.stopKicking();
     const runner = this.runner;
     this.runner = null;
     await runner?.stop();
@@ -242,7 +244,8 @@ export class ProcessQueue {
     return new Promise<void>((resolve) => {
       const giveUp = setTimeout(resolve, 10_000);
       giveUp.unref();
-      this.events.on("pool:listen:success", ({ client }) => {
+      this.stopKicking = () => this.events.off("pool:listen:success", kick);
+      const kick = ({ client }: { client: pg.PoolClient }) => {
         // The library sends its LISTEN on this client right after this event: a query queued behind it on the same
         // connection completes after the LISTEN has.
         setImmediate(() => {
@@ -261,7 +264,8 @@ export class ProcessQueue {
               resolve();
             });
         });
-      });
+      };
+      this.events.on("pool:listen:success", kick);
     });
   }
 
