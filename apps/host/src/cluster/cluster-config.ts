@@ -1,0 +1,90 @@
+/**
+ * The environment variables of running many hosts, parsed like the rest of
+ * the host's configuration (a bad value is a ConfigError naming the
+ * variable). The wiring merges `ClusterConfig` into `HostConfig`; until
+ * then it is read here so the values and their defaults live in one place.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `CYRNEL_ROLE` | `all` | `all`: serves the API and runs processes; `api`: serves the API and only enqueues; `worker`: runs processes, serves only `GET /health` |
+ * | `CYRNEL_LEASE_MS` | 15000 | a host that has not renewed its lease for this long is lost: its runs end `failed`, `interrupted: worker lost` |
+ * | `CYRNEL_WORKER_CONCURRENCY` | 50 | runs one host executes at once (the environment's `admit()` can refuse sooner) |
+ * | `CYRNEL_PROCESS_FLUSH_MS` | 250 | at most this often a running process's stdout/stderr so far is written to its row, for readers on other hosts |
+ * | `CYRNEL_QUEUE_POLL_MS` | 60000 | how often idle workers look for runs they were not notified of (pickup is by NOTIFY; this is a backstop) |
+ * | `CYRNEL_ADVERTISE_URL` | none | how operators reach this host, shown in the hosts list (informational) |
+ *
+ * `api` and `worker` only make sense with a shared PostgreSQL database
+ * (`CYRNEL_DATABASE_URL=postgres://…`): they are refused without one.
+ */
+import { ConfigError } from "../config.js";
+import { DEFAULT_LEASE_MS, type HostRole } from "./host-leases.js";
+import { DEFAULT_POLL_INTERVAL_MS } from "./process-queue.js";
+import { DEFAULT_FLUSH_INTERVAL_MS } from "./run-events.js";
+
+export interface ClusterConfig {
+  role: HostRole;
+  leaseMs: number;
+  workerConcurrency: number;
+  processFlushMs: number;
+  queuePollMs: number;
+  advertiseUrl: string | null;
+}
+
+export const HOST_ROLES: readonly HostRole[] = ["all", "api", "worker"];
+export const DEFAULT_WORKER_CONCURRENCY = 50;
+
+type Env = Record<string, string | undefined>;
+
+export function loadClusterConfig(env: Env = process.env): ClusterConfig {
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  };
+  const roleText = (read("CYRNEL_ROLE") ?? "all").toLowerCase();
+  if (!HOST_ROLES.includes(roleText as HostRole)) {
+    throw new ConfigError("CYRNEL_ROLE", `must be one of ${HOST_ROLES.join(", ")}, got "${read("CYRNEL_ROLE")}"`);
+  }
+  const role = roleText as HostRole;
+  const databaseUrl = read("CYRNEL_DATABASE_URL");
+  if (role !== "all" && !/^postgres(ql)?:\/\//i.test(databaseUrl ?? "")) {
+    throw new ConfigError(
+      "CYRNEL_ROLE",
+      `"${role}" needs a shared PostgreSQL database: set CYRNEL_DATABASE_URL=postgres://… (every host the same)`,
+    );
+  }
+  const leaseMs = integer("CYRNEL_LEASE_MS", read("CYRNEL_LEASE_MS"), DEFAULT_LEASE_MS, 1_000, 10 * 60_000);
+  return {
+    role,
+    leaseMs,
+    workerConcurrency: integer(
+      "CYRNEL_WORKER_CONCURRENCY",
+      read("CYRNEL_WORKER_CONCURRENCY"),
+      DEFAULT_WORKER_CONCURRENCY,
+      1,
+      10_000,
+    ),
+    processFlushMs: integer(
+      "CYRNEL_PROCESS_FLUSH_MS",
+      read("CYRNEL_PROCESS_FLUSH_MS"),
+      DEFAULT_FLUSH_INTERVAL_MS,
+      10,
+      leaseMs,
+    ),
+    queuePollMs: integer(
+      "CYRNEL_QUEUE_POLL_MS",
+      read("CYRNEL_QUEUE_POLL_MS"),
+      DEFAULT_POLL_INTERVAL_MS,
+      1_000,
+      3_600_000,
+    ),
+    advertiseUrl: read("CYRNEL_ADVERTISE_URL") ?? null,
+  };
+}
+
+function integer(variable: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(variable, `must be an integer, got "${value}"`);
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) throw new ConfigError(variable, `must be between ${min} and ${max}, got ${parsed}`);
+  return parsed;
+}

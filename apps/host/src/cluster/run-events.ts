@@ -1,0 +1,424 @@
+/**
+ * A run's live events, from the host that executes it to readers on any
+ * host: stdout and stderr as they are written, and the other events of a
+ * run (an ended call, an approval created or decided), then its end.
+ *
+ * **Channel and frames.** Each process has a channel, `cyrnel_run_<id>`,
+ * that only its readers LISTEN on. Every notification is one JSON *frame*
+ * of at most 7900 bytes (PostgreSQL refuses 8000):
+ *
+ * | frame | meaning |
+ * |---|---|
+ * | `{r, n, t: "stdout"\|"stderr", o, x}` | text `x` of the stream at offset `o` |
+ * | `{r, n, e}` | a whole event `e` (`{type: "call", …}`, `{type: "approval", …}`) |
+ * | `{r, n, m: [i, count], j}` | part `i` of an event too large for one frame: the parts' `j` joined are its JSON |
+ * | `{r, n, end: true}` | the run ended; its final row is written |
+ *
+ * `r` is the execution id (readers of one run ignore frames of another),
+ * `n` a per-run frame counter (PostgreSQL drops identical notifications
+ * sent in one transaction; distinct `n` keeps them distinct, and orders the
+ * parts of an event). Offsets and lengths are in UTF-16 code units, as
+ * JavaScript strings count; a large chunk is cut into several frames, each
+ * with its own offset, so every frame is usable on its own.
+ *
+ * **What the executing host persists.** The text so far of each stream,
+ * whole, to the process row: at most every `flushIntervalMs` (default
+ * 250 ms) while it grows, the first write at once, and never after the run
+ * ended (then the final row is written instead). The persisted text is
+ * always a prefix of the live stream — the concatenation of every chunk
+ * published — because it is the publisher's own copy at the time of the
+ * write. Frames are best effort (a failed NOTIFY is only logged); the row is
+ * the truth.
+ *
+ * **How a reader splices.** It LISTENs first, then reads the row (text so
+ * far, `S`, with length `L`): everything written before is in `S`, or in a
+ * frame it will receive. For a frame `(o, x)`:
+ * - `o + |x| <= L`: already had, dropped;
+ * - `o <= L`: the part past `L` (`x.slice(L - o)`) is new, appended;
+ * - `o > L`: a gap (written before it listened, not yet persisted, or lost
+ *   while its connection was down): it reads the row again until the row
+ *   reaches `o` (at most a flush interval later), takes the row's new text,
+ *   then the frame as above.
+ *
+ * After a dropped connection (the listener reports a gap) or on the end
+ * frame it reads the row again and takes what the row has beyond its text;
+ * at the end the final row is authoritative. An event frame missed while
+ * disconnected is not replayed: readers get current state (pending
+ * approvals, call records) from the database, as at the start.
+ */
+import type { Logger } from "@cyrnel/sdk";
+import type pg from "pg";
+import type { ListenSubscription, NotificationListener } from "./notification-listener.js";
+import { splitForPayload } from "./payload-split.js";
+import { messageOf, NOTIFY_PAYLOAD_LIMIT, type Queryable, silentLogger } from "./sql.js";
+
+export type StreamName = "stdout" | "stderr";
+
+/** An event of a run other than its text (an ended call, an approval created or decided). */
+export interface RunEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** What a reader receives: new text of a stream, or an event. */
+export type FollowEvent = { type: StreamName; text: string } | RunEvent;
+
+type Frame =
+  | { r: number; n: number; t: StreamName; o: number; x: string }
+  | { r: number; n: number; e: RunEvent }
+  | { r: number; n: number; m: [number, number]; j: string }
+  | { r: number; n: number; end: true };
+
+/** Room left in a frame for its text after the envelope (`{"r":…,"n":…,"t":"stdout","o":…,"x":""}` and the like). */
+const TEXT_BUDGET = NOTIFY_PAYLOAD_LIMIT - 120;
+export const DEFAULT_FLUSH_INTERVAL_MS = 250;
+
+export function runChannel(processId: number): string {
+  return `cyrnel_run_${processId}`;
+}
+
+export interface RunPublisherOptions {
+  pool: pg.Pool;
+  processId: number;
+  executionId: number;
+  /** Writes the text so far to the process row (see the file comment); failures are logged, the next write retries. */
+  persist(text: { stdout: string; stderr: string }): Promise<void>;
+  flushIntervalMs?: number;
+  logger?: Logger;
+  /** Called once `end` has sent the end frame. */
+  onEnded?(): void;
+}
+
+/** The executing host's side of a run: keeps its text, persists it, and sends its frames in order. */
+export class RunPublisher {
+  private readonly text = { stdout: "", stderr: "" };
+  private seq = 0;
+  private pending: string[] = [];
+  private sending: Promise<void> = Promise.resolve();
+  private sendScheduled = false;
+  private persistTimer: NodeJS.Timeout | undefined;
+  private persisting: Promise<void> | null = null;
+  private lastPersistAt = Number.NEGATIVE_INFINITY;
+  private dirty = false;
+  private ended = false;
+  private readonly channel: string;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: RunPublisherOptions) {
+    this.channel = runChannel(options.processId);
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** Appends text to a stream (pass exactly what the run's capped stream kept) and sends it to readers. */
+  write(stream: StreamName, text: string): void {
+    if (this.ended || text === "") return;
+    let offset = this.text[stream].length;
+    this.text[stream] += text;
+    for (const piece of splitForPayload(text, TEXT_BUDGET)) {
+      this.queue({ r: this.options.executionId, n: this.seq++, t: stream, o: offset, x: piece });
+      offset += piece.length;
+    }
+    this.schedulePersist();
+  }
+
+  /** Sends an event to readers: in one frame if it fits, else in parts. */
+  publish(event: RunEvent): void {
+    if (this.ended) return;
+    const r = this.options.executionId;
+    const whole = JSON.stringify({ r, n: this.seq, e: event });
+    if (Buffer.byteLength(whole) <= NOTIFY_PAYLOAD_LIMIT) {
+      this.seq++;
+      this.pending.push(whole);
+      this.scheduleSend();
+      return;
+    }
+    const pieces = splitForPayload(JSON.stringify(event), TEXT_BUDGET);
+    pieces.forEach((j, i) => {
+      this.queue({ r, n: this.seq++, m: [i, pieces.length], j });
+    });
+  }
+
+  /** The text so far. */
+  get stdout(): string {
+    return this.text.stdout;
+  }
+
+  get stderr(): string {
+    return this.text.stderr;
+  }
+
+  /**
+   * Ends the run's stream: no more persisting (a late write must not
+   * overwrite the final row), `finalize` writes the final row, then the end
+   * frame goes out, after every frame before it.
+   */
+  async end(finalize?: () => Promise<void>): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.persistTimer);
+    await this.persisting;
+    try {
+      await finalize?.();
+    } finally {
+      this.queue({ r: this.options.executionId, n: this.seq++, end: true });
+      await this.drain();
+      this.options.onEnded?.();
+    }
+  }
+
+  // ---- internals ------------------------------------------------------------------
+
+  private queue(frame: Frame): void {
+    this.pending.push(JSON.stringify(frame));
+    this.scheduleSend();
+  }
+
+  /** Frames written in one turn of the event loop go out in one query, in order. */
+  private scheduleSend(): void {
+    if (this.sendScheduled) return;
+    this.sendScheduled = true;
+    setImmediate(() => {
+      this.sendScheduled = false;
+      const payloads = this.pending;
+      this.pending = [];
+      if (payloads.length === 0) return;
+      this.sending = this.sending.then(() =>
+        sendFrames(this.options.pool, this.channel, payloads).catch((error) =>
+          this.logger.warn("sending a run's live events failed; readers catch up from the database", {
+            process: this.options.processId,
+            error: messageOf(error),
+          }),
+        ),
+      );
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.sendScheduled || this.pending.length > 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await this.sending;
+  }
+
+  /** At most one write in flight, and at most one per `flushIntervalMs`; the first write of a quiet period at once. */
+  private schedulePersist(): void {
+    this.dirty = true;
+    if (this.persistTimer !== undefined || this.persisting !== null) return;
+    const interval = this.options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    const wait = Math.max(0, this.lastPersistAt + interval - performance.now());
+    this.persistTimer = setTimeout(() => this.persistNow(), wait);
+  }
+
+  private persistNow(): void {
+    this.persistTimer = undefined;
+    if (this.ended) return;
+    this.dirty = false;
+    this.lastPersistAt = performance.now();
+    this.persisting = this.options
+      .persist({ stdout: this.text.stdout, stderr: this.text.stderr })
+      .catch((error) => {
+        this.dirty = true;
+        this.logger.warn("writing a run's text so far failed; retried", {
+          process: this.options.processId,
+          error: messageOf(error),
+        });
+      })
+      .finally(() => {
+        this.persisting = null;
+        if (this.dirty && !this.ended) this.schedulePersist();
+      });
+  }
+}
+
+/** Sends frames in order, in one statement (one transaction: they are delivered together and in this order). */
+async function sendFrames(db: Queryable, channel: string, payloads: string[]): Promise<void> {
+  await db.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS f(p, i) ORDER BY i", [
+    channel,
+    payloads,
+  ]);
+}
+
+/**
+ * The end frame of a run whose host is gone, sent by whoever ended it (the
+ * lease reaper, in its transaction), so that readers stop waiting. The
+ * frame counter is out of the publisher's range, so it is never a duplicate.
+ */
+export async function sendRunEnded(db: Queryable, processId: number, executionId: number): Promise<void> {
+  await sendFrames(db, runChannel(processId), [JSON.stringify({ r: executionId, n: -1, end: true })]);
+}
+
+/** A process row as a reader needs it. */
+export interface RunSnapshot {
+  /** The process's current (latest) execution. */
+  executionId: number;
+  stdout: string;
+  stderr: string;
+  /** Whether that execution has ended (its final text is in the row). */
+  ended: boolean;
+}
+
+export interface FollowRunOptions {
+  listener: NotificationListener;
+  processId: number;
+  /** Reads the process row (see the file comment for what the executing host keeps there). */
+  read(): Promise<RunSnapshot>;
+  /** New text of a stream, in order and exactly once, and the run's events. */
+  onEvent(event: FollowEvent): void;
+  /** How long to wait before reading again a row that is behind a frame (the writer's flush interval). */
+  retryMs?: number;
+  logger?: Logger;
+}
+
+export interface FollowedRun {
+  /** The row's text when following started; `onEvent` delivers what comes after. */
+  stdout: string;
+  stderr: string;
+  /** The final row, once the run has ended (at once if it already had). */
+  done: Promise<RunSnapshot>;
+  /** Stops following (the reader went away). */
+  close(): Promise<void>;
+}
+
+type Work = { frame: Frame } | { gap: true };
+
+/** Follows the process's current run from any host (see the file comment for the splice). */
+export async function followRun(options: FollowRunOptions): Promise<FollowedRun> {
+  const logger = options.logger ?? silentLogger;
+  const retryMs = options.retryMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+  const backlog: Work[] = [];
+  let closed = false;
+  let snapshotRead = false;
+  const text = { stdout: "", stderr: "" };
+  let executionId = -1;
+  const parts = new Map<number, string[]>();
+  let resolveDone!: (snapshot: RunSnapshot) => void;
+  const done = new Promise<RunSnapshot>((resolve) => {
+    resolveDone = resolve;
+  });
+
+  const enqueue = (work: Work) => {
+    if (closed) return;
+    backlog.push(work);
+    if (snapshotRead) pump();
+  };
+  let pumping = false;
+  /** Handles the backlog in order, one frame at a time (a gap waits for the row before later frames apply). */
+  const pump = () => {
+    if (pumping) return;
+    pumping = true;
+    void (async () => {
+      try {
+        while (backlog.length > 0 && !closed) {
+          const work = backlog.shift()!;
+          try {
+            await handle(work);
+          } catch (error) {
+            logger.warn("following a run failed on a frame; reading the database again", { error: messageOf(error) });
+            await options
+              .read()
+              .then(adopt)
+              .catch(() => undefined);
+          }
+        }
+      } finally {
+        pumping = false;
+      }
+    })();
+  };
+
+  const subscription: ListenSubscription = await options.listener.listen(runChannel(options.processId), (payload) => {
+    try {
+      enqueue({ frame: JSON.parse(payload) as Frame });
+    } catch {
+      logger.warn("an unreadable run frame was dropped", { process: options.processId });
+    }
+  });
+  const offGap = options.listener.onGap(() => enqueue({ gap: true }));
+
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    offGap();
+    await subscription.close();
+  };
+
+  const finish = async (snapshot: RunSnapshot) => {
+    await close();
+    resolveDone(snapshot);
+  };
+
+  /** Takes what the row has beyond the text so far (the row is a prefix of the stream, or the final text). */
+  const adopt = async (snapshot: RunSnapshot): Promise<boolean> => {
+    for (const stream of ["stdout", "stderr"] as const) {
+      const row = snapshot[stream];
+      if (row.length > text[stream].length && row.startsWith(text[stream])) {
+        const added = row.slice(text[stream].length);
+        text[stream] = row;
+        options.onEvent({ type: stream, text: added });
+      }
+    }
+    const ended = snapshot.ended || snapshot.executionId !== executionId;
+    if (ended) await finish(snapshot);
+    return ended;
+  };
+
+  const handle = async (work: Work) => {
+    if ("gap" in work) {
+      await adopt(await options.read());
+      return;
+    }
+    const { frame } = work;
+    if (frame.r !== executionId) return;
+    if ("end" in frame) {
+      await adopt(await options.read());
+      return;
+    }
+    if ("e" in frame) {
+      options.onEvent(frame.e);
+      return;
+    }
+    if ("m" in frame) {
+      const [index, count] = frame.m;
+      const first = frame.n - index;
+      const collected = parts.get(first) ?? [];
+      // Parts arrive in order; a missing first part (joined mid-event, or lost) drops the event.
+      if (collected.length !== index) {
+        parts.delete(first);
+        return;
+      }
+      collected.push(frame.j);
+      if (collected.length < count) parts.set(first, collected);
+      else {
+        parts.delete(first);
+        options.onEvent(JSON.parse(collected.join("")) as RunEvent);
+      }
+      return;
+    }
+    const stream = frame.t;
+    while (frame.o > text[stream].length) {
+      // A gap: the row will have it within a flush interval.
+      if (await adopt(await options.read())) return;
+      if (frame.o > text[stream].length) await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+    const have = text[stream].length;
+    if (frame.o + frame.x.length <= have) return;
+    const added = frame.x.slice(have - frame.o);
+    text[stream] += added;
+    options.onEvent({ type: stream, text: added });
+  };
+
+  let first: RunSnapshot;
+  try {
+    first = await options.read();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  executionId = first.executionId;
+  text.stdout = first.stdout;
+  text.stderr = first.stderr;
+  snapshotRead = true;
+  if (first.ended) await finish(first);
+  else pump();
+  return { stdout: first.stdout, stderr: first.stderr, done, close };
+}

@@ -1,0 +1,45 @@
+/**
+ * One throw-away PostgreSQL per test file for the cluster blocks' tests
+ * (src/cluster), on the server helper the host's suites use
+ * (`startThrowawayPostgres` in postgres.ts: initdb + pg_ctl as the
+ * `postgres` user, loopback only, a free port, removed at the end), and a
+ * fresh database per test. These tests need PostgreSQL whatever the suites'
+ * dialect: without Debian's `postgresql` package they fail with the
+ * helper's install hint.
+ */
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { startThrowawayPostgres, type ThrowawayPostgres } from "./postgres.js";
+
+export interface TestPostgres {
+  /** Creates an empty database with a fresh name and returns its connection string. */
+  createDatabase(): Promise<string>;
+}
+
+/** One server for the calling test file: started before its tests, stopped and removed after them. */
+export function usePostgres(): { readonly server: TestPostgres } {
+  let server: ThrowawayPostgres | undefined;
+  let databases = 0;
+  beforeAll(async () => {
+    server = await startThrowawayPostgres();
+  }, 120_000);
+  afterAll(() => server?.stop());
+  return {
+    server: {
+      async createDatabase() {
+        if (!server) throw new Error("the test PostgreSQL is not started (usePostgres() starts it in beforeAll)");
+        const name = `cluster_test_${++databases}`;
+        const admin = new pg.Client({ connectionString: server.adminUrl });
+        await admin.connect();
+        try {
+          await admin.query(`CREATE DATABASE ${name}`);
+        } finally {
+          await admin.end();
+        }
+        const url = new URL(server.adminUrl);
+        url.pathname = `/${name}`;
+        return url.toString();
+      },
+    },
+  };
+}
