@@ -31,6 +31,8 @@ import {
   json,
   pgTable,
   primaryKey,
+  text,
+  timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
@@ -210,10 +212,29 @@ export const executions = pgTable(
     exitState: enumText<ExitState>("exit_state"),
     createdAt: ctext("created_at").notNull(),
     finishedAt: ctext("finished_at"),
+    // The process queue (cluster/process-cluster.ts): only PostgreSQL hosts run processes through it.
+    /** The type-check choice of this run (null: the environment's default); the worker that runs it reads it. */
+    typecheck: boolean("typecheck"),
+    /** When the run was queued, by the database's clock (the sweeps compare it with now()). */
+    enqueuedAt: timestamp("enqueued_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The host that took the run (`cluster_hosts.id`); null while it waits. Set once, by a conditional UPDATE. */
+    claimedBy: text("claimed_by"),
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    /** A kill was asked for (the executing host reads it when it attaches the run and after a missed signal). */
+    killRequested: boolean("kill_requested").notNull().default(false),
   },
   // SQLite finds a process's runs through its rowid order; PostgreSQL needs the index for the cascade and for
-  // the latest run of a process.
-  (table) => [index("executions_process_idx").on(table.processId)],
+  // the latest run of a process. The partial indexes serve the queue: runs waiting for a host (the queue length
+  // and the sweeps) and runs a host has (the reaper).
+  (table) => [
+    index("executions_process_idx").on(table.processId),
+    index("executions_waiting_idx")
+      .on(table.id)
+      .where(sql`${table.claimedBy} is null and ${table.finishedAt} is null`),
+    index("executions_claimed_idx")
+      .on(table.claimedBy)
+      .where(sql`${table.claimedBy} is not null and ${table.finishedAt} is null`),
+  ],
 );
 
 export const registries = pgTable("registries", {

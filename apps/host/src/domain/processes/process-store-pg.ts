@@ -5,8 +5,11 @@
  * incremented in SQL, so two hosts starting runs cannot lose one.
  */
 import { and, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import type pg from "pg";
 import type { PgDb } from "../../db/client-pg.js";
 import { executions, processes } from "../../db/schema-pg.js";
+import { CyrnelError } from "../../errors.js";
 import type {
   NewProcess,
   ProcessFilter,
@@ -14,7 +17,12 @@ import type {
   ProcessRow,
   ProcessState,
   ProcessStore,
+  QueuedRunOptions,
+  RunIds,
 } from "./process-store.js";
+
+/** What a transaction of this store writes with: drizzle's transaction, or drizzle over the store's own client. */
+type Writer = Pick<NodePgDatabase, "insert" | "update">;
 
 const param = (name: string) => sql.placeholder(name);
 /** A placeholder where drizzle's types want SQL (`set`). */
@@ -43,18 +51,20 @@ export class PgProcessStore implements ProcessStore {
     };
   }
 
-  create(values: NewProcess, environment: string): Promise<{ processId: number; executionId: number }> {
+  create(values: NewProcess, environment: string, queued?: QueuedRunOptions): Promise<RunIds> {
     const createdAt = new Date().toISOString();
-    return this.db.transaction(async (tx) => {
+    return this.transaction(queued, async (tx, client) => {
       const [process] = await tx
         .insert(processes)
         .values({ ...values, state: "queued", runs: 1, createdAt })
         .returning({ id: processes.id });
       const [execution] = await tx
         .insert(executions)
-        .values({ processId: process!.id, environment, createdAt })
+        .values({ processId: process!.id, environment, createdAt, typecheck: queued?.typecheck ?? null })
         .returning({ id: executions.id });
-      return { processId: process!.id, executionId: execution!.id };
+      const run = { processId: process!.id, executionId: execution!.id };
+      if (queued && client) await queued.enqueue(run, client);
+      return run;
     });
   }
 
@@ -78,14 +88,12 @@ export class PgProcessStore implements ProcessStore {
       .limit(filter.limit + 1);
   }
 
-  startRun(processId: number, environment: string): Promise<number> {
+  startRun(processId: number, environment: string, queued?: QueuedRunOptions): Promise<number> {
     const createdAt = new Date().toISOString();
-    return this.db.transaction(async (tx) => {
-      const [execution] = await tx
-        .insert(executions)
-        .values({ processId, environment, createdAt })
-        .returning({ id: executions.id });
-      await tx
+    return this.transaction(queued, async (tx, client) => {
+      // Through the queue, another host may have started a run since the caller saw the process idle: the update
+      // takes the row only while it is idle, so two hosts never start two runs of one process.
+      const updated = await tx
         .update(processes)
         .set({
           state: "queued",
@@ -98,7 +106,16 @@ export class PgProcessStore implements ProcessStore {
           finishedAt: null,
           runs: sql`${processes.runs} + 1`,
         })
-        .where(eq(processes.id, processId));
+        .where(queued ? and(eq(processes.id, processId), eq(processes.state, "idle")) : eq(processes.id, processId))
+        .returning({ state: processes.state });
+      if (updated.length === 0) {
+        throw new CyrnelError("conflict", `process ${processId} is running; it must be idle to run`);
+      }
+      const [execution] = await tx
+        .insert(executions)
+        .values({ processId, environment, createdAt, typecheck: queued?.typecheck ?? null })
+        .returning({ id: executions.id });
+      if (queued && client) await queued.enqueue({ processId, executionId: execution!.id }, client);
       return execution!.id;
     });
   }
@@ -123,6 +140,29 @@ export class PgProcessStore implements ProcessStore {
         .set({ exitState: result.exitState, finishedAt })
         .where(eq(executions.id, executionId));
     });
+  }
+
+  /**
+   * One transaction. A queued run's job is added by SQL on the transaction's own connection (graphile-worker's
+   * `add_job`), so it runs on a client this store holds, with drizzle over that client; otherwise drizzle's own.
+   */
+  private async transaction<T>(
+    queued: QueuedRunOptions | undefined,
+    work: (tx: Writer, client: pg.PoolClient | null) => Promise<T>,
+  ): Promise<T> {
+    if (!queued) return this.db.transaction((tx) => work(tx, null));
+    const client = await this.db.$client.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await work(drizzle(client), client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async delete(id: number): Promise<void> {

@@ -1,5 +1,6 @@
 /** The processes store: processes and their executions (runs). */
 import type { ExecutionExitState } from "@cyrnel/sdk";
+import type { Queryable } from "../../cluster/sql.js";
 import type { processes } from "../../db/schema.js";
 
 export type ProcessRow = typeof processes.$inferSelect;
@@ -22,6 +23,20 @@ export interface NewProcess {
   keyId: string | null;
 }
 
+/** One run of a process, as the process queue carries it. */
+export interface RunIds {
+  processId: number;
+  executionId: number;
+}
+
+/** How a run is written when it goes through the process queue (PostgreSQL; see cluster/process-cluster.ts). */
+export interface QueuedRunOptions {
+  /** The run's type-check choice, kept on its execution row for the host that runs it (absent: the default). */
+  typecheck?: boolean;
+  /** Adds the run's job inside the transaction that writes its rows: both commit, or neither. */
+  enqueue(run: RunIds, tx: Queryable): Promise<void>;
+}
+
 export interface ProcessResult {
   exitState: ExecutionExitState;
   error: string | null;
@@ -37,12 +52,15 @@ export interface ProcessResult {
  */
 export interface ProcessStore {
   /** A new process together with its first run (queued); one transaction. */
-  create(values: NewProcess, environment: string): Promise<{ processId: number; executionId: number }>;
+  create(values: NewProcess, environment: string, queued?: QueuedRunOptions): Promise<RunIds>;
   get(id: number): Promise<ProcessRow | undefined>;
   /** Newest first; `limit + 1` rows so the caller can tell whether there is a next page. */
   list(filter: ProcessFilter): Promise<ProcessRow[]>;
-  /** Starts another run of an existing process: a new execution id, previous results cleared; one transaction. */
-  startRun(processId: number, environment: string): Promise<number>;
+  /**
+   * Starts another run of an existing process: a new execution id, previous results cleared; one transaction.
+   * With `queued` (many hosts) the process must still be idle when the transaction writes it, else `conflict`.
+   */
+  startRun(processId: number, environment: string, queued?: QueuedRunOptions): Promise<number>;
   setState(processId: number, state: ProcessState): Promise<void>;
   setRunning(processId: number, startedAt: string): Promise<void>;
   /** The process's results and its run's exit state; one transaction. */
