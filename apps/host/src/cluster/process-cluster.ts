@@ -71,6 +71,8 @@ export class ProcessCluster {
   readonly signals: ProcessSignals;
   readonly queue: ProcessQueue;
   readonly runs: ExecutionRuns;
+  /** The queue as `ProcessRunner` uses it (`ProcessRunnerOptions.queue`). */
+  readonly runQueue: RunQueue;
   /** Resolves (with why) when this host lost its lease: it has stopped taking runs and must exit. */
   readonly lost: Promise<string>;
   private reportLost!: (reason: string) => void;
@@ -128,6 +130,18 @@ export class ProcessCluster {
       pollIntervalMs: config.queuePollMs,
       strandedAfterMs: config.leaseMs,
     });
+    this.runQueue = {
+      admitsLocally: config.role === "all",
+      admit: async () => {
+        if ((await this.runs.waitingCount(config.queueLimit)) >= config.queueLimit) {
+          throw atCapacity(`${config.queueLimit} processes already wait for a host (CYRNEL_QUEUE_LIMIT)`, 1);
+        }
+      },
+      enqueue: (run, tx) => this.queue.enqueue(run, tx),
+      pendingApprovals: (processIds) => this.runs.pendingApprovals(processIds),
+      follow: (processId, onEvent, text) => this.follow(processId, onEvent, text),
+      kill: (processId) => this.runs.requestKill(processId, (tx) => this.signals.kill(processId, null, tx)),
+    };
   }
 
   /** The cluster's tables and the queue's schema (both under locks: hosts may start together). */
@@ -150,20 +164,6 @@ export class ProcessCluster {
   get executes(): boolean {
     return this.role !== "api";
   }
-
-  /** The queue as `ProcessRunner` uses it (`ProcessRunnerOptions.queue`). */
-  readonly runQueue: RunQueue = {
-    admit: async () => {
-      const limit = this.options.config.queueLimit;
-      if ((await this.runs.waitingCount(limit)) >= limit) {
-        throw atCapacity(`${limit} processes already wait for a host (CYRNEL_QUEUE_LIMIT)`, 1);
-      }
-    },
-    enqueue: (run, tx) => this.queue.enqueue(run, tx),
-    pendingApprovals: (processIds) => this.runs.pendingApprovals(processIds),
-    follow: (processId, onEvent) => this.follow(processId, onEvent),
-    kill: (processId) => this.runs.requestKill(processId, (tx) => this.signals.kill(processId, null, tx)),
-  };
 
   /** Call record ids from the database's sequence: hosts sharing it never give one twice. */
   readonly callIds = async (count: number): Promise<number[]> => {
@@ -238,12 +238,17 @@ export class ProcessCluster {
   // ---- internals ------------------------------------------------------------------
 
   /** Follows the process's current run: the row first (after listening), then its frames, until it ends. */
-  private async follow(processId: number, onEvent: Parameters<RunQueue["follow"]>[1]): Promise<RemoteRun> {
+  private async follow(
+    processId: number,
+    onEvent: Parameters<RunQueue["follow"]>[1],
+    text: boolean,
+  ): Promise<RemoteRun> {
     const followed = await this.signals.follow(
       processId,
       () => this.runs.snapshot(processId),
       // Frames carry the events the executing host published: text, ended calls and approvals.
       (event) => onEvent(event as Parameters<typeof onEvent>[0]),
+      text,
     );
     return {
       stdout: followed.stdout,

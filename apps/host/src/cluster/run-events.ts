@@ -40,6 +40,12 @@
  *   reaches `o` (at most a flush interval later), takes the row's new text,
  *   then the frame as above.
  *
+ * Text written before the reader listened but persisted only after its
+ * first read reaches it through no frame at all when nothing more is
+ * written (a run that prints, then waits): a reader that shows text
+ * (`catchUp`) therefore reads the row again every `retryMs` until a frame of
+ * each stream has reached it (from then on frames and gaps keep it whole).
+ *
  * After a dropped connection (the listener reports a gap) or on the end
  * frame it reads the row again and takes what the row has beyond its text;
  * at the end the final row is authoritative. An event frame missed while
@@ -266,6 +272,11 @@ export interface FollowRunOptions {
   onEvent(event: FollowEvent): void;
   /** How long to wait before reading again a row that is behind a frame (the writer's flush interval). */
   retryMs?: number;
+  /**
+   * Read the row again every `retryMs` until a frame of each stream came (see the file comment): for readers that
+   * show the text; one that only waits for the end needs none.
+   */
+  catchUp?: boolean;
   logger?: Logger;
 }
 
@@ -334,10 +345,13 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
     }
   });
   const offGap = options.listener.onGap(() => enqueue({ gap: true }));
+  const framed = new Set<StreamName>();
+  let catchUpTimer: NodeJS.Timeout | undefined;
 
   const close = async () => {
     if (closed) return;
     closed = true;
+    clearInterval(catchUpTimer);
     offGap();
     await subscription.close();
   };
@@ -395,6 +409,8 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
       return;
     }
     const stream = frame.t;
+    framed.add(stream);
+    if (framed.size === 2) clearInterval(catchUpTimer);
     while (frame.o > text[stream].length) {
       // A gap: the row will have it within a flush interval.
       if (await adopt(await options.read())) return;
@@ -419,6 +435,14 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
   text.stderr = first.stderr;
   snapshotRead = true;
   if (first.ended) await finish(first);
-  else pump();
+  else {
+    pump();
+    if (options.catchUp) {
+      catchUpTimer = setInterval(() => {
+        if (backlog.length === 0) enqueue({ gap: true });
+      }, retryMs);
+      catchUpTimer.unref();
+    }
+  }
   return { stdout: first.stdout, stderr: first.stderr, done, close };
 }

@@ -94,14 +94,23 @@ export interface ProcessRunnerOptions {
  * a kill, its pending approvals) is asked of the database and the other hosts through this.
  */
 export interface RunQueue {
+  /**
+   * Whether this host also runs processes (`CYRNEL_ROLE=all`): then its own environment's `admit()` is asked too,
+   * as on one host — a full host refuses with the environment's 429 rather than queue work it cannot start. An
+   * `api` host has no environment of its own that runs anything: the queue's length decides alone.
+   */
+  readonly admitsLocally: boolean;
   /** Refuses a submission while too many runs wait for a host (429 `at_capacity`). */
   admit(): Promise<void>;
   /** Adds the run's job in the transaction that writes its rows. */
   enqueue: QueuedRunOptions["enqueue"];
   /** The pending approvals of these processes, from the approvals table, oldest first. */
   pendingApprovals(processIds: readonly number[]): Promise<Map<number, ApprovalRow[]>>;
-  /** Follows the process's current run wherever it runs: its text so far, each new event, then its end. */
-  follow(processId: number, onEvent: (event: LiveEvent) => void): Promise<RemoteRun>;
+  /**
+   * Follows the process's current run wherever it runs: its text so far, each new event, then its end. `text`:
+   * the reader shows the text as it comes (false: it only waits for the end).
+   */
+  follow(processId: number, onEvent: (event: LiveEvent) => void, text: boolean): Promise<RemoteRun>;
   /**
    * Records a kill of the process's current run: a run no host took is canceled at once (`canceled`), a taken one
    * is marked and its host told (`signal`), an ended one has nothing to kill (`ended`).
@@ -297,7 +306,7 @@ export class ProcessRunner {
     }
     const queue = this.options.queue;
     if (queue) {
-      const environment = this.requireEnvironment(input.typecheck, false);
+      const environment = this.requireEnvironment(input.typecheck, queue.admitsLocally);
       await queue.admit();
       const { processId } = await this.options.store.create({ code: input.code, ref, timeoutMs, keyId }, environment.id, {
         ...(input.typecheck === undefined ? {} : { typecheck: input.typecheck }),
@@ -330,7 +339,7 @@ export class ProcessRunner {
     }
     const queue = this.options.queue;
     if (queue) {
-      const environment = this.requireEnvironment(typecheck, false);
+      const environment = this.requireEnvironment(typecheck, queue.admitsLocally);
       await queue.admit();
       // Conditional on the process still being idle: a run another host started meanwhile makes this a conflict.
       await this.options.store.startRun(id, environment.id, {
@@ -425,7 +434,7 @@ export class ProcessRunner {
       const row = await this.get(id);
       if (row.state === "idle" || signal?.aborted) return row;
       // Wherever the run is, its end reaches this host through the database (see cluster/run-events.ts).
-      const followed = await queue.follow(id, () => {});
+      const followed = await queue.follow(id, () => {}, false);
       try {
         await new Promise<void>((resolve) => {
           followed.done.then(resolve, resolve);
@@ -594,7 +603,7 @@ export class ProcessRunner {
     if (count >= limit) {
       throw new CyrnelError(
         "too_many_followers",
-        `process ${id} already has ${limit} live followers on this host (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
+        `process ${id} already has ${limit} live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
       );
     }
     this.remoteFollowers.set(id, count + 1);
@@ -624,7 +633,7 @@ export class ProcessRunner {
     let followed: RemoteRun;
     let approvals: ApprovalRow[];
     try {
-      followed = await queue.follow(id, send);
+      followed = await queue.follow(id, send, true);
       approvals = (await queue.pendingApprovals([id])).get(id) ?? [];
     } catch (error) {
       release();
@@ -696,7 +705,7 @@ export class ProcessRunner {
         `the active environment "${environment.id}" cannot type-check code; leave "typecheck" out or set it to false`,
       );
     }
-    // Through the queue the run may go to any host: the queue's length decides instead (RunQueue.admit).
+    // Through the queue from an api host the run goes to any host: the queue's length decides (RunQueue.admit).
     const admission = admit ? environment.module.admit?.() : undefined;
     if (admission !== undefined && !admission.admitted) throw atCapacity(admission.reason, admission.retryAfterSeconds);
     return environment;
