@@ -283,14 +283,6 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
 
   await moduleLoader.start();
   await moduleRegistry.start();
-  await cluster?.start({
-    runner,
-    approvals,
-    hasRoom: () => {
-      const admission = moduleEntries.activeEnvironment()?.module.admit?.();
-      return moduleEntries.activeEnvironment() !== null && (admission?.admitted ?? true);
-    },
-  });
 
   const docs = new EnvironmentDocs(moduleEntries, store, policies, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
@@ -367,6 +359,16 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     validateResponses: options.validateResponses ?? config.validateResponses,
   });
   mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
+  // Last: the lease's clock runs from here, so the work of starting (modules, routes) never eats into it.
+  await cluster?.start({
+    runner,
+    approvals,
+    hasRoom: () => {
+      const environment = moduleEntries.activeEnvironment();
+      return environment !== null && (environment.module.admit?.().admitted ?? true);
+    },
+    flushCalls: () => calls.flush(),
+  });
 
   return {
     app,

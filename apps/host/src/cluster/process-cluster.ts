@@ -57,6 +57,8 @@ export interface ProcessClusterParts {
   approvals: Approvals;
   /** Whether this host's active environment takes one more run now (its `admit()`). */
   hasRoom(): boolean;
+  /** Writes the call records this host holds (a run's calls are written before its end, for `calls` anywhere). */
+  flushCalls(): Promise<void>;
 }
 
 export interface ClusterHealth {
@@ -290,15 +292,18 @@ export class ProcessCluster {
       setRunning: (startedAt) => this.runs.setRunning(run, hostId, startedAt),
       write: (stream, text) => publisher.write(stream, text),
       publish: (event) => publisher.publish(event),
-      finish: (result) =>
-        publisher.end(async () => {
+      finish: async (result) => {
+        // Whoever reads the ended run (on any host) counts its calls from the database: they are there first.
+        await parts.flushCalls();
+        await publisher.end(async () => {
           const written = await this.runs.finish(run, hostId, result);
           if (!written) {
             this.logger.warn("a run had been ended elsewhere (this host was taken for lost); its results are dropped", {
               ...run,
             });
           }
-        }),
+        });
+      },
     };
     try {
       const stored = await this.runs.read(run.executionId);
