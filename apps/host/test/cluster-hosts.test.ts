@@ -182,7 +182,11 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     expect(killed.body).toMatchObject({ state: "idle", exitState: "canceled" });
     expect((await control.api("POST", `/processes/${victim}/signals/kill`)).status).toBe(409);
 
-    const asking = await run("approve-1", "const r = await cyrnel.services.counter.tools.guarded.invoke({ tag: 'approve-1' });\ncyrnel.output(r);", "success");
+    const asking = await run(
+      "approve-1",
+      "const r = await cyrnel.services.counter.tools.guarded.invoke({ tag: 'approve-1' });\ncyrnel.output(r);",
+      "success",
+    );
     const suspended = await eventually(async () => {
       const { body } = await control.api("GET", `/processes/${asking}`);
       return body.state === "suspended" && body;
@@ -193,7 +197,11 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     expect(await idle(submit, asking)).toMatchObject({ exitState: "success" });
     expect((await submit.api("GET", `/processes/${asking}/output`)).body).toEqual({ tag: "approve-1", count: 1 });
 
-    const denying = await run("deny-1", "await cyrnel.services.counter.tools.guarded.invoke({ tag: 'deny-1' });", "denied");
+    const denying = await run(
+      "deny-1",
+      "await cyrnel.services.counter.tools.guarded.invoke({ tag: 'deny-1' });",
+      "denied",
+    );
     const waiting = await eventually(async () => {
       const { body } = await submit.api("GET", `/processes/${denying}`);
       return body.pendingApprovalIds.length === 1 && body;
@@ -213,7 +221,9 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
       const tag = `held-${i}`;
       const id = await run(tag, hit(tag, true), "success");
       await counter.held([tag]);
-      const [row] = await query<{ claimed_by: string }>("SELECT claimed_by FROM executions WHERE process_id = $1", [id]);
+      const [row] = await query<{ claimed_by: string }>("SELECT claimed_by FROM executions WHERE process_id = $1", [
+        id,
+      ]);
       held.push({ id, tag, host: row!.claimed_by });
     }
     expect(new Set(held.map((run) => run.host))).toEqual(new Set(workerIds));
@@ -233,7 +243,9 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
       expect(await idle(control, run.id)).toMatchObject({ exitState: "success" });
     }
     // The remaining worker takes everything from now on.
-    const after = await Promise.all(Array.from({ length: 5 }, (_, i) => run(`after-${i}`, hit(`after-${i}`), "success")));
+    const after = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => run(`after-${i}`, hit(`after-${i}`), "success")),
+    );
     for (const id of after) expect(await idle(submit, id)).toMatchObject({ exitState: "success" });
     expect((await kept.api("GET", "/health")).body.leaseAlive).toBe(true);
   });
@@ -246,7 +258,8 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     for (const row of rows) {
       const { tag, expected } = submitted.get(row.id)!;
       expect(row.state, tag).toBe("idle");
-      if (expected === "lost") expect(row, tag).toMatchObject({ exit_state: "failed", error: "interrupted: worker lost" });
+      if (expected === "lost")
+        expect(row, tag).toMatchObject({ exit_state: "failed", error: "interrupted: worker lost" });
       else if (expected === "denied") expect(row.exit_state, tag).toBe("failed");
       else expect(row.exit_state, tag).toBe(expected);
       // One call per process reached the upstream — a lost worker's call too, before it died — except a denied one.

@@ -91,8 +91,7 @@ export class ProcessCluster {
     this.logger = logger;
     this.ownsListener = options.listener === undefined;
     this.listener =
-      options.listener ??
-      new NotificationListener({ connection: { connectionString: options.databaseUrl }, logger });
+      options.listener ?? new NotificationListener({ connection: { connectionString: options.databaseUrl }, logger });
     this.lost = new Promise((resolve) => {
       this.reportLost = resolve;
     });
@@ -230,9 +229,9 @@ export class ProcessCluster {
     if (this.stopped) return;
     this.stopped = true;
     await this.stopTaking();
-    await this.leases.stop().catch((error) =>
-      this.logger.warn("giving up the lease failed; it runs out", { error: messageOf(error) }),
-    );
+    await this.leases
+      .stop()
+      .catch((error) => this.logger.warn("giving up the lease failed; it runs out", { error: messageOf(error) }));
     await this.signals.stop();
     if (this.ownsListener) await this.listener.stop();
   }
@@ -271,9 +270,11 @@ export class ProcessCluster {
         runner.killRun(run.processId, reason);
       },
       approvalDecided: (approvalId) => {
-        approvals.settleFromStore(approvalId).catch((error) =>
-          this.logger.warn("could not settle a decided approval", { approval: approvalId, error: messageOf(error) }),
-        );
+        approvals
+          .settleFromStore(approvalId)
+          .catch((error) =>
+            this.logger.warn("could not settle a decided approval", { approval: approvalId, error: messageOf(error) }),
+          );
       },
       // Signals may have been missed: the kill mark and the decisions are in the rows.
       resync: () => {

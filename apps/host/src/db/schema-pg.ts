@@ -238,9 +238,7 @@ export const executions = pgTable(
   // and the sweeps) and runs a host has (the reaper).
   (table) => [
     index("executions_process_idx").on(table.processId),
-    index("executions_waiting_idx")
-      .on(table.id)
-      .where(sql`${table.claimedBy} is null and ${table.finishedAt} is null`),
+    index("executions_waiting_idx").on(table.id).where(sql`${table.claimedBy} is null and ${table.finishedAt} is null`),
     index("executions_claimed_idx")
       .on(table.claimedBy)
       .where(sql`${table.claimedBy} is not null and ${table.finishedAt} is null`),

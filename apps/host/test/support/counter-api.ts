@@ -122,7 +122,12 @@ export async function startCounterApi(key: string): Promise<CounterApi> {
         },
       },
       "/guarded/{tag}": {
-        get: { operationId: "guarded", summary: "Counts a call of this tag", parameters: [tagParameter], responses: answer },
+        get: {
+          operationId: "guarded",
+          summary: "Counts a call of this tag",
+          parameters: [tagParameter],
+          responses: answer,
+        },
       },
     },
   });

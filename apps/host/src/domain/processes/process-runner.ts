@@ -308,10 +308,14 @@ export class ProcessRunner {
     if (queue) {
       const environment = this.requireEnvironment(input.typecheck, queue.admitsLocally);
       await queue.admit();
-      const { processId } = await this.options.store.create({ code: input.code, ref, timeoutMs, keyId }, environment.id, {
-        ...(input.typecheck === undefined ? {} : { typecheck: input.typecheck }),
-        enqueue: queue.enqueue,
-      });
+      const { processId } = await this.options.store.create(
+        { code: input.code, ref, timeoutMs, keyId },
+        environment.id,
+        {
+          ...(input.typecheck === undefined ? {} : { typecheck: input.typecheck }),
+          enqueue: queue.enqueue,
+        },
+      );
       return this.get(processId);
     }
     const services = await this.visibleCatalog(keyId);
@@ -514,7 +518,10 @@ export class ProcessRunner {
     const environment = this.options.environment();
     if (environment === null || environment.id !== run.environmentId) {
       const here = environment === null ? "no environment is active here" : `"${environment.id}" is active here`;
-      return unrun("failed", `the run was queued for environment "${run.environmentId}" but ${here}; the code never ran`);
+      return unrun(
+        "failed",
+        `the run was queued for environment "${run.environmentId}" but ${here}; the code never ran`,
+      );
     }
     if (run.typecheck === true && environment.module.supportsTypecheck !== true) {
       return unrun("failed", `the active environment "${environment.id}" cannot type-check code; the code never ran`);
@@ -527,7 +534,14 @@ export class ProcessRunner {
     if (run.killRequested()) return unrun("canceled", "canceled");
     const { processId, executionId, code, timeoutMs, keyId } = run;
     const execution = this.start(
-      { processId, executionId, code, timeoutMs, keyId, ...(run.typecheck === null ? {} : { typecheck: run.typecheck }) },
+      {
+        processId,
+        executionId,
+        code,
+        timeoutMs,
+        keyId,
+        ...(run.typecheck === null ? {} : { typecheck: run.typecheck }),
+      },
       environment,
       services,
       run.recorder,

@@ -43,7 +43,10 @@ export function systemRoutes(
       },
       handler: () => {
         const { status, reasons, ...identity } = health();
-        return json(200, status === "ok" ? { status, version, ...identity } : { status, version, reasons, ...identity });
+        return json(
+          200,
+          status === "ok" ? { status, version, ...identity } : { status, version, reasons, ...identity },
+        );
       },
     }),
     defineRoute({
