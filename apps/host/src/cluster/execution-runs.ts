@@ -50,17 +50,58 @@ export interface RunSnapshotRow {
 
 const WORKER_LOST_APPROVAL = "the host running the process was lost";
 
+/** What the executing host reads of a run (`e`: its execution, `p`: its process). */
+const RUN_COLUMNS = `p.code, p.timeout_ms, p.key_id, e.typecheck, e.environment, e.kill_requested,
+  (extract(epoch FROM now() - e.enqueued_at) * 1000)::float8 AS waited_ms`;
+
+interface RunRow {
+  code: string;
+  timeout_ms: number | null;
+  key_id: string | null;
+  typecheck: boolean | null;
+  environment: string;
+  kill_requested: boolean;
+  waited_ms: number;
+}
+
+function toRun(row: RunRow): RunToExecute {
+  return {
+    code: unescapeNul(row.code),
+    timeoutMs: row.timeout_ms,
+    keyId: row.key_id === null ? null : unescapeNul(row.key_id),
+    typecheck: row.typecheck,
+    environmentId: unescapeNul(row.environment),
+    waitedMs: Math.max(0, Number(row.waited_ms)),
+    killRequested: row.kill_requested,
+  };
+}
+
 export class ExecutionClaims implements RunClaims {
+  /** What each claim just read of its run, for the handler that runs it next (`take`): one query less per run. */
+  private readonly claimed = new Map<number, RunToExecute>();
+
   constructor(private readonly pool: pg.Pool) {}
 
   async claim(run: QueuedRun, hostId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `UPDATE executions SET claimed_by = $2, claimed_at = now()
-       WHERE id = $1 AND process_id = $3 AND claimed_by IS NULL AND NOT kill_requested AND finished_at IS NULL
-         AND EXISTS (SELECT 1 FROM cluster_hosts WHERE id = $2 AND lease_expires_at > now())`,
+    const { rows } = await this.pool.query(
+      `UPDATE executions e SET claimed_by = $2, claimed_at = now()
+       FROM processes p
+       WHERE e.id = $1 AND e.process_id = $3 AND p.id = e.process_id
+         AND e.claimed_by IS NULL AND NOT e.kill_requested AND e.finished_at IS NULL
+         AND EXISTS (SELECT 1 FROM cluster_hosts WHERE id = $2 AND lease_expires_at > now())
+       RETURNING ${RUN_COLUMNS}`,
       [run.executionId, hostId, run.processId],
     );
-    return rowCount === 1;
+    if (rows.length !== 1) return false;
+    this.claimed.set(run.executionId, toRun(rows[0] as RunRow));
+    return true;
+  }
+
+  /** The run as its claim read it (once), or undefined (the claim's answer was lost: read it again). */
+  take(executionId: number): RunToExecute | undefined {
+    const run = this.claimed.get(executionId);
+    this.claimed.delete(executionId);
+    return run;
   }
 
   async unclaimed(executionIds: readonly number[]): Promise<number[]> {
@@ -256,36 +297,13 @@ export class ExecutionRuns {
 
   // ---- the executing host ------------------------------------------------------------
 
-  /** The run this host just claimed, with what it needs to run it; undefined if its process is gone. */
+  /** The run this host claimed, with what it needs to run it; undefined if its process is gone. */
   async read(executionId: number): Promise<RunToExecute | undefined> {
     const { rows } = await this.pool.query(
-      `SELECT p.code, p.timeout_ms, p.key_id, e.typecheck, e.environment, e.kill_requested,
-         (extract(epoch FROM now() - e.enqueued_at) * 1000)::float8 AS waited_ms
-       FROM executions e JOIN processes p ON p.id = e.process_id
-       WHERE e.id = $1`,
+      `SELECT ${RUN_COLUMNS} FROM executions e JOIN processes p ON p.id = e.process_id WHERE e.id = $1`,
       [executionId],
     );
-    const row = rows[0] as
-      | {
-          code: string;
-          timeout_ms: number | null;
-          key_id: string | null;
-          typecheck: boolean | null;
-          environment: string;
-          kill_requested: boolean;
-          waited_ms: number;
-        }
-      | undefined;
-    if (!row) return undefined;
-    return {
-      code: unescapeNul(row.code),
-      timeoutMs: row.timeout_ms,
-      keyId: row.key_id === null ? null : unescapeNul(row.key_id),
-      typecheck: row.typecheck,
-      environmentId: unescapeNul(row.environment),
-      waitedMs: Math.max(0, Number(row.waited_ms)),
-      killRequested: row.kill_requested,
-    };
+    return rows[0] === undefined ? undefined : toRun(rows[0] as RunRow);
   }
 
   async killRequested(executionId: number): Promise<boolean> {
@@ -322,27 +340,32 @@ export class ExecutionRuns {
    * the reaper or a kill already ended keeps what they wrote). Resolves
    * whether it was written.
    */
-  finish(run: QueuedRun, hostId: string, result: ProcessResult): Promise<boolean> {
-    const finishedAt = new Date().toISOString();
-    return this.db.transaction(async (tx) => {
-      const ended = await tx
-        .update(executions)
-        .set({ exitState: result.exitState, finishedAt })
-        .where(
-          and(
-            eq(executions.id, run.executionId),
-            eq(executions.claimedBy, hostId),
-            sql`${executions.finishedAt} is null`,
-          ),
-        )
-        .returning({ id: executions.id });
-      if (ended.length === 0) return false;
-      await tx
-        .update(processes)
-        .set({ state: "idle", ...result, finishedAt })
-        .where(eq(processes.id, run.processId));
-      return true;
-    });
+  async finish(run: QueuedRun, hostId: string, result: ProcessResult): Promise<boolean> {
+    // One statement (one round trip, atomic): the execution ends only if this host still has it, and the process
+    // row takes the results only if it did.
+    const { rows } = await this.pool.query(
+      `WITH ended AS (
+         UPDATE executions SET exit_state = $3, finished_at = $4
+         WHERE id = $2 AND claimed_by = $5 AND finished_at IS NULL
+         RETURNING id
+       )
+       UPDATE processes SET state = 'idle', exit_state = $3, finished_at = $4, error = $6, output = $7::json,
+         stdout = $8, stderr = $9
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM ended)
+       RETURNING id`,
+      [
+        run.processId,
+        run.executionId,
+        result.exitState,
+        new Date().toISOString(),
+        hostId,
+        result.error === null ? null : escapeNul(result.error),
+        JSON.stringify(result.output),
+        escapeNul(result.stdout),
+        escapeNul(result.stderr),
+      ],
+    );
+    return rows.length === 1;
   }
 
   private stillClaimed(run: QueuedRun, hostId: string) {

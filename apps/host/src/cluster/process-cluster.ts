@@ -39,6 +39,7 @@ import { NotificationListener } from "./notification-listener.js";
 import { ProcessQueue } from "./process-queue.js";
 import { ProcessSignals, type RunControl } from "./process-signals.js";
 import type { QueuedRun } from "./run-claims.js";
+import { RunEnds } from "./run-events.js";
 import { messageOf } from "./sql.js";
 
 export interface ProcessClusterOptions {
@@ -68,11 +69,18 @@ export interface ClusterHealth {
   leaseAlive: boolean;
 }
 
+/** How long a count of the waiting runs is used for admission before it is counted again. */
+const QUEUE_COUNT_MS = 250;
+
 export class ProcessCluster {
   readonly leases: HostLeases;
   readonly signals: ProcessSignals;
   readonly queue: ProcessQueue;
   readonly runs: ExecutionRuns;
+  private readonly ends: RunEnds;
+  private readonly claims: ExecutionClaims;
+  /** The queue's length as last counted, and when (see `admit`). */
+  private waiting = { count: 0, at: Number.NEGATIVE_INFINITY };
   /** The queue as `ProcessRunner` uses it (`ProcessRunnerOptions.queue`). */
   readonly runQueue: RunQueue;
   /** Resolves (with why) when this host lost its lease: it has stopped taking runs and must exit. */
@@ -96,6 +104,7 @@ export class ProcessCluster {
       this.reportLost = resolve;
     });
     this.runs = new ExecutionRuns(db);
+    this.ends = new RunEnds(this.listener, (processId) => this.runs.snapshot(processId), logger);
     this.leases = new HostLeases({
       pool,
       role: config.role,
@@ -122,10 +131,11 @@ export class ProcessCluster {
       flushIntervalMs: config.processFlushMs,
       logger,
     });
+    this.claims = new ExecutionClaims(pool);
     this.queue = new ProcessQueue({
       pool,
       hostId: this.leases.hostId,
-      claims: new ExecutionClaims(pool),
+      claims: this.claims,
       isAlive: () => this.leases.isAlive(),
       logger,
       pollIntervalMs: config.queuePollMs,
@@ -134,13 +144,21 @@ export class ProcessCluster {
     this.runQueue = {
       admitsLocally: config.role === "all",
       admit: async () => {
-        if ((await this.runs.waitingCount(config.queueLimit)) >= config.queueLimit) {
-          throw atCapacity(`${config.queueLimit} processes already wait for a host (CYRNEL_QUEUE_LIMIT)`, 1);
+        // Counted at most every QUEUE_COUNT_MS (a burst of submissions must not each count the queue), and always
+        // again once the last count came near the limit.
+        const limit = config.queueLimit;
+        const stale = performance.now() - this.waiting.at > QUEUE_COUNT_MS;
+        if (stale || this.waiting.count >= limit * 0.9) {
+          this.waiting = { count: await this.runs.waitingCount(limit), at: performance.now() };
+        }
+        if (this.waiting.count >= limit) {
+          throw atCapacity(`${limit} processes already wait for a host (CYRNEL_QUEUE_LIMIT)`, 1);
         }
       },
-      enqueue: (run, tx) => this.queue.enqueue(run, tx),
+      addJob: (processId, executionId) => this.queue.addJobSql(processId, executionId),
       pendingApprovals: (processIds) => this.runs.pendingApprovals(processIds),
       follow: (processId, onEvent, text) => this.follow(processId, onEvent, text),
+      waitEnded: (processId, signal) => this.ends.wait(processId, signal),
       kill: (processId) => this.runs.requestKill(processId, (tx) => this.signals.kill(processId, null, tx)),
     };
   }
@@ -191,6 +209,7 @@ export class ProcessCluster {
     await this.leases.start();
     this.leases.onLost((reason) => void this.onLeaseLost(reason));
     await this.signals.start();
+    await this.ends.start();
     const every = Math.max(100, Math.floor(this.options.config.leaseMs / 3));
     this.sweepTimer = setInterval(() => void this.sweepTimedOut(), every);
     this.sweepTimer.unref();
@@ -233,6 +252,7 @@ export class ProcessCluster {
       .stop()
       .catch((error) => this.logger.warn("giving up the lease failed; it runs out", { error: messageOf(error) }));
     await this.signals.stop();
+    await this.ends.stop();
     if (this.ownsListener) await this.listener.stop();
   }
 
@@ -307,7 +327,7 @@ export class ProcessCluster {
       },
     };
     try {
-      const stored = await this.runs.read(run.executionId);
+      const stored = this.claims.take(run.executionId) ?? (await this.runs.read(run.executionId));
       if (!stored) {
         await publisher.end();
         return;

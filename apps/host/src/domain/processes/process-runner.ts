@@ -102,8 +102,8 @@ export interface RunQueue {
   readonly admitsLocally: boolean;
   /** Refuses a submission while too many runs wait for a host (429 `at_capacity`). */
   admit(): Promise<void>;
-  /** Adds the run's job in the transaction that writes its rows. */
-  enqueue: QueuedRunOptions["enqueue"];
+  /** The SQL that adds the run's job, evaluated in the statement that writes its rows. */
+  addJob: QueuedRunOptions["addJob"];
   /** The pending approvals of these processes, from the approvals table, oldest first. */
   pendingApprovals(processIds: readonly number[]): Promise<Map<number, ApprovalRow[]>>;
   /**
@@ -111,6 +111,8 @@ export interface RunQueue {
    * the reader shows the text as it comes (false: it only waits for the end).
    */
   follow(processId: number, onEvent: (event: LiveEvent) => void, text: boolean): Promise<RemoteRun>;
+  /** Resolves once the process's current run has ended, wherever it runs (at once if it has), or `signal` aborts. */
+  waitEnded(processId: number, signal?: AbortSignal): Promise<void>;
   /**
    * Records a kill of the process's current run: a run no host took is canceled at once (`canceled`), a taken one
    * is marked and its host told (`signal`), an ended one has nothing to kill (`ended`).
@@ -230,6 +232,11 @@ export class ProcessRunner {
    * the next run is handed over, and recording the run (awaited) comes in between.
    */
   private admissions: Promise<unknown> = Promise.resolve();
+  /**
+   * Runs taken from the queue between their checks and their start (reading the key's catalog): a cancel of
+   * their environment in that window marks them (`canceled`), a drain waits for them (`settled`).
+   */
+  private readonly starting = new Set<{ environmentId: string; canceled: string | null; settled: Promise<void> }>();
   /** Live readers this host serves per process whose run is followed through the queue. */
   private readonly remoteFollowers = new Map<number, number>();
 
@@ -308,15 +315,12 @@ export class ProcessRunner {
     if (queue) {
       const environment = this.requireEnvironment(input.typecheck, queue.admitsLocally);
       await queue.admit();
-      const { processId } = await this.options.store.create(
-        { code: input.code, ref, timeoutMs, keyId },
-        environment.id,
-        {
-          ...(input.typecheck === undefined ? {} : { typecheck: input.typecheck }),
-          enqueue: queue.enqueue,
-        },
-      );
-      return this.get(processId);
+      const created = await this.options.store.create({ code: input.code, ref, timeoutMs, keyId }, environment.id, {
+        ...(input.typecheck === undefined ? {} : { typecheck: input.typecheck }),
+        addJob: queue.addJob,
+      });
+      // The row as written: queued, so it waits for no approval (views need not ask the database).
+      return created.row ? (await this.views([created.row]))[0]! : this.get(created.processId);
     }
     const services = await this.visibleCatalog(keyId);
     const processId = await this.admitted(input.typecheck, async (environment) => {
@@ -348,7 +352,7 @@ export class ProcessRunner {
       // Conditional on the process still being idle: a run another host started meanwhile makes this a conflict.
       await this.options.store.startRun(id, environment.id, {
         ...(typecheck === undefined ? {} : { typecheck }),
-        enqueue: queue.enqueue,
+        addJob: queue.addJob,
       });
       return this.get(id);
     }
@@ -435,18 +439,9 @@ export class ProcessRunner {
   async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessView> {
     const queue = this.options.queue;
     if (queue) {
-      const row = await this.get(id);
-      if (row.state === "idle" || signal?.aborted) return row;
-      // Wherever the run is, its end reaches this host through the database (see cluster/run-events.ts).
-      const followed = await queue.follow(id, () => {}, false);
-      try {
-        await new Promise<void>((resolve) => {
-          followed.done.then(resolve, resolve);
-          signal?.addEventListener("abort", () => resolve(), { once: true });
-        });
-      } finally {
-        await followed.close();
-      }
+      // Wherever the run is, its end reaches this host through the database (see cluster/run-events.ts); an idle
+      // process's is there at once.
+      await queue.waitEnded(id, signal);
       return this.get(id);
     }
     const execution = this.byProcess.get(id);
@@ -529,8 +524,24 @@ export class ProcessRunner {
     if (this.byProcess.has(run.processId)) {
       return unrun("failed", `process ${run.processId} already runs on this host; the code never ran`);
     }
-    const services = await this.visibleCatalog(run.keyId);
-    // A kill that came while the catalog was read found nothing running yet.
+    let settle!: () => void;
+    const pending = {
+      environmentId: environment.id,
+      canceled: null as string | null,
+      settled: new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+    };
+    this.starting.add(pending);
+    let services: ServiceCatalog;
+    try {
+      services = await this.visibleCatalog(run.keyId);
+    } finally {
+      this.starting.delete(pending);
+      settle();
+    }
+    // A kill, or its environment stopping, while the catalog was read found nothing running yet.
+    if (pending.canceled !== null) return unrun("canceled", pending.canceled);
     if (run.killRequested()) return unrun("canceled", "canceled");
     const { processId, executionId, code, timeoutMs, keyId } = run;
     const execution = this.start(
@@ -559,11 +570,17 @@ export class ProcessRunner {
 
   /** Waits for every run on this environment to end (an environment switch lets them finish). */
   private async drain(environmentId: string): Promise<void> {
+    await Promise.all(
+      [...this.starting].filter((run) => run.environmentId === environmentId).map((run) => run.settled),
+    );
     await Promise.all([...this.live.values()].filter((e) => e.environmentId === environmentId).map((e) => e.done));
   }
 
   /** Cancels every run on this environment (or on all, for shutdown). */
   async cancel(environmentId: string | null, reason: string | null): Promise<void> {
+    for (const run of this.starting) {
+      if (environmentId === null || run.environmentId === environmentId) run.canceled = reason ?? "canceled";
+    }
     const affected = [...this.live.values()].filter((e) => environmentId === null || e.environmentId === environmentId);
     for (const execution of affected) this.force(execution, "canceled", reason);
     await Promise.all(affected.map((e) => e.done));
@@ -597,11 +614,12 @@ export class ProcessRunner {
    */
   private async views(rows: ProcessRow[]): Promise<ProcessView[]> {
     const queue = this.options.queue;
-    const live = rows.filter((row) => row.state !== "idle").map((row) => row.id);
-    const stored = queue && live.length > 0 ? await queue.pendingApprovals(live) : null;
+    // Only a run that has started can wait for a decision (queued: not yet; terminating: its approvals expired).
+    const live = rows.filter((row) => row.state === "running" || row.state === "suspended").map((row) => row.id);
+    const stored = queue && live.length > 0 ? await queue.pendingApprovals(live) : new Map<number, ApprovalRow[]>();
     return rows.map((row) => {
       const waiting =
-        row.state === "idle" ? [] : stored ? (stored.get(row.id) ?? []) : this.options.pendingApprovals(row.id);
+        row.state === "idle" ? [] : queue ? (stored.get(row.id) ?? []) : this.options.pendingApprovals(row.id);
       return { ...row, pendingApprovalIds: waiting.map((approval) => approval.id) };
     });
   }

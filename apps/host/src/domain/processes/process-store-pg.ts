@@ -5,10 +5,8 @@
  * incremented in SQL, so two hosts starting runs cannot lose one.
  */
 import { and, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
-import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
-import type pg from "pg";
 import type { PgDb } from "../../db/client-pg.js";
-import { executions, processes } from "../../db/schema-pg.js";
+import { escapeNul, executions, processes, unescapeNul } from "../../db/schema-pg.js";
 import { CyrnelError } from "../../errors.js";
 import type {
   NewProcess,
@@ -20,9 +18,6 @@ import type {
   QueuedRunOptions,
   RunIds,
 } from "./process-store.js";
-
-/** What a transaction of this store writes with: drizzle's transaction, or drizzle over the store's own client. */
-type Writer = Pick<NodePgDatabase, "insert" | "update">;
 
 const param = (name: string) => sql.placeholder(name);
 /** A placeholder where drizzle's types want SQL (`set`). */
@@ -51,20 +46,46 @@ export class PgProcessStore implements ProcessStore {
     };
   }
 
-  create(values: NewProcess, environment: string, queued?: QueuedRunOptions): Promise<RunIds> {
+  async create(
+    values: NewProcess,
+    environment: string,
+    queued?: QueuedRunOptions,
+  ): Promise<RunIds & { row?: ProcessRow }> {
     const createdAt = new Date().toISOString();
-    return this.transaction(queued, async (tx, client) => {
+    if (queued) {
+      // One statement: the process, its first run and the run's job, committed together.
+      const { rows } = await this.db.$client.query(
+        `WITH p AS (
+           INSERT INTO processes (code, ref, timeout_ms, key_id, state, runs, created_at)
+           VALUES ($1, $2, $3, $4, 'queued', 1, $5) RETURNING *
+         ), e AS (
+           INSERT INTO executions (process_id, environment, created_at, typecheck)
+           SELECT id, $6, $5, $7 FROM p RETURNING id, process_id
+         ), j AS (SELECT ${queued.addJob("e.process_id", "e.id")} FROM e)
+         SELECT p.*, e.id AS execution_id FROM p, e, j`,
+        [
+          escapeNul(values.code),
+          values.ref === null ? null : escapeNul(values.ref),
+          values.timeoutMs,
+          values.keyId === null ? null : escapeNul(values.keyId),
+          createdAt,
+          escapeNul(environment),
+          queued.typecheck ?? null,
+        ],
+      );
+      const row = rows[0] as Record<string, unknown>;
+      return { processId: Number(row.id), executionId: Number(row.execution_id), row: processRowOf(row) };
+    }
+    return this.db.transaction(async (tx) => {
       const [process] = await tx
         .insert(processes)
         .values({ ...values, state: "queued", runs: 1, createdAt })
         .returning({ id: processes.id });
       const [execution] = await tx
         .insert(executions)
-        .values({ processId: process!.id, environment, createdAt, typecheck: queued?.typecheck ?? null })
+        .values({ processId: process!.id, environment, createdAt })
         .returning({ id: executions.id });
-      const run = { processId: process!.id, executionId: execution!.id };
-      if (queued && client) await queued.enqueue(run, client);
-      return run;
+      return { processId: process!.id, executionId: execution!.id };
     });
   }
 
@@ -88,12 +109,33 @@ export class PgProcessStore implements ProcessStore {
       .limit(filter.limit + 1);
   }
 
-  startRun(processId: number, environment: string, queued?: QueuedRunOptions): Promise<number> {
+  async startRun(processId: number, environment: string, queued?: QueuedRunOptions): Promise<number> {
     const createdAt = new Date().toISOString();
-    return this.transaction(queued, async (tx, client) => {
-      // Through the queue, another host may have started a run since the caller saw the process idle: the update
-      // takes the row only while it is idle, so two hosts never start two runs of one process.
-      const updated = await tx
+    if (queued) {
+      // One statement: the process is taken only while it is idle (two hosts never start two runs of it), its run
+      // and the run's job are written with it.
+      const { rows } = await this.db.$client.query(
+        `WITH p AS (
+           UPDATE processes SET state = 'queued', exit_state = NULL, error = NULL, output = NULL, stdout = '',
+             stderr = '', started_at = NULL, finished_at = NULL, runs = runs + 1
+           WHERE id = $1 AND state = 'idle' RETURNING id
+         ), e AS (
+           INSERT INTO executions (process_id, environment, created_at, typecheck)
+           SELECT id, $2, $3, $4 FROM p RETURNING id, process_id
+         ), j AS (SELECT ${queued.addJob("e.process_id", "e.id")} FROM e)
+         SELECT e.id AS execution_id FROM e, j`,
+        [processId, escapeNul(environment), createdAt, queued.typecheck ?? null],
+      );
+      if (rows.length === 0)
+        throw new CyrnelError("conflict", `process ${processId} is running; it must be idle to run`);
+      return Number((rows[0] as { execution_id: number }).execution_id);
+    }
+    return this.db.transaction(async (tx) => {
+      const [execution] = await tx
+        .insert(executions)
+        .values({ processId, environment, createdAt })
+        .returning({ id: executions.id });
+      await tx
         .update(processes)
         .set({
           state: "queued",
@@ -106,16 +148,7 @@ export class PgProcessStore implements ProcessStore {
           finishedAt: null,
           runs: sql`${processes.runs} + 1`,
         })
-        .where(queued ? and(eq(processes.id, processId), eq(processes.state, "idle")) : eq(processes.id, processId))
-        .returning({ state: processes.state });
-      if (updated.length === 0) {
-        throw new CyrnelError("conflict", `process ${processId} is running; it must be idle to run`);
-      }
-      const [execution] = await tx
-        .insert(executions)
-        .values({ processId, environment, createdAt, typecheck: queued?.typecheck ?? null })
-        .returning({ id: executions.id });
-      if (queued && client) await queued.enqueue({ processId, executionId: execution!.id }, client);
+        .where(eq(processes.id, processId));
       return execution!.id;
     });
   }
@@ -140,29 +173,6 @@ export class PgProcessStore implements ProcessStore {
         .set({ exitState: result.exitState, finishedAt })
         .where(eq(executions.id, executionId));
     });
-  }
-
-  /**
-   * One transaction. A queued run's job is added by SQL on the transaction's own connection (graphile-worker's
-   * `add_job`), so it runs on a client this store holds, with drizzle over that client; otherwise drizzle's own.
-   */
-  private async transaction<T>(
-    queued: QueuedRunOptions | undefined,
-    work: (tx: Writer, client: pg.PoolClient | null) => Promise<T>,
-  ): Promise<T> {
-    if (!queued) return this.db.transaction((tx) => work(tx, null));
-    const client = await this.db.$client.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(drizzle(client), client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 
   async delete(id: number): Promise<void> {
@@ -194,4 +204,26 @@ export class PgProcessStore implements ProcessStore {
       return interrupted.length;
     });
   }
+}
+
+/** A process row as `SELECT *` of raw SQL gives it (snake case, text escaped: see escapeNul). */
+function processRowOf(row: Record<string, unknown>): ProcessRow {
+  const text = (value: unknown) => (value === null ? null : unescapeNul(value as string));
+  return {
+    id: Number(row.id),
+    ref: text(row.ref),
+    state: row.state as ProcessRow["state"],
+    exitState: row.exit_state as ProcessRow["exitState"],
+    error: text(row.error),
+    timeoutMs: row.timeout_ms as number | null,
+    code: unescapeNul(row.code as string),
+    output: row.output as ProcessRow["output"],
+    stdout: unescapeNul(row.stdout as string),
+    stderr: unescapeNul(row.stderr as string),
+    runs: Number(row.runs),
+    keyId: text(row.key_id),
+    createdAt: row.created_at as string,
+    startedAt: row.started_at as string | null,
+    finishedAt: row.finished_at as string | null,
+  };
 }

@@ -1,6 +1,5 @@
 /** The processes store: processes and their executions (runs). */
 import type { ExecutionExitState } from "@cyrnel/sdk";
-import type { Queryable } from "../../cluster/sql.js";
 import type { processes } from "../../db/schema.js";
 
 export type ProcessRow = typeof processes.$inferSelect;
@@ -33,8 +32,12 @@ export interface RunIds {
 export interface QueuedRunOptions {
   /** The run's type-check choice, kept on its execution row for the host that runs it (absent: the default). */
   typecheck?: boolean;
-  /** Adds the run's job inside the transaction that writes its rows: both commit, or neither. */
-  enqueue(run: RunIds, tx: Queryable): Promise<void>;
+  /**
+   * The SQL expression that adds the run's job, given SQL expressions of its process and execution ids: the store
+   * evaluates it in the statement that writes the run's rows, so the rows and the job commit together (or not at
+   * all), in one round trip.
+   */
+  addJob(processId: string, executionId: string): string;
 }
 
 export interface ProcessResult {
@@ -52,7 +55,8 @@ export interface ProcessResult {
  */
 export interface ProcessStore {
   /** A new process together with its first run (queued); one transaction. */
-  create(values: NewProcess, environment: string, queued?: QueuedRunOptions): Promise<RunIds>;
+  /** With `queued`, the new process row comes back too (`row`): the caller answers it without reading it again. */
+  create(values: NewProcess, environment: string, queued?: QueuedRunOptions): Promise<RunIds & { row?: ProcessRow }>;
   get(id: number): Promise<ProcessRow | undefined>;
   /** Newest first; `limit + 1` rows so the caller can tell whether there is a next page. */
   list(filter: ProcessFilter): Promise<ProcessRow[]>;
