@@ -55,7 +55,10 @@ export async function startPostgres() {
     database() {
       const name = `bench_${++databases}`;
       run("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name]);
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      // BENCH_PG_SOCKET=1: hosts connect through the server's Unix socket instead of TCP on loopback.
+      return process.env.BENCH_PG_SOCKET === "1"
+        ? `postgres://postgres@localhost/${name}?host=${encodeURIComponent(root)}&port=${port}`
+        : `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     /** Runs SQL with psql on a database of this server; the rows as tab-separated lines. */
     query(url, sql) {
