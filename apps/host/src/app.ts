@@ -103,7 +103,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       logger.warn("background database work failed; it is tried again", { error: messageOf(error) }),
     // Queue workers take connections from the stores' pool (fetching jobs, claims, the runs' writes).
     ...(config.cluster.role !== "api" && {
-      poolSize: 10 + Math.min(40, Math.ceil(config.cluster.workerConcurrency / 4)),
+      poolSize: 10 + Math.min(20, Math.ceil(config.cluster.workerConcurrency / 4)),
     }),
   });
   // PostgreSQL: processes through the durable queue, on any host (cluster/process-cluster.ts). Loaded only there.

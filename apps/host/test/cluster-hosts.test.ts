@@ -250,6 +250,24 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     expect((await kept.api("GET", "/health")).body.leaseAlive).toBe(true);
   });
 
+  it("a worker that stood still past its lease finds it lost, ends nothing twice and exits non-zero", async () => {
+    const frozen = workers[1]!;
+    const frozenId = (await frozen.api("GET", "/health")).body.hostId;
+    const id = await run("frozen-1", hit("frozen-1", true), "lost");
+    await counter.held(["frozen-1"]);
+    // Stopped (as by a long pause of its VM): it cannot renew, the other hosts reap it and end its run.
+    frozen.child.kill("SIGSTOP");
+    expect(await idle(submit, id)).toMatchObject({ exitState: "failed", error: "interrupted: worker lost" });
+    expect((await query<{ id: string }>("SELECT id FROM cluster_hosts")).map((row) => row.id)).not.toContain(frozenId);
+    // Woken, it sees its lease ran out: it cancels its run (whose row the reaper already ended) and exits 1.
+    frozen.child.kill("SIGCONT");
+    expect(await frozen.waitForExit()).toBe(1);
+    counter.release("frozen-1");
+    expect(await submit.api("GET", `/processes/${id}`)).toMatchObject({
+      body: { exitState: "failed", error: "interrupted: worker lost" },
+    });
+  });
+
   it("lost nothing and ran nothing twice: every process idle as expected, every call made exactly once", async () => {
     const rows = await query<{ id: number; state: string; exit_state: string; error: string | null }>(
       "SELECT id, state, exit_state, error FROM processes ORDER BY id",
@@ -267,6 +285,15 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     }
     expect(counter.unauthorized).toBe(0);
     expect(await query("SELECT id FROM executions WHERE finished_at IS NULL")).toEqual([]);
+  });
+
+  it("refuses the api and worker roles without PostgreSQL, saying why", async () => {
+    for (const role of ["api", "worker"]) {
+      // An empty CYRNEL_DATABASE_URL is no URL: the host would be on SQLite.
+      const host = await startHost({ env: { CYRNEL_ROLE: role, CYRNEL_DATABASE_URL: "" }, expectListening: false });
+      expect(await host.waitForExit()).toBe(1);
+      expect(host.output.join("\n")).toContain(`CYRNEL_ROLE: "${role}" needs a shared PostgreSQL database`);
+    }
   });
 
   // Needs changes to reach running hosts (the change feed's wiring): then a service installed after the workers

@@ -230,6 +230,35 @@ export class ExecutionRuns {
   }
 
   /**
+   * Ends `canceled` every run of `environment` that no host took yet (the
+   * environment was disabled, deleted or restarted: on one host its queued
+   * processes are canceled then too). Conditional like a kill, so it races
+   * safely with claims. Resolves how many it ended.
+   */
+  cancelWaiting(environment: string, reason: string): Promise<number> {
+    return inTransaction(this.pool, async (tx) => {
+      const finishedAt = new Date().toISOString();
+      const { rows } = await tx.query(
+        `UPDATE executions SET kill_requested = true, exit_state = 'canceled', finished_at = $2
+         WHERE claimed_by IS NULL AND finished_at IS NULL AND environment = $1
+         RETURNING id AS "executionId", process_id AS "processId"`,
+        [escapeNul(environment), finishedAt],
+      );
+      const ended = rows.map((row: { executionId: number; processId: number }) => ({
+        executionId: Number(row.executionId),
+        processId: Number(row.processId),
+      }));
+      if (ended.length === 0) return 0;
+      await tx.query(
+        `UPDATE processes SET state = 'idle', exit_state = 'canceled', error = $2, finished_at = $3 WHERE id = ANY($1)`,
+        [ended.map((run) => run.processId), escapeNul(reason), finishedAt],
+      );
+      for (const run of ended) await sendRunEnded(tx, run.processId, run.executionId);
+      return ended.length;
+    });
+  }
+
+  /**
    * Ends the runs nobody took before their `timeoutMs` ran out (the sweep
    * every host runs): a run may wait for a host at most its timeout, as it
    * may wait in an environment's queue. Conditional, so it races safely with

@@ -160,6 +160,10 @@ export class ProcessCluster {
       follow: (processId, onEvent, text) => this.follow(processId, onEvent, text),
       waitEnded: (processId, signal) => this.ends.wait(processId, signal),
       kill: (processId) => this.runs.requestKill(processId, (tx) => this.signals.kill(processId, null, tx)),
+      cancelWaiting: async (environmentId, reason) => {
+        const canceled = await this.runs.cancelWaiting(environmentId, reason);
+        if (canceled > 0) logger.info("queued processes of a stopped environment were canceled", { canceled });
+      },
     };
   }
 

@@ -118,6 +118,8 @@ export interface RunQueue {
    * is marked and its host told (`signal`), an ended one has nothing to kill (`ended`).
    */
   kill(processId: number): Promise<"canceled" | "signal" | "ended">;
+  /** Ends `canceled` the runs of an environment that no host took yet (it stopped: see `ProcessRunner.cancel`). */
+  cancelWaiting(environmentId: string, reason: string): Promise<void>;
 }
 
 /** A run followed through the queue (see `RunQueue.follow`). */
@@ -237,6 +239,11 @@ export class ProcessRunner {
    * their environment in that window marks them (`canceled`), a drain waits for them (`settled`).
    */
   private readonly starting = new Set<{ environmentId: string; canceled: string | null; settled: Promise<void> }>();
+  /**
+   * Environments this host stopped (disabled, deleted, restarted), and why: a run queued for one that this host
+   * takes later ends canceled for that reason, as it would have had it been running here.
+   */
+  private readonly stoppedEnvironments = new Map<string, string>();
   /** Live readers this host serves per process whose run is followed through the queue. */
   private readonly remoteFollowers = new Map<number, number>();
 
@@ -511,6 +518,9 @@ export class ProcessRunner {
       return unrun("timeout", `timed out after ${run.timeoutMs} ms waiting in the queue; the code never ran`);
     }
     const environment = this.options.environment();
+    const stopped = this.stoppedEnvironments.get(run.environmentId);
+    if (environment?.id === run.environmentId) this.stoppedEnvironments.delete(run.environmentId);
+    else if (stopped !== undefined) return unrun("canceled", stopped);
     if (environment === null || environment.id !== run.environmentId) {
       const here = environment === null ? "no environment is active here" : `"${environment.id}" is active here`;
       return unrun(
@@ -578,12 +588,26 @@ export class ProcessRunner {
 
   /** Cancels every run on this environment (or on all, for shutdown). */
   async cancel(environmentId: string | null, reason: string | null): Promise<void> {
+    const queue = this.options.queue;
+    // Its runs that still wait in the queue go too, as its queued processes do on one host (not at shutdown: those
+    // are for other hosts to take).
+    const waiting =
+      environmentId !== null && queue ? queue.cancelWaiting(environmentId, reason ?? "canceled") : Promise.resolve();
+    if (environmentId !== null && queue) this.stoppedEnvironments.set(environmentId, reason ?? "canceled");
     for (const run of this.starting) {
       if (environmentId === null || run.environmentId === environmentId) run.canceled = reason ?? "canceled";
     }
     const affected = [...this.live.values()].filter((e) => environmentId === null || e.environmentId === environmentId);
     for (const execution of affected) this.force(execution, "canceled", reason);
-    await Promise.all(affected.map((e) => e.done));
+    await Promise.all([
+      ...affected.map((e) => e.done),
+      waiting.catch((error) =>
+        this.options.logger.warn("could not cancel the queued runs of a stopped environment", {
+          environment: environmentId,
+          error: messageOf(error),
+        }),
+      ),
+    ]);
   }
 
   // ---- internals ---------------------------------------------------------------------
