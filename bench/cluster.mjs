@@ -109,7 +109,12 @@ async function measure(topology, slow, postgres) {
     finishedAt.sort((a, b) => a - b);
     const at = (q) => finishedAt[Math.min(finishedAt.length - 1, Math.floor(q * finishedAt.length))];
     let perHost = "one host";
-    if (databaseUrl !== null) {
+    // A build from before the process queue (HOST_BIN) has no claims: it ran everything on the one host.
+    if (
+      databaseUrl !== null &&
+      postgres.query(databaseUrl, "SELECT 1 FROM information_schema.columns WHERE column_name = 'claimed_by'").length >
+        0
+    ) {
       const rows = postgres.query(
         databaseUrl,
         "SELECT claimed_by, count(*) FROM executions WHERE claimed_by IS NOT NULL GROUP BY 1 ORDER BY 2 DESC",
