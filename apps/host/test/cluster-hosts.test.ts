@@ -40,6 +40,9 @@ const hit = (tag: string, hold = false) =>
   `const r = await cyrnel.services.counter.tools.hit.invoke({ tag: ${JSON.stringify(tag)}, hold: ${hold} });\n` +
   `console.log("hit " + r.tag);\ncyrnel.output({ tag: r.tag, count: r.count });`;
 
+/** How a process must end: `unrun-*` ones never reached a host, so they made no call. */
+type Expected = "success" | "canceled" | "lost" | "denied" | "unrun-canceled" | "unrun-timeout";
+
 describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQL: api and worker hosts)", () => {
   let counter: CounterApi;
   let databaseUrl: string;
@@ -50,7 +53,7 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
   let workers: TestHost[] = [];
   const hosts: TestHost[] = [];
   /** Every process submitted: its tag (one upstream call each) and how it must end. */
-  const submitted = new Map<number, { tag: string; expected: "success" | "canceled" | "lost" | "denied" }>();
+  const submitted = new Map<number, { tag: string; expected: Expected }>();
 
   const query = async <Row>(sql: string, params: unknown[] = []): Promise<Row[]> => {
     const client = new pg.Client({ connectionString: databaseUrl });
@@ -69,7 +72,7 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
   };
 
   /** POST /processes through the submit host, recorded with how it must end. */
-  const run = async (tag: string, code: string, expected: "success" | "canceled" | "lost" | "denied") => {
+  const run = async (tag: string, code: string, expected: Expected) => {
     const created = await submit.api("POST", "/processes", { code, timeoutMs: 120_000 });
     expect(created.status, created.text).toBe(201);
     submitted.set(created.body.id, { tag, expected });
@@ -268,6 +271,26 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     });
   });
 
+  it("with no worker left, a run waits in the queue: a kill cancels it at once, its timeout ends it", async () => {
+    // Both workers are gone (one killed, one exited): no host that runs processes holds a lease.
+    expect(await query("SELECT id FROM cluster_hosts WHERE role <> 'api'")).toEqual([]);
+    const waiting = await run("unrun-1", hit("unrun-1"), "unrun-canceled");
+    expect((await control.api("GET", `/processes/${waiting}`)).body.state).toBe("queued");
+    const killed = await control.api("POST", `/processes/${waiting}/signals/kill`);
+    expect(killed.status, killed.text).toBe(200);
+    expect(killed.body).toMatchObject({ state: "idle", exitState: "canceled", error: "canceled" });
+
+    // A blocked request answers once the sweep (every host runs it) ended the run at its timeout.
+    const blocked = await control.api("POST", "/processes", { code: hit("unrun-2"), timeoutMs: 1_000, block: true });
+    expect(blocked.status, blocked.text).toBe(201);
+    submitted.set(blocked.body.id, { tag: "unrun-2", expected: "unrun-timeout" });
+    expect(blocked.body).toMatchObject({
+      state: "idle",
+      exitState: "timeout",
+      error: "timed out after 1000 ms waiting in the queue; the code never ran",
+    });
+  });
+
   it("lost nothing and ran nothing twice: every process idle as expected, every call made exactly once", async () => {
     const rows = await query<{ id: number; state: string; exit_state: string; error: string | null }>(
       "SELECT id, state, exit_state, error FROM processes ORDER BY id",
@@ -279,9 +302,11 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
       if (expected === "lost")
         expect(row, tag).toMatchObject({ exit_state: "failed", error: "interrupted: worker lost" });
       else if (expected === "denied") expect(row.exit_state, tag).toBe("failed");
-      else expect(row.exit_state, tag).toBe(expected);
-      // One call per process reached the upstream — a lost worker's call too, before it died — except a denied one.
-      expect(counter.counts.get(tag) ?? 0, tag).toBe(expected === "denied" ? 0 : 1);
+      else expect(row.exit_state, tag).toBe(expected.replace("unrun-", ""));
+      // One call per process reached the upstream — a lost worker's call too, before it died — except a denied one
+      // and those no host ever took.
+      const calls = expected === "denied" || expected.startsWith("unrun-") ? 0 : 1;
+      expect(counter.counts.get(tag) ?? 0, tag).toBe(calls);
     }
     expect(counter.unauthorized).toBe(0);
     expect(await query("SELECT id FROM executions WHERE finished_at IS NULL")).toEqual([]);
