@@ -339,6 +339,9 @@ function graphileLogger(logger: Logger): GraphileLogger {
   return new GraphileLogger(() => (level: GraphileLogLevel, message: string, meta?: Record<string, unknown>) => {
     const fields = meta?.error ? { error: messageOf(meta.error) } : undefined;
     if (level === "error") logger.error(`queue: ${message}`, fields);
+    // Its advice to have as many connections as workers assumes jobs that hold a connection; a run mostly awaits
+    // tool calls and takes a pooled connection only per write, so the host sizes its pool by other means.
+    else if (level === "warning" && message.includes("maxPoolSize")) logger.debug(`queue: ${message}`, fields);
     else if (level === "warning") logger.warn(`queue: ${message}`, fields);
     else if (level === "info") logger.info(`queue: ${message}`, fields);
     else logger.debug(`queue: ${message}`, fields);
