@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
 import { Hono } from "hono";
 import { BUILTIN_MODULES } from "./builtin-modules.js";
+import type { ProcessCluster } from "./cluster/process-cluster.js";
 import { ConfigError, type HostConfig } from "./config.js";
 import { secureDataDir } from "./data-dir.js";
 import { openStore, type Store } from "./db/store.js";
@@ -86,6 +87,11 @@ export interface Host {
   console: ConsoleBuild;
   /** Stop accepting work, cancel running processes, tear modules down, close the database. */
   stop(): Promise<void>;
+  /**
+   * Resolves (with why) if this host lost its lease in the cluster (PostgreSQL): it stopped taking runs and
+   * canceled its own; the server must exit non-zero. Never resolves on SQLite.
+   */
+  lost: Promise<string>;
 }
 
 export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
@@ -95,7 +101,18 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     config,
     onUpkeepError: (error) =>
       logger.warn("background database work failed; it is tried again", { error: messageOf(error) }),
+    // Queue workers take connections from the stores' pool (fetching jobs, claims, the runs' writes).
+    ...(config.cluster.role !== "api" && {
+      poolSize: 10 + Math.min(20, Math.ceil(config.cluster.workerConcurrency / 4)),
+    }),
   });
+  // PostgreSQL: processes through the durable queue, on any host (cluster/process-cluster.ts). Loaded only there.
+  let cluster: ProcessCluster | null = null;
+  if (db.dialect === "postgres" && config.databaseUrl !== null) {
+    const { ProcessCluster } = await import("./cluster/process-cluster.js");
+    const { db: pgDb } = db as import("./db/store-pg.js").PgStore;
+    cluster = await ProcessCluster.open({ db: pgDb, databaseUrl: config.databaseUrl, config: config.cluster, logger });
+  }
   const keys = new ApiKeys(db.keys, config.apiKey);
   try {
     await refuseAnonymousExposure(config, keys);
@@ -127,6 +144,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     timeoutMs: config.approvalTimeoutMs,
     onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
     onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
+    ...(cluster && { onDecided: cluster.approvalDecided }),
   });
   const calls = new CallLog({
     store: db.calls,
@@ -134,14 +152,19 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     onCall: (record) => {
       if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
     },
+    ...(cluster && { ids: cluster.callIds }),
   });
   await calls.start();
   calls.keepFor(config.callsRetentionDays);
-  const expired = await approvals.expireLeftovers();
-  if (expired > 0) logger.warn("approvals pending at the last shutdown expired", { count: expired });
-  const interrupted = await processStore.markInterrupted();
-  if (interrupted > 0)
-    logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
+  // One host: whatever was pending or running at its last stop is over. Many hosts: other hosts own what is
+  // unfinished; a lost host's runs and approvals are ended by the reaper.
+  if (!cluster) {
+    const expired = await approvals.expireLeftovers();
+    if (expired > 0) logger.warn("approvals pending at the last shutdown expired", { count: expired });
+    const interrupted = await processStore.markInterrupted();
+    if (interrupted > 0)
+      logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
+  }
 
   // Modules, services and processes: the registry publishes module events and awaits what services and the process
   // runner do about them (they subscribe in their constructors); everything else reads the module entries.
@@ -190,6 +213,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     catalog: async (caller) => visibleCatalog(await store.catalog(), caller),
     caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId) => store.toolsJson(serviceId),
+    ...(cluster && { queue: cluster.runQueue }),
   });
   const modulesDir = join(config.dataDir, "modules");
   // One lock per module: enabling, settings and loading never interleave on one module.
@@ -266,7 +290,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...systemRoutes(
       HOST_VERSION,
       () => (document ??= buildOpenApiDocument(routes, HOST_VERSION)),
-      () => hostHealth(moduleEntries),
+      () => ({ ...hostHealth(moduleEntries), ...(cluster ? cluster.health() : { role: config.cluster.role }) }),
     ),
     ...serviceRoutes(services, store),
     ...serviceRegistryRoutes(registryInstalls),
@@ -307,6 +331,17 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ms: Math.round(performance.now() - started),
     });
   });
+  if (cluster?.role === "worker") {
+    // A worker runs processes; the API is served by `api` and `all` hosts (a load balancer sends requests there).
+    app.use("*", async (c, next) => {
+      if (c.req.method === "GET" && c.req.path === "/health") return next();
+      throw new CyrnelError(
+        "not_found",
+        `this host runs processes only (CYRNEL_ROLE=worker) and serves GET /health alone; send ${c.req.method} ` +
+          `${c.req.path} to a host with CYRNEL_ROLE=api or all`,
+      );
+    });
+  }
   // The console's files hold no data and need no key (its API calls carry one), so they are mounted before auth.
   const consoleBuild = options.consoleBuild ?? findConsoleBuild();
   if ("missing" in consoleBuild) {
@@ -324,6 +359,16 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     validateResponses: options.validateResponses ?? config.validateResponses,
   });
   mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
+  // Last: the lease's clock runs from here, so the work of starting (modules, routes) never eats into it.
+  await cluster?.start({
+    runner,
+    approvals,
+    hasRoom: () => {
+      const environment = moduleEntries.activeEnvironment();
+      return environment !== null && (environment.module.admit?.().admitted ?? true);
+    },
+    flushCalls: () => calls.flush(),
+  });
 
   return {
     app,
@@ -337,16 +382,21 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     keys,
     routes,
     console: consoleBuild,
+    lost: cluster?.lost ?? new Promise<string>(() => {}),
     async stop() {
       stopping = true;
       // Running processes end `canceled`, which also answers requests blocked on them; then in-flight requests finish.
+      const queueStopped = cluster?.stopTaking();
       await runner.cancel(null, "canceled: the host shut down");
+      await queueStopped;
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           drained = resolve;
           setTimeout(resolve, config.shutdownTimeoutMs).unref();
         });
       }
+      // Then the lease is given up: a host that stops is not lost, and nothing of it is left to reap.
+      await cluster?.stop();
       await moduleRegistry.stop();
       await calls.stop();
       await db.close();

@@ -113,5 +113,14 @@ async function start(_args: string[]): Promise<number> {
     };
     process.once("SIGINT", () => stop("SIGINT"));
     process.once("SIGTERM", () => stop("SIGTERM"));
+    // Other hosts may already have ended this host's runs: it must not go on as if it were the same host. Its
+    // supervisor starts it again, as a new host with a new lease.
+    void server.lost.then((reason) => {
+      process.stderr.write(`cyrnel: this host lost its cluster lease (${reason}); exiting\n`);
+      server.close().then(
+        () => exit(1),
+        () => exit(1),
+      );
+    });
   });
 }

@@ -4,6 +4,7 @@
  * prints it and exits non-zero.
  */
 import { resolve } from "node:path";
+import { type ClusterConfig, loadClusterConfig } from "./cluster/cluster-config.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -71,6 +72,8 @@ export interface HostConfig {
    * before it answers that the process is still running, so that it answers before the client gives up.
    */
   mcpWaitMs: number;
+  /** Running many hosts on one PostgreSQL database: `CYRNEL_ROLE`, `CYRNEL_LEASE_MS`, … (cluster/cluster-config.ts). */
+  cluster: ClusterConfig;
 }
 
 /** MCP clients commonly give up on a call after 60 s; a call that waits answers before that. */
@@ -160,6 +163,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
     ),
     callsRetentionDays: integer("CYRNEL_CALLS_RETENTION_DAYS", read("CYRNEL_CALLS_RETENTION_DAYS"), 30, 1, 36_500),
     mcpWaitMs: mcpWaitMs(read("CYRNEL_MCP_WAIT_MS")),
+    cluster: loadClusterConfig(env),
   };
 }
 

@@ -11,6 +11,8 @@ import { HOST_VERSION } from "./version.js";
 export interface RunningServer {
   port: number;
   close(): Promise<void>;
+  /** Resolves (with why) when the host lost its cluster lease: close it and exit non-zero (see Host.lost). */
+  lost: Promise<string>;
 }
 
 export async function startServer(config: HostConfig, options: HostOptions = {}): Promise<RunningServer> {
@@ -40,5 +42,5 @@ export async function startServer(config: HostConfig, options: HostOptions = {})
       if ("closeAllConnections" in server) server.closeAllConnections();
       host.logger.info("stopped");
     })());
-  return { port, close };
+  return { port, close, lost: host.lost };
 }

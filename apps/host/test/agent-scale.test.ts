@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryDatabase, testDialect } from "./support/database.js";
 import { startHost, type TestHost } from "./support/host.js";
 import { type ShopApi, startShopApi } from "./support/shop-api.js";
 
@@ -149,6 +150,23 @@ describe("capacity", () => {
       const queued = await submit("cyrnel.output({ queued: true });");
       expect(queued.status, queued.text).toBe(201);
       expect(queued.body.state).toBe("queued");
+      // On PostgreSQL a run goes through the process queue first: the host takes it into its environment (whose
+      // queue it then fills) once it claimed it.
+      if (testDialect() === "postgres") {
+        await expect
+          .poll(
+            async () =>
+              (
+                await queryDatabase<{ claimed_by: string | null }>(
+                  host.dataDir,
+                  "select claimed_by from executions where process_id = ?",
+                  [queued.body.id],
+                )
+              )[0]?.claimed_by ?? null,
+            { timeout: 20_000 },
+          )
+          .not.toBeNull();
+      }
       const recorded = await processCount();
 
       const refusals = [

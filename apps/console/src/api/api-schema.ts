@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Liveness and whether processes can run (no authentication)
-         * @description Answers 200 whenever the host answers at all. `status` is `ok`, or `degraded` with `reasons` when processes cannot run normally: no environment is active, or the active one reports its sandbox wedged, restarting or unavailable.
+         * @description Answers 200 whenever the host answers at all. `status` is `ok`, or `degraded` with `reasons` when processes cannot run normally: no environment is active, or the active one reports its sandbox wedged, restarting or unavailable. `role` is the host's `CYRNEL_ROLE`; hosts sharing a PostgreSQL database add their `hostId` and whether they hold their lease (`leaseAlive`; a host that lost it exits).
          */
         get: operations["health"];
         put?: never;
@@ -977,6 +977,9 @@ export interface operations {
                         status: "ok" | "degraded";
                         version: string;
                         reasons?: string[];
+                        role: "all" | "api" | "worker";
+                        hostId?: string;
+                        leaseAlive?: boolean;
                     };
                 };
             };

@@ -8,10 +8,11 @@ describe("loadClusterConfig", () => {
     expect(loadClusterConfig({})).toEqual({
       role: "all",
       leaseMs: 15_000,
-      workerConcurrency: 50,
+      workerConcurrency: 500,
       processFlushMs: 250,
       queuePollMs: 60_000,
       advertiseUrl: null,
+      queueLimit: 10_000,
     });
   });
 
@@ -25,6 +26,7 @@ describe("loadClusterConfig", () => {
         CYRNEL_PROCESS_FLUSH_MS: "100",
         CYRNEL_QUEUE_POLL_MS: "30000",
         CYRNEL_ADVERTISE_URL: "http://10.0.0.5:8080",
+        CYRNEL_QUEUE_LIMIT: "200",
       }),
     ).toEqual({
       role: "worker",
@@ -33,6 +35,7 @@ describe("loadClusterConfig", () => {
       processFlushMs: 100,
       queuePollMs: 30_000,
       advertiseUrl: "http://10.0.0.5:8080",
+      queueLimit: 200,
     });
   });
 

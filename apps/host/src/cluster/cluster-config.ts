@@ -8,17 +8,17 @@
  * |---|---|---|
  * | `CYRNEL_ROLE` | `all` | `all`: serves the API and runs processes; `api`: serves the API and only enqueues; `worker`: runs processes, serves only `GET /health` |
  * | `CYRNEL_LEASE_MS` | 15000 | a host that has not renewed its lease for this long is lost: its runs end `failed`, `interrupted: worker lost` |
- * | `CYRNEL_WORKER_CONCURRENCY` | 50 | runs one host executes at once (the environment's `admit()` can refuse sooner) |
+ * | `CYRNEL_WORKER_CONCURRENCY` | 500 | runs one host executes at once (the environment's `admit()` can refuse sooner) |
  * | `CYRNEL_PROCESS_FLUSH_MS` | 250 | at most this often a running process's stdout/stderr so far is written to its row, for readers on other hosts |
  * | `CYRNEL_QUEUE_POLL_MS` | 60000 | how often idle workers look for runs they were not notified of (pickup is by NOTIFY; this is a backstop) |
  * | `CYRNEL_ADVERTISE_URL` | none | how operators reach this host, shown in the hosts list (informational) |
+ * | `CYRNEL_QUEUE_LIMIT` | 10000 | runs that may wait for a host; past it `POST /processes` answers 429 `at_capacity` |
  *
  * `api` and `worker` only make sense with a shared PostgreSQL database
  * (`CYRNEL_DATABASE_URL=postgres://…`): they are refused without one.
  */
 import { ConfigError } from "../config.js";
 import { DEFAULT_LEASE_MS, type HostRole } from "./host-leases.js";
-import { DEFAULT_POLL_INTERVAL_MS } from "./process-queue.js";
 import { DEFAULT_FLUSH_INTERVAL_MS } from "./run-events.js";
 
 export interface ClusterConfig {
@@ -28,10 +28,21 @@ export interface ClusterConfig {
   processFlushMs: number;
   queuePollMs: number;
   advertiseUrl: string | null;
+  queueLimit: number;
 }
 
 export const HOST_ROLES: readonly HostRole[] = ["all", "api", "worker"];
-export const DEFAULT_WORKER_CONCURRENCY = 50;
+/**
+ * Runs one host takes at once: typescript-ivm's default `maxExecutions`, so that a host takes as many runs as its
+ * sandbox runs at once (most of them awaiting tool calls) and leaves the rest in the queue for other hosts.
+ */
+export const DEFAULT_WORKER_CONCURRENCY = 500;
+export const DEFAULT_QUEUE_LIMIT = 10_000;
+/**
+ * The queue's polling backstop (ProcessQueue's own default too). Not imported from process-queue.ts: every host
+ * reads this file at start, and that one loads graphile-worker, which a host on SQLite never needs.
+ */
+const DEFAULT_POLL_INTERVAL_MS = 60_000;
 
 type Env = Record<string, string | undefined>;
 
@@ -78,6 +89,7 @@ export function loadClusterConfig(env: Env = process.env): ClusterConfig {
       3_600_000,
     ),
     advertiseUrl: read("CYRNEL_ADVERTISE_URL") ?? null,
+    queueLimit: integer("CYRNEL_QUEUE_LIMIT", read("CYRNEL_QUEUE_LIMIT"), DEFAULT_QUEUE_LIMIT, 1, 10_000_000),
   };
 }
 

@@ -7,7 +7,7 @@ import { eventually, Inbox } from "../../test/support/cluster.js";
 import { usePostgres } from "../../test/support/cluster-postgres.js";
 import { ensureClusterSchema } from "./cluster-schema.js";
 import { HostLeases } from "./host-leases.js";
-import { DEFAULT_POLL_INTERVAL_MS, ProcessQueue, type WorkerStart } from "./process-queue.js";
+import { DEFAULT_POLL_INTERVAL_MS, ProcessQueue, runKey, type WorkerStart } from "./process-queue.js";
 import { type QueuedRun, type RunClaims, TableRunClaims, WORKER_LOST } from "./run-claims.js";
 import { inTransaction } from "./sql.js";
 
@@ -146,6 +146,23 @@ describe("ProcessQueue", () => {
 
     // This test's timeout (20 s) is far below the poll interval: only the notification can have woken the worker.
     expect(await started.next()).toEqual({ processId: 1, executionId: 1 });
+  }, 20_000);
+
+  it("adds the same job from SQL in the caller's statement (addJobSql) as enqueue does", async () => {
+    await pool.query(
+      `WITH claim AS (INSERT INTO cluster_run_claims (execution_id, process_id) VALUES (7, 3) RETURNING *)
+       SELECT ${api.addJobSql("claim.process_id", "claim.execution_id")} FROM claim`,
+    );
+    // The same key as enqueue's (the stranded sweep matches runs to jobs by it), one attempt, the run flag.
+    const { rows } = await pool.query(
+      "SELECT key, max_attempts, flags FROM graphile_worker.jobs WHERE task_identifier = 'cyrnel_run'",
+    );
+    expect(rows).toEqual([
+      { key: runKey({ processId: 3, executionId: 7 }), max_attempts: 1, flags: { cyrnel_run: true } },
+    ]);
+    const started = new Inbox<QueuedRun>();
+    await startWorker("worker-1", { concurrency: 1, handler: async (run) => started.push(run) });
+    expect(await started.next()).toEqual({ processId: 3, executionId: 7 });
   }, 20_000);
 
   it("leaves a run in the queue while no worker has room, for a worker with room to take", async () => {

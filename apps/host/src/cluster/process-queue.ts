@@ -106,6 +106,20 @@ export class ProcessQueue {
     );
   }
 
+  /**
+   * The SQL expression that adds a run's job, given SQL expressions of its
+   * process and execution ids (integers): the same job as `enqueue`, for a
+   * caller that writes the run's rows and its job in one statement.
+   */
+  addJobSql(processId: string, executionId: string): string {
+    return `graphile_worker.add_job(
+      identifier => '${RUN_TASK}',
+      payload => json_build_object('processId', ${processId}, 'executionId', ${executionId}),
+      job_key => '${RUN_TASK}:' || ${processId} || ':' || ${executionId},
+      max_attempts => 1,
+      flags => ARRAY['${RUN_FLAG}']::text[])`;
+  }
+
   /** Starts taking runs (worker and all hosts). */
   async start(worker: WorkerStart): Promise<void> {
     if (this.runner) throw new Error("the process queue is already started");
@@ -325,6 +339,9 @@ function graphileLogger(logger: Logger): GraphileLogger {
   return new GraphileLogger(() => (level: GraphileLogLevel, message: string, meta?: Record<string, unknown>) => {
     const fields = meta?.error ? { error: messageOf(meta.error) } : undefined;
     if (level === "error") logger.error(`queue: ${message}`, fields);
+    // Its advice to have as many connections as workers assumes jobs that hold a connection; a run mostly awaits
+    // tool calls and takes a pooled connection only per write, so the host sizes its pool by other means.
+    else if (level === "warning" && message.includes("maxPoolSize")) logger.debug(`queue: ${message}`, fields);
     else if (level === "warning") logger.warn(`queue: ${message}`, fields);
     else if (level === "info") logger.info(`queue: ${message}`, fields);
     else logger.debug(`queue: ${message}`, fields);

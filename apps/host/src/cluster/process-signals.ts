@@ -127,12 +127,14 @@ export class ProcessSignals {
     processId: number,
     read: () => Promise<RunSnapshot>,
     onEvent: (event: FollowEvent) => void,
+    catchUp = false,
   ): Promise<FollowedRun> {
     return followRun({
       listener: this.options.listener,
       processId,
       read,
       onEvent,
+      catchUp,
       retryMs: this.options.flushIntervalMs,
       logger: this.logger,
     });

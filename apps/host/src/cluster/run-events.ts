@@ -40,6 +40,12 @@
  *   reaches `o` (at most a flush interval later), takes the row's new text,
  *   then the frame as above.
  *
+ * Text written before the reader listened but persisted only after its
+ * first read reaches it through no frame at all when nothing more is
+ * written (a run that prints, then waits): a reader that shows text
+ * (`catchUp`) therefore reads the row again every `retryMs` until a frame of
+ * each stream has reached it (from then on frames and gaps keep it whole).
+ *
  * After a dropped connection (the listener reports a gap) or on the end
  * frame it reads the row again and takes what the row has beyond its text;
  * at the end the final row is authoritative. An event frame missed while
@@ -77,6 +83,14 @@ export function runChannel(processId: number): string {
   return `cyrnel_run_${processId}`;
 }
 
+/**
+ * Every run's end, on one channel every host LISTENs on once (`{p: processId,
+ * r: executionId}`), beside the end frame on the run's own channel: a reader
+ * that only waits for the end (`block`, MCP waits) needs no LISTEN of its own
+ * per process (see `RunEnds`).
+ */
+export const RUN_ENDS_CHANNEL = "cyrnel_run_ends";
+
 export interface RunPublisherOptions {
   pool: pg.Pool;
   processId: number;
@@ -93,7 +107,8 @@ export interface RunPublisherOptions {
 export class RunPublisher {
   private readonly text = { stdout: "", stderr: "" };
   private seq = 0;
-  private pending: string[] = [];
+  /** Notifications to send, in order: `[channel, payload]`. */
+  private pending: [string, string][] = [];
   private sending: Promise<void> = Promise.resolve();
   private sendScheduled = false;
   private persistTimer: NodeJS.Timeout | undefined;
@@ -128,7 +143,7 @@ export class RunPublisher {
     const whole = JSON.stringify({ r, n: this.seq, e: event });
     if (Buffer.byteLength(whole) <= NOTIFY_PAYLOAD_LIMIT) {
       this.seq++;
-      this.pending.push(whole);
+      this.pending.push([this.channel, whole]);
       this.scheduleSend();
       return;
     }
@@ -161,6 +176,7 @@ export class RunPublisher {
       await finalize?.();
     } finally {
       this.queue({ r: this.options.executionId, n: this.seq++, end: true });
+      this.pending.push([RUN_ENDS_CHANNEL, runEnd(this.options.processId, this.options.executionId)]);
       await this.drain();
       this.options.onEnded?.();
     }
@@ -169,7 +185,7 @@ export class RunPublisher {
   // ---- internals ------------------------------------------------------------------
 
   private queue(frame: Frame): void {
-    this.pending.push(JSON.stringify(frame));
+    this.pending.push([this.channel, JSON.stringify(frame)]);
     this.scheduleSend();
   }
 
@@ -183,7 +199,7 @@ export class RunPublisher {
       this.pending = [];
       if (payloads.length === 0) return;
       this.sending = this.sending.then(() =>
-        sendFrames(this.options.pool, this.channel, payloads).catch((error) =>
+        sendFrames(this.options.pool, payloads).catch((error) =>
           this.logger.warn("sending a run's live events failed; readers catch up from the database", {
             process: this.options.processId,
             error: messageOf(error),
@@ -230,12 +246,16 @@ export class RunPublisher {
   }
 }
 
-/** Sends frames in order, in one statement (one transaction: they are delivered together and in this order). */
-async function sendFrames(db: Queryable, channel: string, payloads: string[]): Promise<void> {
-  await db.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) WITH ORDINALITY AS f(p, i) ORDER BY i", [
-    channel,
-    payloads,
-  ]);
+/** Sends notifications in order, in one statement (one transaction: delivered together and in this order). */
+async function sendFrames(db: Queryable, notifications: [string, string][]): Promise<void> {
+  await db.query(
+    "SELECT pg_notify(c, p) FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS f(c, p, i) ORDER BY i",
+    [notifications.map(([channel]) => channel), notifications.map(([, payload]) => payload)],
+  );
+}
+
+function runEnd(processId: number, executionId: number): string {
+  return JSON.stringify({ p: processId, r: executionId });
 }
 
 /**
@@ -244,7 +264,10 @@ async function sendFrames(db: Queryable, channel: string, payloads: string[]): P
  * frame counter is out of the publisher's range, so it is never a duplicate.
  */
 export async function sendRunEnded(db: Queryable, processId: number, executionId: number): Promise<void> {
-  await sendFrames(db, runChannel(processId), [JSON.stringify({ r: executionId, n: -1, end: true })]);
+  await sendFrames(db, [
+    [runChannel(processId), JSON.stringify({ r: executionId, n: -1, end: true })],
+    [RUN_ENDS_CHANNEL, runEnd(processId, executionId)],
+  ]);
 }
 
 /** A process row as a reader needs it. */
@@ -266,6 +289,11 @@ export interface FollowRunOptions {
   onEvent(event: FollowEvent): void;
   /** How long to wait before reading again a row that is behind a frame (the writer's flush interval). */
   retryMs?: number;
+  /**
+   * Read the row again every `retryMs` until a frame of each stream came (see the file comment): for readers that
+   * show the text; one that only waits for the end needs none.
+   */
+  catchUp?: boolean;
   logger?: Logger;
 }
 
@@ -334,10 +362,13 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
     }
   });
   const offGap = options.listener.onGap(() => enqueue({ gap: true }));
+  const framed = new Set<StreamName>();
+  let catchUpTimer: NodeJS.Timeout | undefined;
 
   const close = async () => {
     if (closed) return;
     closed = true;
+    clearInterval(catchUpTimer);
     offGap();
     await subscription.close();
   };
@@ -395,6 +426,8 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
       return;
     }
     const stream = frame.t;
+    framed.add(stream);
+    if (framed.size === 2) clearInterval(catchUpTimer);
     while (frame.o > text[stream].length) {
       // A gap: the row will have it within a flush interval.
       if (await adopt(await options.read())) return;
@@ -419,6 +452,108 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
   text.stderr = first.stderr;
   snapshotRead = true;
   if (first.ended) await finish(first);
-  else pump();
+  else {
+    pump();
+    if (options.catchUp) {
+      catchUpTimer = setInterval(() => {
+        if (backlog.length === 0) enqueue({ gap: true });
+      }, retryMs);
+      catchUpTimer.unref();
+    }
+  }
   return { stdout: first.stdout, stderr: first.stderr, done, close };
+}
+
+/**
+ * Waiting for runs to end without following them: one LISTEN per host on
+ * `RUN_ENDS_CHANNEL`, and per waiter one read of the row (after listening,
+ * so an end in between is not missed). After a gap in the listener's
+ * connection every waiter reads its row again.
+ */
+export class RunEnds {
+  private readonly waiters = new Map<number, Set<EndWaiter>>();
+  private subscription: ListenSubscription | null = null;
+  private offGap: (() => void) | null = null;
+
+  constructor(
+    private readonly listener: NotificationListener,
+    /** The process's current run and whether it ended. */
+    private readonly read: (processId: number) => Promise<{ executionId: number; ended: boolean }>,
+    private readonly logger: Logger = silentLogger,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.subscription) return;
+    this.offGap = this.listener.onGap(() => {
+      for (const [processId, waiters] of this.waiters) for (const waiter of waiters) void this.check(processId, waiter);
+    });
+    this.subscription = await this.listener.listen(RUN_ENDS_CHANNEL, (payload) => this.receive(payload));
+  }
+
+  async stop(): Promise<void> {
+    this.offGap?.();
+    this.offGap = null;
+    await this.subscription?.close();
+    this.subscription = null;
+    // Whoever still waits is answered: the host is stopping, and the row says what there is.
+    for (const waiters of this.waiters.values()) for (const waiter of waiters) waiter.resolve();
+    this.waiters.clear();
+  }
+
+  /** Resolves once the process's current run has ended (at once if it has), or when `signal` aborts. */
+  async wait(processId: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return;
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const waiter: EndWaiter = { executionId: null, endedUpTo: -1, resolve };
+    const set = this.waiters.get(processId) ?? new Set();
+    this.waiters.set(processId, set.add(waiter));
+    const onAbort = () => resolve();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.check(processId, waiter);
+      await done;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      set.delete(waiter);
+      if (set.size === 0 && this.waiters.get(processId) === set) this.waiters.delete(processId);
+    }
+  }
+
+  private async check(processId: number, waiter: EndWaiter): Promise<void> {
+    try {
+      const snapshot = await this.read(processId);
+      waiter.executionId = snapshot.executionId;
+      if (snapshot.ended || waiter.endedUpTo >= snapshot.executionId) waiter.resolve();
+    } catch (error) {
+      this.logger.warn("reading a run's end failed; its waiter stops waiting", {
+        process: processId,
+        error: messageOf(error),
+      });
+      waiter.resolve();
+    }
+  }
+
+  private receive(payload: string): void {
+    let end: { p: number; r: number };
+    try {
+      end = JSON.parse(payload) as { p: number; r: number };
+    } catch {
+      return;
+    }
+    for (const waiter of this.waiters.get(end.p) ?? []) {
+      waiter.endedUpTo = Math.max(waiter.endedUpTo, end.r);
+      if (waiter.executionId !== null && end.r >= waiter.executionId) waiter.resolve();
+    }
+  }
+}
+
+interface EndWaiter {
+  /** The run it waits for, once its row was read. */
+  executionId: number | null;
+  /** The latest run whose end arrived (before the row was read, it is compared once the row is). */
+  endedUpTo: number;
+  resolve(): void;
 }

@@ -18,8 +18,8 @@ export const PG_MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations-pg", imp
 /** Any constant shared by every cyrnel host: the key of the advisory lock held while migrating. */
 const MIGRATION_LOCK = 0x63_79_72_6e; // "cyrn"
 
-/** Connections per host: requests wait for a free one beyond this. */
-const POOL_SIZE = 10;
+/** Connections per host by default: requests wait for a free one beyond this. */
+export const POOL_SIZE = 10;
 
 /**
  * The password in the URL is never logged: a connection error's message is
@@ -30,8 +30,9 @@ export async function openPgDatabase(
   url: string,
   onIdleError: (error: unknown) => void,
   migrationsFolder = PG_MIGRATIONS_FOLDER,
+  poolSize = POOL_SIZE,
 ): Promise<PgDb> {
-  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // A connection that breaks while idle (the server restarted) must not take the host down; the pool replaces it.
   pool.on("error", onIdleError);
   try {

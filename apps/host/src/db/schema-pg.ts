@@ -31,27 +31,39 @@ import {
   json,
   pgTable,
   primaryKey,
+  text,
+  timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 
 type Json = Record<string, unknown>;
 
 /**
- * U+0000 cannot be stored in PostgreSQL text. It is written as U+FFFF "0",
- * and U+FFFF itself (a noncharacter) as U+FFFF "F", so every string comes
- * back as it went in.
+ * U+0000 cannot be stored in PostgreSQL text, nor can a lone UTF-16
+ * surrogate (the driver's UTF-8 makes it U+FFFD). U+0000 is written as
+ * U+FFFF "0", a lone surrogate as U+FFFF "S" and its four hex digits, and
+ * U+FFFF itself (a noncharacter) as U+FFFF "F", so every string comes back
+ * as it went in — the code of a process that a host reads to run it too.
  */
 export function escapeNul(text: string): string {
-  return text.includes("\u0000") || text.includes("\uffff")
-    ? text.replaceAll("\uffff", "\uffffF").replaceAll("\u0000", "\uffff0")
-    : text;
+  if (!text.includes("\u0000") && !text.includes("\uffff") && !LONE_SURROGATE.test(text)) return text;
+  return text
+    .replaceAll("\uffff", "\uffffF")
+    .replaceAll("\u0000", "\uffff0")
+    .replace(LONE_SURROGATES, (unit) => `\uffffS${unit.charCodeAt(0).toString(16)}`);
 }
 
 export function unescapeNul(text: string): string {
   return text.includes("\uffff")
-    ? text.replace(/\uffff([0F])/g, (_, code) => (code === "0" ? "\u0000" : "\uffff"))
+    ? text.replace(/\uffff([0F]|S[0-9a-f]{4})/g, (_, code: string) =>
+        code === "0" ? "\u0000" : code === "F" ? "\uffff" : String.fromCharCode(Number.parseInt(code.slice(1), 16)),
+      )
     : text;
 }
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
 
 /** Text compared and ordered by code point, carrying U+0000 (see the file's comment). */
 export const ctext = customType<{ data: string; driverData: string }>({
@@ -210,10 +222,27 @@ export const executions = pgTable(
     exitState: enumText<ExitState>("exit_state"),
     createdAt: ctext("created_at").notNull(),
     finishedAt: ctext("finished_at"),
+    // The process queue (cluster/process-cluster.ts): only PostgreSQL hosts run processes through it.
+    /** The type-check choice of this run (null: the environment's default); the worker that runs it reads it. */
+    typecheck: boolean("typecheck"),
+    /** When the run was queued, by the database's clock (the sweeps compare it with now()). */
+    enqueuedAt: timestamp("enqueued_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The host that took the run (`cluster_hosts.id`); null while it waits. Set once, by a conditional UPDATE. */
+    claimedBy: text("claimed_by"),
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    /** A kill was asked for (the executing host reads it when it attaches the run and after a missed signal). */
+    killRequested: boolean("kill_requested").notNull().default(false),
   },
   // SQLite finds a process's runs through its rowid order; PostgreSQL needs the index for the cascade and for
-  // the latest run of a process.
-  (table) => [index("executions_process_idx").on(table.processId)],
+  // the latest run of a process. The partial indexes serve the queue: runs waiting for a host (the queue length
+  // and the sweeps) and runs a host has (the reaper).
+  (table) => [
+    index("executions_process_idx").on(table.processId),
+    index("executions_waiting_idx").on(table.id).where(sql`${table.claimedBy} is null and ${table.finishedAt} is null`),
+    index("executions_claimed_idx")
+      .on(table.claimedBy)
+      .where(sql`${table.claimedBy} is not null and ${table.finishedAt} is null`),
+  ],
 );
 
 export const registries = pgTable("registries", {

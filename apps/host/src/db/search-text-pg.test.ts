@@ -45,13 +45,23 @@ describe("PostgreSQL search documents", () => {
   });
 });
 
-describe("U+0000 in PostgreSQL text", () => {
-  it.each(["", "plain", "a\u0000b", "\uffff", "\uffff0", "\uffffF\u0000", "\u0000\u0000\uffff\uffff"])(
-    "%j comes back as it went in",
-    (text) => {
-      const stored = escapeNul(text);
-      expect(stored).not.toContain("\u0000");
-      expect(unescapeNul(stored)).toBe(text);
-    },
-  );
+describe("U+0000 and lone surrogates in PostgreSQL text", () => {
+  it.each([
+    "",
+    "plain",
+    "a\u0000b",
+    "\uffff",
+    "\uffff0",
+    "\uffffF\u0000",
+    "\u0000\u0000\uffff\uffff",
+    "half \ud800 a pair",
+    "\udc00 low first, then a pair 😀 and a high at the end \udbff",
+    "\uffffSd800 looks like an escape",
+  ])("%j comes back as it went in", (text) => {
+    const stored = escapeNul(text);
+    expect(stored).not.toContain("\u0000");
+    // What the driver sends as UTF-8 must be well-formed: no surrogate is left alone.
+    expect(Buffer.from(stored, "utf8").toString("utf8")).toBe(stored);
+    expect(unescapeNul(stored)).toBe(text);
+  });
 });

@@ -19,8 +19,12 @@ import type { Store } from "./store.js";
 
 export type PgStore = Store & { readonly dialect: "postgres"; readonly db: PgDb };
 
-export async function openPgStore(url: string, onConnectionError: (error: unknown) => void): Promise<PgStore> {
-  const db = await openPgDatabase(url, onConnectionError);
+export async function openPgStore(
+  url: string,
+  onConnectionError: (error: unknown) => void,
+  poolSize?: number,
+): Promise<PgStore> {
+  const db = await openPgDatabase(url, onConnectionError, undefined, poolSize);
   return {
     dialect: "postgres",
     db,

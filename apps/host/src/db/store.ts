@@ -45,13 +45,15 @@ export interface StoreOptions {
   config: Pick<HostConfig, "dataDir" | "databaseUrl">;
   /** A failure in the background (reclaiming space, a broken idle connection), handled by retrying later. */
   onUpkeepError: (error: unknown) => void;
+  /** PostgreSQL: connections in the pool (default 10); hosts that run processes through the queue need more. */
+  poolSize?: number;
 }
 
 /** Opens the configured database, applying its migrations (on PostgreSQL, one host at a time). */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.config.databaseUrl !== null) {
     const { openPgStore } = await import("./store-pg.js");
-    return openPgStore(options.config.databaseUrl, options.onUpkeepError);
+    return openPgStore(options.config.databaseUrl, options.onUpkeepError, options.poolSize);
   }
   const { openSqliteStore } = await import("./store-sqlite.js");
   return openSqliteStore(options.config.dataDir, options.onUpkeepError);

@@ -1,6 +1,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDialect } from "../support/database.js";
 import { fixturesDir } from "../support/host.js";
 import { type InProcessHost, startInProcess } from "../support/in-process.js";
 import { enableRecorder, installRecorded } from "../support/recorder.js";
@@ -330,10 +331,16 @@ describe("following a process (GET /processes/:id/events)", () => {
 });
 
 describe("GET /health", () => {
+  // The host's role, and on PostgreSQL (where it may be one of many) its id and whether it holds its lease.
+  const identity = {
+    role: "all",
+    ...(testDialect() === "postgres" && { hostId: expect.stringMatching(/^h[0-9a-f]{16}$/), leaseAlive: true }),
+  };
+
   it("is ok with a healthy active environment", async () => {
     const response = await host.api("GET", "/health");
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: "ok", version: expect.any(String) });
+    expect(response.body).toEqual({ status: "ok", version: expect.any(String), ...identity });
   });
 
   it("reports an environment that says it is degraded, with its reason", async () => {
@@ -345,6 +352,7 @@ describe("GET /health", () => {
         status: "degraded",
         version: expect.any(String),
         reasons: ['environment "echo-env": sandbox wedged'],
+        ...identity,
       });
     } finally {
       await host.api("POST", "/processes", { code: "health:", block: true });
@@ -361,6 +369,7 @@ describe("GET /health", () => {
         status: "degraded",
         version: expect.any(String),
         reasons: ["no environment module is active: processes cannot run"],
+        ...identity,
       });
     } finally {
       await host.api("POST", "/modules/echo-env/enabled", { enabled: true });

@@ -8,7 +8,11 @@
  * published (`onChange`, the process's event stream).
  *
  * Nothing survives a restart but the rows: pending ones are expired at
- * start, since the calls that waited for them are gone.
+ * start, since the calls that waited for them are gone. With many hosts
+ * (PostgreSQL) the call may wait on another host than the one that decides:
+ * the decision is written, then `onDecided` tells the other hosts, and the
+ * host where the call waits settles it from the row (`settleFromStore`);
+ * pending approvals of a lost host are expired by the reaper, not at start.
  */
 import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
@@ -32,6 +36,8 @@ export interface ApprovalsOptions {
   onChange(approval: ApprovalRow): void;
   /** The pending approvals of a process changed; `pending` lists them (empty: none is left). */
   onPending(processId: number, pending: readonly number[]): void;
+  /** An approval was decided through this host (after the row is written), for hosts where its call may wait. */
+  onDecided?(approval: ApprovalRow): Promise<void>;
 }
 
 interface Waiting {
@@ -85,11 +91,28 @@ export class Approvals {
   }
 
   approve(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalRow> {
-    return this.decide(id, { state: "approved", decidedBy, reason });
+    return this.decideAndTell(id, { state: "approved", decidedBy, reason });
   }
 
   deny(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalRow> {
-    return this.decide(id, { state: "denied", decidedBy, reason });
+    return this.decideAndTell(id, { state: "denied", decidedBy, reason });
+  }
+
+  /**
+   * Another host decided this approval (its row says how): the call waiting here, if any, goes on or fails.
+   * Resolves whether a call of this host was settled.
+   */
+  async settleFromStore(id: number): Promise<boolean> {
+    if (!this.waiting.has(id)) return false;
+    const row = await this.options.store.get(id);
+    if (!row || row.state === "pending" || !this.waiting.has(id)) return false;
+    this.settleWaiting(id, row);
+    return true;
+  }
+
+  /** The approvals calls of this host wait for, of one process (to settle from the rows after missed signals). */
+  waitingOf(processId: number): number[] {
+    return [...(this.byProcess.get(processId) ?? [])];
   }
 
   /** Expires what a process still waits for (it was killed, or ended without awaiting its calls). */
@@ -123,6 +146,22 @@ export class Approvals {
         this.settleWaiting(id, { ...waiting.row, state: "expired", reason, decidedAt: new Date().toISOString() });
       }
     }
+  }
+
+  private async decideAndTell(id: number, decision: Decision): Promise<ApprovalRow> {
+    // A call that waits on this host is settled by `decide` itself; another host's is told.
+    const waitsHere = this.waiting.has(id);
+    const decided = await this.decide(id, decision);
+    if (this.options.onDecided && !waitsHere) {
+      // The row holds the decision already; telling is the fast path (a host that misses it re-reads the rows).
+      await this.options.onDecided(decided).catch((error) =>
+        this.options.logger.warn("could not tell the other hosts of a decision", {
+          approval: id,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    }
+    return decided;
   }
 
   private async decide(id: number, decision: Decision): Promise<ApprovalRow> {

@@ -7,6 +7,12 @@
  * first, so a list never misses a call that ended. A host that dies loses
  * at most the last FLUSH_DELAY_MS of records.
  *
+ * Ids: one host hands them out itself (the highest ever given, read at
+ * start, plus one). Hosts sharing a database must not give the same id
+ * twice, so there (`ids`) each host takes blocks of ids from the database's
+ * sequence ahead of need; a call recorded while a block is on its way waits
+ * for it before it is published.
+ *
  * Retention: records older than `CYRNEL_CALLS_RETENTION_DAYS` are deleted
  * at start and once a day.
  */
@@ -37,7 +43,13 @@ export interface CallLogOptions {
   logger: HostLogger;
   /** A call ended (published before it is written). */
   onCall(record: CallRecord): void;
+  /** Takes `count` fresh ids from a source every host shares (PostgreSQL's sequence); absent: this host counts. */
+  ids?(count: number): Promise<number[]>;
 }
+
+/** Ids taken from the shared source at a time, and how few left make this host take the next block. */
+const ID_BLOCK = 256;
+const ID_LOW_WATER = 64;
 
 const FLUSH_DELAY_MS = 100;
 const FLUSH_ROWS = 500;
@@ -52,17 +64,64 @@ export class CallLog {
   private writing: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
+  /** Ids taken from the shared source, not given yet (with `ids`). */
+  private reserved: number[] = [];
+  /** Calls that ended while no reserved id was left: numbered once the next block comes. */
+  private unnumbered: EndedCall[] = [];
+  private refilling: Promise<void> | null = null;
 
   constructor(private readonly options: CallLogOptions) {}
 
-  /** Reads the highest id ever given, before the first call is recorded. */
+  /** Reads the highest id ever given (or takes the first block of ids), before the first call is recorded. */
   async start(): Promise<void> {
-    this.lastId = await this.options.store.lastId();
+    if (this.options.ids) await this.refill();
+    else this.lastId = await this.options.store.lastId();
   }
 
   record(call: EndedCall): void {
+    const id = this.nextId();
+    if (id === undefined) {
+      this.unnumbered.push(call);
+      void this.refill();
+      return;
+    }
+    this.recordAs(id, call);
+  }
+
+  private nextId(): number | undefined {
+    if (!this.options.ids) return ++this.lastId;
+    if (this.unnumbered.length > 0) return undefined; // keep the order in which calls ended
+    const id = this.reserved.shift();
+    if (this.reserved.length < ID_LOW_WATER) void this.refill();
+    return id;
+  }
+
+  /** Takes the next block of shared ids (one request at a time), then numbers the calls that waited for it. */
+  private refill(): Promise<void> {
+    const ids = this.options.ids;
+    if (!ids) return Promise.resolve();
+    this.refilling ??= ids(ID_BLOCK)
+      .then(
+        (block) => {
+          this.reserved.push(...block);
+          for (const call of this.unnumbered.splice(0)) this.recordAs(this.reserved.shift()!, call);
+        },
+        (error) => {
+          this.options.logger.error("could not take call record ids; retried", { error: messageOf(error) });
+          // The calls waiting stay queued; the next record or flush tries again.
+          return new Promise<void>((resolve) => setTimeout(resolve, 100).unref());
+        },
+      )
+      .finally(() => {
+        this.refilling = null;
+        if (this.unnumbered.length > 0 || this.reserved.length < ID_LOW_WATER) void this.refill();
+      });
+    return this.refilling;
+  }
+
+  private recordAs(id: number, call: EndedCall): void {
     const record: CallRecord = {
-      id: ++this.lastId,
+      id,
       processId: call.context.processId,
       keyId: call.context.caller.keyId,
       serviceId: call.serviceId.slice(0, MAX_ID_CHARS),
@@ -74,8 +133,8 @@ export class CallLog {
       parameters: call.parameters.value,
     };
     this.pending.push({ ...record, executionId: call.context.executionId, parameters: call.parameters.json });
-    if (this.pending.length >= FLUSH_ROWS) void this.flush();
-    else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS).unref();
+    if (this.pending.length >= FLUSH_ROWS) void this.flushNow();
+    else this.flushTimer ??= setTimeout(() => void this.flushNow(), FLUSH_DELAY_MS).unref();
     try {
       this.options.onCall(record);
     } catch (error) {
@@ -84,7 +143,13 @@ export class CallLog {
   }
 
   /** Writes what is waiting; resolves once it and every batch before it are written (or failed, which is logged). */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    // Calls still waiting for an id are numbered first (a block covers many), so a read finds them too.
+    for (let tries = 0; this.unnumbered.length > 0 && tries < 3; tries++) await this.refill();
+    return this.flushNow();
+  }
+
+  private flushNow(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.pending.length > 0) {

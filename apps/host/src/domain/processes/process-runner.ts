@@ -32,7 +32,15 @@ import type { CallContext, Caller } from "../governance/caller.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
-import type { ProcessFilter, ProcessRow, ProcessStore } from "./process-store.js";
+import type {
+  ProcessFilter,
+  ProcessResult,
+  ProcessRow,
+  ProcessState,
+  ProcessStore,
+  QueuedRunOptions,
+  RunIds,
+} from "./process-store.js";
 
 export interface ProcessLimits {
   codeBytes: number;
@@ -73,6 +81,85 @@ export interface ProcessRunnerOptions {
   caller(keyId: string | null): Promise<Caller>;
   /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
   serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }>;
+  /**
+   * Hosts sharing a PostgreSQL database: runs go through the durable process queue instead of straight to this
+   * host's environment (cluster/process-cluster.ts). Absent on SQLite: one host runs what it admits.
+   */
+  queue?: RunQueue;
+}
+
+/**
+ * The process queue as the runner sees it. Submitting writes the run and its job in one transaction; whichever
+ * host takes the job runs it (`runClaimed`); everything about a run that may be elsewhere (its events, its end,
+ * a kill, its pending approvals) is asked of the database and the other hosts through this.
+ */
+export interface RunQueue {
+  /**
+   * Whether this host also runs processes (`CYRNEL_ROLE=all`): then its own environment's `admit()` is asked too,
+   * as on one host — a full host refuses with the environment's 429 rather than queue work it cannot start. An
+   * `api` host has no environment of its own that runs anything: the queue's length decides alone.
+   */
+  readonly admitsLocally: boolean;
+  /** Refuses a submission while too many runs wait for a host (429 `at_capacity`). */
+  admit(): Promise<void>;
+  /** The SQL that adds the run's job, evaluated in the statement that writes its rows. */
+  addJob: QueuedRunOptions["addJob"];
+  /** The pending approvals of these processes, from the approvals table, oldest first. */
+  pendingApprovals(processIds: readonly number[]): Promise<Map<number, ApprovalRow[]>>;
+  /**
+   * Follows the process's current run wherever it runs: its text so far, each new event, then its end. `text`:
+   * the reader shows the text as it comes (false: it only waits for the end).
+   */
+  follow(processId: number, onEvent: (event: LiveEvent) => void, text: boolean): Promise<RemoteRun>;
+  /** Resolves once the process's current run has ended, wherever it runs (at once if it has), or `signal` aborts. */
+  waitEnded(processId: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Records a kill of the process's current run: a run no host took is canceled at once (`canceled`), a taken one
+   * is marked and its host told (`signal`), an ended one has nothing to kill (`ended`).
+   */
+  kill(processId: number): Promise<"canceled" | "signal" | "ended">;
+  /** Ends `canceled` the runs of an environment that no host took yet (it stopped: see `ProcessRunner.cancel`). */
+  cancelWaiting(environmentId: string, reason: string): Promise<void>;
+}
+
+/** A run followed through the queue (see `RunQueue.follow`). */
+export interface RemoteRun {
+  stdout: string;
+  stderr: string;
+  /** Resolves once the run has ended and its final row is written. */
+  done: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Where a run's state, text and end go. A run of this host's own (SQLite) writes the store; a run taken from the
+ * queue writes only while its claim holds (a host that was reaped must not overwrite what the reaper wrote) and
+ * sends its text and events to readers on every host.
+ */
+export interface RunRecorder {
+  setState(state: ProcessState): Promise<void>;
+  setRunning(startedAt: string): Promise<void>;
+  /** Text a stream kept (what its cap let through), in order. */
+  write?(stream: StreamName, text: string): void;
+  /** An event of the run for readers elsewhere (an ended call, an approval). */
+  publish?(event: LiveEvent): void;
+  /** The final row; the run is over for readers once it resolves. */
+  finish(result: ProcessResult): Promise<void>;
+}
+
+/** A run this host took from the queue (its claim made), with what it needs to run it. */
+export interface ClaimedRun extends RunIds {
+  code: string;
+  timeoutMs: number | null;
+  keyId: string | null;
+  typecheck: boolean | null;
+  /** The environment it was submitted to. */
+  environmentId: string;
+  /** How long it waited for a host, by the database's clock. */
+  waitedMs: number;
+  /** Whether a kill was asked for since it was claimed (a kill before the run starts ends it unrun). */
+  killRequested(): boolean;
+  recorder: RunRecorder;
 }
 
 /**
@@ -93,6 +180,7 @@ interface LiveExecution {
   environmentId: string;
   environment: EnvironmentModule;
   timeoutMs: number | null;
+  recorder: RunRecorder;
   state: ExecutionState | "terminating" | "suspended";
   stdout: CappedText;
   stderr: CappedText;
@@ -146,6 +234,18 @@ export class ProcessRunner {
    * the next run is handed over, and recording the run (awaited) comes in between.
    */
   private admissions: Promise<unknown> = Promise.resolve();
+  /**
+   * Runs taken from the queue between their checks and their start (reading the key's catalog): a cancel of
+   * their environment in that window marks them (`canceled`), a drain waits for them (`settled`).
+   */
+  private readonly starting = new Set<{ environmentId: string; canceled: string | null; settled: Promise<void> }>();
+  /**
+   * Environments this host stopped (disabled, deleted, restarted), and why: a run queued for one that this host
+   * takes later ends canceled for that reason, as it would have had it been running here.
+   */
+  private readonly stoppedEnvironments = new Map<string, string>();
+  /** Live readers this host serves per process whose run is followed through the queue. */
+  private readonly remoteFollowers = new Map<number, number>();
 
   constructor(private readonly options: ProcessRunnerOptions) {
     options.events.on("environmentDraining", ({ environmentId }) => this.drain(environmentId));
@@ -173,9 +273,7 @@ export class ProcessRunner {
       execution.state = state;
       const startedAt = new Date().toISOString();
       this.persist(execution, () =>
-        state === "running"
-          ? this.options.store.setRunning(execution.processId, startedAt)
-          : this.options.store.setState(execution.processId, state),
+        state === "running" ? execution.recorder.setRunning(startedAt) : execution.recorder.setState(state),
       );
       // Running: the whole timeoutMs again, however long the run was queued.
       if (state === "running") this.armBackstop(execution, `timed out after ${execution.timeoutMs} ms`);
@@ -220,6 +318,17 @@ export class ProcessRunner {
         `"timeoutMs" must be an integer from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days), or null for no limit`,
       );
     }
+    const queue = this.options.queue;
+    if (queue) {
+      const environment = this.requireEnvironment(input.typecheck, queue.admitsLocally);
+      await queue.admit();
+      const created = await this.options.store.create({ code: input.code, ref, timeoutMs, keyId }, environment.id, {
+        ...(input.typecheck === undefined ? {} : { typecheck: input.typecheck }),
+        addJob: queue.addJob,
+      });
+      // The row as written: queued, so it waits for no approval (views need not ask the database).
+      return created.row ? (await this.views([created.row]))[0]! : this.get(created.processId);
+    }
     const services = await this.visibleCatalog(keyId);
     const processId = await this.admitted(input.typecheck, async (environment) => {
       const { processId, executionId } = await this.options.store.create(
@@ -243,6 +352,17 @@ export class ProcessRunner {
         `process ${id} has results from an earlier run; pass "force": true to replace them`,
       );
     }
+    const queue = this.options.queue;
+    if (queue) {
+      const environment = this.requireEnvironment(typecheck, queue.admitsLocally);
+      await queue.admit();
+      // Conditional on the process still being idle: a run another host started meanwhile makes this a conflict.
+      await this.options.store.startRun(id, environment.id, {
+        ...(typecheck === undefined ? {} : { typecheck }),
+        addJob: queue.addJob,
+      });
+      return this.get(id);
+    }
     const services = await this.visibleCatalog(row.keyId);
     await this.admitted(typecheck, async (environment) => {
       // Idle when asked, but another request may have started a run since: one run at a time.
@@ -256,6 +376,14 @@ export class ProcessRunner {
 
   async kill(id: number): Promise<ProcessView> {
     const row = await this.get(id);
+    const queue = this.options.queue;
+    if (queue) {
+      if (row.state === "idle") throw new CyrnelError("conflict", `process ${id} is idle; nothing to kill`);
+      const outcome = await queue.kill(id);
+      if (outcome === "ended") throw new CyrnelError("conflict", `process ${id} is idle; nothing to kill`);
+      // A run a host has ends once that host stopped it (or, if the host is gone, once the reaper ended it).
+      return outcome === "signal" ? this.waitIdle(id) : this.get(id);
+    }
     const execution = this.byProcess.get(id);
     if (row.state === "idle" || !execution) throw new CyrnelError("conflict", `process ${id} is idle; nothing to kill`);
     this.force(execution, "canceled", null);
@@ -271,13 +399,13 @@ export class ProcessRunner {
   }
 
   async list(filter: ProcessFilter): Promise<ProcessView[]> {
-    return (await this.options.store.list(filter)).map((row) => this.view(row));
+    return this.views(await this.options.store.list(filter));
   }
 
   async get(id: number): Promise<ProcessView> {
     const row = await this.options.store.get(id);
     if (!row) throw notFound(`process ${id}`);
-    return this.view(row);
+    return (await this.views([row]))[0]!;
   }
 
   /** The tool calls of the process's latest run (how many, how many failed, per tool). */
@@ -295,12 +423,12 @@ export class ProcessRunner {
     if (!execution || execution.forced) return;
     if (pending.length > 0 && execution.state === "running") {
       execution.state = "suspended";
-      this.persist(execution, () => this.options.store.setState(processId, "suspended"));
+      this.persist(execution, () => execution.recorder.setState("suspended"));
       this.pauseBackstop(execution);
       this.tellEnvironment(execution, "pauseDeadline");
     } else if (pending.length === 0 && execution.state === "suspended") {
       execution.state = "running";
-      this.persist(execution, () => this.options.store.setState(processId, "running"));
+      this.persist(execution, () => execution.recorder.setState("running"));
       this.tellEnvironment(execution, "resumeDeadline");
       this.resumeBackstop(execution);
     }
@@ -309,11 +437,20 @@ export class ProcessRunner {
   /** Sends a live event (an ended call, an approval) to the readers of the process's run, if it runs. */
   publish(processId: number, event: LiveEvent): void {
     const execution = this.byProcess.get(processId);
-    if (execution) this.deliver(execution, event);
+    if (!execution) return;
+    this.deliver(execution, event);
+    execution.recorder.publish?.(event);
   }
 
   /** Resolves when the process is idle (or right away if it is), or when `signal` aborts. */
   async waitIdle(id: number, signal?: AbortSignal): Promise<ProcessView> {
+    const queue = this.options.queue;
+    if (queue) {
+      // Wherever the run is, its end reaches this host through the database (see cluster/run-events.ts); an idle
+      // process's is there at once.
+      await queue.waitEnded(id, signal);
+      return this.get(id);
+    }
     const execution = this.byProcess.get(id);
     if (execution) {
       await new Promise<void>((resolve) => {
@@ -332,6 +469,7 @@ export class ProcessRunner {
    */
   async follow(id: number, reader: StreamReader): Promise<FollowedProcess> {
     const row = await this.get(id);
+    if (this.options.queue) return this.followQueued(row, reader, this.options.queue);
     const execution = this.byProcess.get(id);
     if (!execution) {
       return { stdout: row.stdout, stderr: row.stderr, approvals: [], done: Promise.resolve(row), close() {} };
@@ -364,18 +502,112 @@ export class ProcessRunner {
     return row;
   }
 
+  /**
+   * Runs a run this host took from the process queue (its claim is made): the
+   * same machinery as a local run — deadlines, caps, suspension, kills — with
+   * its writes and events through `run.recorder`. A run that can no longer
+   * run here (killed, waited past its timeout, submitted to another
+   * environment) ends without running. Resolves once it has ended and its
+   * final row is written.
+   */
+  async runClaimed(run: ClaimedRun): Promise<void> {
+    const unrun = (exitState: ExecutionExitState, error: string) =>
+      run.recorder.finish({ exitState, error, output: {}, stdout: "", stderr: "" });
+    if (run.killRequested()) return unrun("canceled", "canceled");
+    if (run.timeoutMs !== null && run.waitedMs >= run.timeoutMs) {
+      return unrun("timeout", `timed out after ${run.timeoutMs} ms waiting in the queue; the code never ran`);
+    }
+    const environment = this.options.environment();
+    const stopped = this.stoppedEnvironments.get(run.environmentId);
+    if (environment?.id === run.environmentId) this.stoppedEnvironments.delete(run.environmentId);
+    else if (stopped !== undefined) return unrun("canceled", stopped);
+    if (environment === null || environment.id !== run.environmentId) {
+      const here = environment === null ? "no environment is active here" : `"${environment.id}" is active here`;
+      return unrun(
+        "failed",
+        `the run was queued for environment "${run.environmentId}" but ${here}; the code never ran`,
+      );
+    }
+    if (run.typecheck === true && environment.module.supportsTypecheck !== true) {
+      return unrun("failed", `the active environment "${environment.id}" cannot type-check code; the code never ran`);
+    }
+    if (this.byProcess.has(run.processId)) {
+      return unrun("failed", `process ${run.processId} already runs on this host; the code never ran`);
+    }
+    let settle!: () => void;
+    const pending = {
+      environmentId: environment.id,
+      canceled: null as string | null,
+      settled: new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+    };
+    this.starting.add(pending);
+    let services: ServiceCatalog;
+    try {
+      services = await this.visibleCatalog(run.keyId);
+    } finally {
+      this.starting.delete(pending);
+      settle();
+    }
+    // A kill, or its environment stopping, while the catalog was read found nothing running yet.
+    if (pending.canceled !== null) return unrun("canceled", pending.canceled);
+    if (run.killRequested()) return unrun("canceled", "canceled");
+    const { processId, executionId, code, timeoutMs, keyId } = run;
+    const execution = this.start(
+      {
+        processId,
+        executionId,
+        code,
+        timeoutMs,
+        keyId,
+        ...(run.typecheck === null ? {} : { typecheck: run.typecheck }),
+      },
+      environment,
+      services,
+      run.recorder,
+    );
+    await execution.done;
+  }
+
+  /** Ends this host's run of the process `canceled` (a kill that reached it from any host). */
+  killRun(processId: number, reason: string | null): void {
+    const execution = this.byProcess.get(processId);
+    if (execution) this.force(execution, "canceled", reason);
+  }
+
   // ---- environment events --------------------------------------------------------
 
   /** Waits for every run on this environment to end (an environment switch lets them finish). */
   private async drain(environmentId: string): Promise<void> {
+    await Promise.all(
+      [...this.starting].filter((run) => run.environmentId === environmentId).map((run) => run.settled),
+    );
     await Promise.all([...this.live.values()].filter((e) => e.environmentId === environmentId).map((e) => e.done));
   }
 
   /** Cancels every run on this environment (or on all, for shutdown). */
   async cancel(environmentId: string | null, reason: string | null): Promise<void> {
+    const queue = this.options.queue;
+    // Its runs that still wait in the queue go too, as its queued processes do on one host (not at shutdown: those
+    // are for other hosts to take).
+    const waiting =
+      environmentId !== null && queue ? queue.cancelWaiting(environmentId, reason ?? "canceled") : Promise.resolve();
+    if (environmentId !== null && queue) this.stoppedEnvironments.set(environmentId, reason ?? "canceled");
+    for (const run of this.starting) {
+      if (environmentId === null || run.environmentId === environmentId) run.canceled = reason ?? "canceled";
+    }
     const affected = [...this.live.values()].filter((e) => environmentId === null || e.environmentId === environmentId);
     for (const execution of affected) this.force(execution, "canceled", reason);
-    await Promise.all(affected.map((e) => e.done));
+    await Promise.all([
+      ...affected.map((e) => e.done),
+      waiting.catch((error) =>
+        this.options.logger.warn("could not cancel the queued runs of a stopped environment", {
+          environment: environmentId,
+          error: messageOf(error),
+        }),
+      ),
+    ]);
   }
 
   // ---- internals ---------------------------------------------------------------------
@@ -384,7 +616,9 @@ export class ProcessRunner {
     const execution = this.live.get(executionId);
     if (!execution) return;
     const text = execution[stream].append(String(chunk));
-    if (text !== "") this.deliver(execution, { type: stream, text });
+    if (text === "") return;
+    execution.recorder.write?.(stream, text);
+    this.deliver(execution, { type: stream, text });
   }
 
   private deliver(execution: LiveExecution, event: LiveEvent): void {
@@ -398,10 +632,86 @@ export class ProcessRunner {
     }
   }
 
-  private view(row: ProcessRow): ProcessView {
-    // Only a live run can wait for approvals: an idle process is not asked.
-    const waiting = row.state === "idle" ? [] : this.options.pendingApprovals(row.id);
-    return { ...row, pendingApprovalIds: waiting.map((approval) => approval.id) };
+  /**
+   * Rows as the API shows them. Only a live run can wait for approvals: an idle process is not asked. Through the
+   * queue a run may wait on any host, so its approvals are read from the approvals table.
+   */
+  private async views(rows: ProcessRow[]): Promise<ProcessView[]> {
+    const queue = this.options.queue;
+    // Only a run that has started can wait for a decision (queued: not yet; terminating: its approvals expired).
+    const live = rows.filter((row) => row.state === "running" || row.state === "suspended").map((row) => row.id);
+    const stored = queue && live.length > 0 ? await queue.pendingApprovals(live) : new Map<number, ApprovalRow[]>();
+    return rows.map((row) => {
+      const waiting =
+        row.state === "idle" ? [] : queue ? (stored.get(row.id) ?? []) : this.options.pendingApprovals(row.id);
+      return { ...row, pendingApprovalIds: waiting.map((approval) => approval.id) };
+    });
+  }
+
+  /** `follow` of a run that may be on any host (through the queue); the followers limit is per serving host. */
+  private async followQueued(row: ProcessView, reader: StreamReader, queue: RunQueue): Promise<FollowedProcess> {
+    const id = row.id;
+    if (row.state === "idle") {
+      return { stdout: row.stdout, stderr: row.stderr, approvals: [], done: Promise.resolve(row), close() {} };
+    }
+    const limit = this.options.limits.followers;
+    const count = this.remoteFollowers.get(id) ?? 0;
+    if (count >= limit) {
+      throw new CyrnelError(
+        "too_many_followers",
+        `process ${id} already has ${limit} live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
+      );
+    }
+    this.remoteFollowers.set(id, count + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const left = (this.remoteFollowers.get(id) ?? 1) - 1;
+      if (left > 0) this.remoteFollowers.set(id, left);
+      else this.remoteFollowers.delete(id);
+    };
+    // The caller sends the text so far before any later event: events that come before it has this answer wait
+    // for the turn of the event loop after it.
+    let ready = false;
+    const early: LiveEvent[] = [];
+    const send = (event: LiveEvent) => {
+      if (!ready) {
+        early.push(event);
+        return;
+      }
+      try {
+        reader(event);
+      } catch (error) {
+        this.options.logger.warn("a live reader of a process failed", { error: messageOf(error) });
+      }
+    };
+    let followed: RemoteRun;
+    let approvals: ApprovalRow[];
+    try {
+      followed = await queue.follow(id, send, true);
+      approvals = (await queue.pendingApprovals([id])).get(id) ?? [];
+    } catch (error) {
+      release();
+      throw error;
+    }
+    setImmediate(() => {
+      ready = true;
+      for (const event of early.splice(0)) send(event);
+    });
+    return {
+      stdout: followed.stdout,
+      stderr: followed.stderr,
+      approvals,
+      done: followed.done.then(() => {
+        release();
+        return this.get(id);
+      }),
+      close() {
+        release();
+        void followed.close();
+      },
+    };
   }
 
   /** An optional environment hook, which must not take the host down with it. */
@@ -442,7 +752,7 @@ export class ProcessRunner {
    * for a type check needs an environment that can check: running the code
    * unchecked instead is what it asked not to happen.
    */
-  private requireEnvironment(typecheck: boolean | undefined) {
+  private requireEnvironment(typecheck: boolean | undefined, admit = true) {
     const environment = this.options.environment();
     if (!environment) throw noEnvironment();
     if (typecheck === true && environment.module.supportsTypecheck !== true) {
@@ -451,7 +761,8 @@ export class ProcessRunner {
         `the active environment "${environment.id}" cannot type-check code; leave "typecheck" out or set it to false`,
       );
     }
-    const admission = environment.module.admit?.();
+    // Through the queue from an api host the run goes to any host: the queue's length decides (RunQueue.admit).
+    const admission = admit ? environment.module.admit?.() : undefined;
     if (admission !== undefined && !admission.admitted) throw atCapacity(admission.reason, admission.retryAfterSeconds);
     return environment;
   }
@@ -468,7 +779,12 @@ export class ProcessRunner {
     },
     environment: { id: string; module: EnvironmentModule },
     services: ServiceCatalog,
-  ): void {
+    recorder: RunRecorder = {
+      setState: (state) => this.options.store.setState(run.processId, state),
+      setRunning: (startedAt) => this.options.store.setRunning(run.processId, startedAt),
+      finish: (result) => this.options.store.finish(run.processId, run.executionId, result),
+    },
+  ): LiveExecution {
     const { processId, executionId, timeoutMs, keyId } = run;
     let finish!: (exitState: ExecutionExitState) => void;
     const execution: LiveExecution = {
@@ -478,6 +794,7 @@ export class ProcessRunner {
       environmentId: environment.id,
       environment: environment.module,
       timeoutMs,
+      recorder,
       state: "queued",
       stdout: new CappedText(this.options.limits.streamBytes, "stdout"),
       stderr: new CappedText(this.options.limits.streamBytes, "stderr"),
@@ -518,6 +835,7 @@ export class ProcessRunner {
           execution.finish("failed");
         },
       );
+    return execution;
   }
 
   /** What the run's key sees now; nothing once the key is revoked or expired (its calls would be refused anyway). */
@@ -595,7 +913,7 @@ export class ProcessRunner {
     execution.forced = { exitState, error };
     if (execution.state === "running" || execution.state === "suspended") {
       execution.state = "terminating";
-      this.persist(execution, () => this.options.store.setState(execution.processId, "terminating"));
+      this.persist(execution, () => execution.recorder.setState("terminating"));
     }
     // At once, not when the environment confirms: the operator should not be asked about a call nobody awaits.
     execution.approvalsEnding = this.endApprovals(
@@ -634,7 +952,7 @@ export class ProcessRunner {
     try {
       await approvalsEnded;
       await execution.writes;
-      await this.options.store.finish(execution.processId, execution.executionId, result);
+      await execution.recorder.finish(result);
     } catch (failure) {
       // The process may have been deleted meanwhile, or the database closed at shutdown.
       this.options.logger.warn("could not record the end of a process", {

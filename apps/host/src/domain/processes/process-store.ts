@@ -22,6 +22,24 @@ export interface NewProcess {
   keyId: string | null;
 }
 
+/** One run of a process, as the process queue carries it. */
+export interface RunIds {
+  processId: number;
+  executionId: number;
+}
+
+/** How a run is written when it goes through the process queue (PostgreSQL; see cluster/process-cluster.ts). */
+export interface QueuedRunOptions {
+  /** The run's type-check choice, kept on its execution row for the host that runs it (absent: the default). */
+  typecheck?: boolean;
+  /**
+   * The SQL expression that adds the run's job, given SQL expressions of its process and execution ids: the store
+   * evaluates it in the statement that writes the run's rows, so the rows and the job commit together (or not at
+   * all), in one round trip.
+   */
+  addJob(processId: string, executionId: string): string;
+}
+
 export interface ProcessResult {
   exitState: ExecutionExitState;
   error: string | null;
@@ -37,12 +55,16 @@ export interface ProcessResult {
  */
 export interface ProcessStore {
   /** A new process together with its first run (queued); one transaction. */
-  create(values: NewProcess, environment: string): Promise<{ processId: number; executionId: number }>;
+  /** With `queued`, the new process row comes back too (`row`): the caller answers it without reading it again. */
+  create(values: NewProcess, environment: string, queued?: QueuedRunOptions): Promise<RunIds & { row?: ProcessRow }>;
   get(id: number): Promise<ProcessRow | undefined>;
   /** Newest first; `limit + 1` rows so the caller can tell whether there is a next page. */
   list(filter: ProcessFilter): Promise<ProcessRow[]>;
-  /** Starts another run of an existing process: a new execution id, previous results cleared; one transaction. */
-  startRun(processId: number, environment: string): Promise<number>;
+  /**
+   * Starts another run of an existing process: a new execution id, previous results cleared; one transaction.
+   * With `queued` (many hosts) the process must still be idle when the transaction writes it, else `conflict`.
+   */
+  startRun(processId: number, environment: string, queued?: QueuedRunOptions): Promise<number>;
   setState(processId: number, state: ProcessState): Promise<void>;
   setRunning(processId: number, startedAt: string): Promise<void>;
   /** The process's results and its run's exit state; one transaction. */
