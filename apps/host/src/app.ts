@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
 import { Hono } from "hono";
 import { BUILTIN_MODULES } from "./builtin-modules.js";
+import { type ChangeSync, startChangeSync } from "./cluster/change-sync.js";
 import { ConfigError, type HostConfig } from "./config.js";
 import { secureDataDir } from "./data-dir.js";
 import { openStore, type Store } from "./db/store.js";
@@ -43,7 +44,6 @@ import { buildOpenApiDocument } from "./http/openapi-document.js";
 import { accessOf, type RouteDefinition } from "./http/route.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
-import { KeyedMutex } from "./lib/keyed-mutex.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
@@ -97,8 +97,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       logger.warn("background database work failed; it is tried again", { error: messageOf(error) }),
   });
   const keys = new ApiKeys(db.keys, config.apiKey);
+  let sync: ChangeSync;
   try {
     await refuseAnonymousExposure(config, keys);
+    // Hosts sharing a PostgreSQL database: cross-host locks, module files kept in the database, and the changes of
+    // other hosts followed from here on (cluster/change-sync.ts). On SQLite, one host's own locks and nothing else.
+    sync = await startChangeSync({ store: db, config, logger });
   } catch (error) {
     await db.close();
     throw error;
@@ -159,6 +163,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     downloadTimeoutMs: config.downloadTimeoutMs,
     denyPrivateDownloads: config.downloadDenyPrivate,
     spaceFreed: () => db.spaceFreed(),
+    locks: sync.serviceLocks,
   });
   const gate = new ToolGate({
     store,
@@ -192,8 +197,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     serviceTools: (serviceId) => store.toolsJson(serviceId),
   });
   const modulesDir = join(config.dataDir, "modules");
-  // One lock per module: enabling, settings and loading never interleave on one module.
-  const moduleLocks = new KeyedMutex();
+  // One lock per module: enabling, settings and loading never interleave on one module (on any host).
+  const moduleLocks = sync.moduleLocks;
   const quarantine = new ModuleQuarantine(modulesDir);
   const moduleRegistry = new ModuleRegistry({
     entries: moduleEntries,
@@ -220,6 +225,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     hostVersion: HOST_VERSION,
     builtins: options.builtins ?? BUILTIN_MODULES,
     lifecycleTimeoutMs: config.moduleLoadTimeoutMs,
+    files: sync.moduleFiles,
   });
 
   // Registries: catalogue browsing, and installs/updates of services and modules from descriptors.
@@ -255,10 +261,22 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
           denyPrivate: config.downloadDenyPrivate,
         })
       ).body,
+    files: sync.moduleFiles,
   });
 
+  await sync.restoreModules(moduleStore);
   await moduleLoader.start();
   await moduleRegistry.start();
+  await sync.follow({
+    serviceStore: store,
+    services,
+    policies,
+    secrets,
+    moduleRows: moduleStore,
+    moduleEntries,
+    moduleRegistry,
+    moduleLoader,
+  });
 
   const docs = new EnvironmentDocs(moduleEntries, store, policies, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
@@ -347,6 +365,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
           setTimeout(resolve, config.shutdownTimeoutMs).unref();
         });
       }
+      // No other host's change is applied while modules are torn down.
+      await sync.stop();
       await moduleRegistry.stop();
       await calls.stop();
       await db.close();
