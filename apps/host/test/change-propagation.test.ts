@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { serveRegistry } from "../../../examples/registry/serve.mjs";
 import { databaseEnv, queryDatabase, testDialect } from "./support/database.js";
-import { type ApiResponse, fixturesDir, startHost, type TestHost, tempDir } from "./support/host.js";
+import { type ApiResponse, fixturesDir, restart, startHost, type TestHost, tempDir } from "./support/host.js";
 
 const ADMIN_KEY = "cyrnel-test-admin-key-shared-by-both-hosts";
 const SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
@@ -403,6 +403,27 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
     expect(onB.body).toMatchObject({ version: "1.0.0", type: "adapter", error: null });
     expect(existsSync(join(b.dataDir, "modules", "recorder", "index.mjs"))).toBe(true);
 
+    // Enabled, configured and given a secret through A, it runs on B too and B restarts it for each: the recorder
+    // appends a line per setup to the file its config names, from whichever host runs it.
+    const hookLog = join(tempDir("cyrnel-hooks-"), "hooks.jsonl");
+    const setups = () =>
+      existsSync(hookLog)
+        ? readFileSync(hookLog, "utf8")
+            .split("\n")
+            .filter((line) => line.includes('"hook":"setup"')).length
+        : 0;
+    expect((await a.api("PATCH", "/modules/recorder/config", { hookLog })).status).toBe(200);
+    expect((await a.api("POST", "/modules/recorder/enabled", { enabled: true })).status).toBe(200);
+    await untilResponse(b, "B to start the recorder", ["GET", "/modules/recorder"], (r) => r.body.active === true);
+    await until("both hosts to have set the recorder up", async () => (setups() >= 2 ? true : undefined));
+    const before = setups();
+    expect((await a.api("PATCH", "/modules/recorder/secrets", { apiKey: "module-secret" })).status).toBe(200);
+    // A restarts it for the patch, B when it hears of it: one setup each, and none more.
+    await until("both hosts to restart the recorder with its new secret", async () =>
+      setups() >= before + 2 ? true : undefined,
+    );
+    expect(setups()).toBe(before + 2);
+
     // A link could point anywhere on A's disk: the rescan refuses to share it, and changes nothing.
     cpSync(join(fixturesDir, "modules", "echo-env"), join(a.dataDir, "modules", "echo-env"), { recursive: true });
     symlinkSync("/etc/hostname", join(a.dataDir, "modules", "echo-env", "linked"));
@@ -460,5 +481,31 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
       const response = await invokeOnB();
       return response.status === 200 && upstream.requests.at(-1)?.headers["x-tenant"] === "back" ? true : undefined;
     });
+  });
+
+  it("a host started later brings its module folders from the database; one deleted while it was down is dropped", async () => {
+    const env = { ...(await databaseEnv(shared)), CYRNEL_SECRETS_KEY: SECRETS_KEY, CYRNEL_API_KEY: ADMIN_KEY };
+    let c = await startHost({ env });
+    try {
+      // Loaded from files it never had: the recorder (shared by A's reload), started as its row says.
+      expect((await c.api("GET", "/modules/recorder")).body).toMatchObject({
+        missing: false,
+        active: true,
+        error: null,
+      });
+      expect(readFileSync(join(c.dataDir, "modules", "recorder", "module.json"), "utf8")).toBe(
+        readFileSync(join(a.dataDir, "modules", "recorder", "module.json"), "utf8"),
+      );
+      expect((await c.api("POST", "/tools/echo/ping/invoke", {})).status).toBe(200);
+
+      await c.stop();
+      expect((await a.api("DELETE", "/modules/recorder")).status).toBe(204);
+      await untilResponse(b, "B to forget the recorder", ["GET", "/modules/recorder"], (r) => r.status === 404);
+      c = await restart(c, { env });
+      expect((await c.api("GET", "/modules/recorder")).status).toBe(404);
+      expect(existsSync(join(c.dataDir, "modules", "recorder"))).toBe(false);
+    } finally {
+      await c.stop();
+    }
   });
 });
