@@ -7,6 +7,8 @@ import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
 import { Hono } from "hono";
 import { BUILTIN_MODULES } from "./builtin-modules.js";
+import { type ChangeSync, startChangeSync } from "./cluster/change-sync.js";
+import type { NotificationListener } from "./cluster/notification-listener.js";
 import type { ProcessCluster } from "./cluster/process-cluster.js";
 import { ConfigError, type HostConfig } from "./config.js";
 import { secureDataDir } from "./data-dir.js";
@@ -44,7 +46,6 @@ import { buildOpenApiDocument } from "./http/openapi-document.js";
 import { accessOf, type RouteDefinition } from "./http/route.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
-import { KeyedMutex } from "./lib/keyed-mutex.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
@@ -106,17 +107,45 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       poolSize: 10 + Math.min(20, Math.ceil(config.cluster.workerConcurrency / 4)),
     }),
   });
-  // PostgreSQL: processes through the durable queue, on any host (cluster/process-cluster.ts). Loaded only there.
-  let cluster: ProcessCluster | null = null;
-  if (db.dialect === "postgres" && config.databaseUrl !== null) {
-    const { ProcessCluster } = await import("./cluster/process-cluster.js");
-    const { db: pgDb } = db as import("./db/store-pg.js").PgStore;
-    cluster = await ProcessCluster.open({ db: pgDb, databaseUrl: config.databaseUrl, config: config.cluster, logger });
-  }
   const keys = new ApiKeys(db.keys, config.apiKey);
+  let cluster: ProcessCluster | null = null;
+  let listener: NotificationListener | null = null;
+  let sync: ChangeSync;
   try {
     await refuseAnonymousExposure(config, keys);
+    // PostgreSQL: processes through the durable queue, on any host (cluster/process-cluster.ts), and one LISTEN
+    // connection per host for everything other hosts tell it (changes, kills, decisions, runs' ends). Loaded only
+    // there.
+    if (db.dialect === "postgres" && config.databaseUrl !== null) {
+      const { ProcessCluster } = await import("./cluster/process-cluster.js");
+      const { NotificationListener } = await import("./cluster/notification-listener.js");
+      const { newHostId } = await import("./cluster/host-leases.js");
+      const { db: pgDb } = db as import("./db/store-pg.js").PgStore;
+      const hostId = newHostId();
+      // Named, so an operator (or a test) can tell each host's listening connection in pg_stat_activity.
+      listener = new NotificationListener({
+        connection: { connectionString: config.databaseUrl, application_name: `cyrnel listen ${hostId}` },
+        logger,
+      });
+      cluster = await ProcessCluster.open({
+        db: pgDb,
+        databaseUrl: config.databaseUrl,
+        config: config.cluster,
+        logger,
+        listener,
+        hostId,
+      });
+    }
+    // Hosts sharing a PostgreSQL database: cross-host locks, module files kept in the database, and the changes of
+    // other hosts followed from here on (cluster/change-sync.ts). On SQLite, one host's own locks and nothing else.
+    sync = await startChangeSync({
+      store: db,
+      config,
+      logger,
+      ...(cluster && listener && { hostId: cluster.hostId, listener }),
+    });
   } catch (error) {
+    await listener?.stop();
     await db.close();
     throw error;
   }
@@ -182,6 +211,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     downloadTimeoutMs: config.downloadTimeoutMs,
     denyPrivateDownloads: config.downloadDenyPrivate,
     spaceFreed: () => db.spaceFreed(),
+    locks: sync.serviceLocks,
   });
   const gate = new ToolGate({
     store,
@@ -216,8 +246,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...(cluster && { queue: cluster.runQueue }),
   });
   const modulesDir = join(config.dataDir, "modules");
-  // One lock per module: enabling, settings and loading never interleave on one module.
-  const moduleLocks = new KeyedMutex();
+  // One lock per module: enabling, settings and loading never interleave on one module (on any host).
+  const moduleLocks = sync.moduleLocks;
   const quarantine = new ModuleQuarantine(modulesDir);
   const moduleRegistry = new ModuleRegistry({
     entries: moduleEntries,
@@ -244,6 +274,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     hostVersion: HOST_VERSION,
     builtins: options.builtins ?? BUILTIN_MODULES,
     lifecycleTimeoutMs: config.moduleLoadTimeoutMs,
+    files: sync.moduleFiles,
   });
 
   // Registries: catalogue browsing, and installs/updates of services and modules from descriptors.
@@ -279,10 +310,22 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
           denyPrivate: config.downloadDenyPrivate,
         })
       ).body,
+    files: sync.moduleFiles,
   });
 
+  await sync.restoreModules(moduleStore);
   await moduleLoader.start();
   await moduleRegistry.start();
+  await sync.follow({
+    serviceStore: store,
+    services,
+    policies,
+    secrets,
+    moduleRows: moduleStore,
+    moduleEntries,
+    moduleRegistry,
+    moduleLoader,
+  });
 
   const docs = new EnvironmentDocs(moduleEntries, store, policies, config.invokeTimeoutMs, config.agentTextLimitChars);
   let document: Record<string, unknown> | undefined;
@@ -397,6 +440,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       }
       // Then the lease is given up: a host that stops is not lost, and nothing of it is left to reap.
       await cluster?.stop();
+      // No other host's change is applied while modules are torn down.
+      await sync.stop();
+      await listener?.stop();
       await moduleRegistry.stop();
       await calls.stop();
       await db.close();

@@ -16,11 +16,9 @@
  * shared database. No timed assertions: each step waits for what it expects,
  * and the test's timeout is the only clock.
  *
- * The workers start after the install and configuration: a starting host
- * reads the services from the database, and until changes reach running
- * hosts (the change feed's wiring, another branch) that is how they learn of
- * them. The skipped test at the end makes a change after the workers started;
- * it is meant to run once changes propagate.
+ * The workers start after the install and configuration (a starting host
+ * reads the services from the database); the last test installs a service
+ * after they started, which reaches them through the change feed.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -321,9 +319,12 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     }
   });
 
-  // Needs changes to reach running hosts (the change feed's wiring): then a service installed after the workers
-  // started is called from them like the first.
-  it.skip("calls a service installed after the workers started", async () => {
+  // Changes reach running hosts: a service installed through one host after the workers started is called from
+  // them like the first.
+  it("calls a service installed after the workers started", async () => {
+    // The workers above are gone: a new one, running before the service exists.
+    const worker = await start("worker");
+    await eventually(async () => (await worker.api("GET", "/health")).body.leaseAlive === true, 50);
     const installed = await install.api("POST", "/services", {
       id: "counter2",
       adapter: "openapi",

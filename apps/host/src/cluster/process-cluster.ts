@@ -50,6 +50,8 @@ export interface ProcessClusterOptions {
   logger: Logger;
   /** The host's one LISTEN connection, shared with the change feed (started or not); else this makes its own. */
   listener?: NotificationListener;
+  /** This host's id in the cluster (default: a new one). */
+  hostId?: string;
 }
 
 /** What the process path needs that only exists once the host is built. */
@@ -107,6 +109,7 @@ export class ProcessCluster {
     this.ends = new RunEnds(this.listener, (processId) => this.runs.snapshot(processId), logger);
     this.leases = new HostLeases({
       pool,
+      ...(options.hostId !== undefined && { hostId: options.hostId }),
       role: config.role,
       address: config.advertiseUrl,
       leaseMs: config.leaseMs,

@@ -14,10 +14,16 @@ import { PgProcessStore } from "../domain/processes/process-store-pg.js";
 import { PgRegistryStore } from "../domain/registries/registry-store-pg.js";
 import { PgSecretRowStore } from "../domain/secrets/secret-store-pg.js";
 import { PgServiceStore } from "../domain/services/service-store-pg.js";
+import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
 import type { Store } from "./store.js";
 
-export type PgStore = Store & { readonly dialect: "postgres"; readonly db: PgDb };
+export type PgStore = Store & {
+  readonly dialect: "postgres";
+  readonly db: PgDb;
+  /** What the stores' writes tell other hosts; off until `changes.publishAs(hostId)` (cluster/change-sync.ts). */
+  readonly changes: PgChanges;
+};
 
 export async function openPgStore(
   url: string,
@@ -25,18 +31,20 @@ export async function openPgStore(
   poolSize?: number,
 ): Promise<PgStore> {
   const db = await openPgDatabase(url, onConnectionError, undefined, poolSize);
+  const changes = new PgChanges();
   return {
     dialect: "postgres",
     db,
-    services: new PgServiceStore(db),
-    modules: new PgModuleStore(db),
+    changes,
+    services: new PgServiceStore(db, changes),
+    modules: new PgModuleStore(db, changes),
     processes: new PgProcessStore(db),
-    secrets: new PgSecretRowStore(db),
-    keys: new PgKeyStore(db),
-    policies: new PgPolicyStore(db),
+    secrets: new PgSecretRowStore(db, changes),
+    keys: new PgKeyStore(db, changes),
+    policies: new PgPolicyStore(db, changes),
     approvals: new PgApprovalStore(db),
     calls: new PgCallStore(db),
-    registries: new PgRegistryStore(db),
+    registries: new PgRegistryStore(db, changes),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
       let index = 0;
       const numbered = text.replace(/\?/g, () => `$${++index}`);

@@ -288,9 +288,15 @@ describe("a folder that comes back", () => {
     cpSync(folder, aside, { recursive: true });
     rmSync(folder, { recursive: true });
     await host.api("POST", "/modules/reload");
-    expect((await host.api("GET", "/modules/again")).body).toMatchObject({ missing: true, active: false });
-    cpSync(aside, folder, { recursive: true });
-    await host.api("POST", "/modules/reload");
+    if (testDialect() === "postgres") {
+      // Shared through the database by the first reload, the module is the database's now: a folder removed by
+      // hand comes back from it (the other hosts still run it; DELETE /modules/{id} deletes it everywhere).
+      expect(existsSync(join(folder, "module.json"))).toBe(true);
+    } else {
+      expect((await host.api("GET", "/modules/again")).body).toMatchObject({ missing: true, active: false });
+      cpSync(aside, folder, { recursive: true });
+      await host.api("POST", "/modules/reload");
+    }
     expect((await host.api("GET", "/modules/again")).body).toMatchObject({ missing: false, error: null });
     expect((await host.api("POST", "/modules/again/enabled", { enabled: true })).body.active).toBe(true);
   });

@@ -5,6 +5,7 @@
  * neither decides on counts the other is about to change.
  */
 import { and, asc, count, eq, gt, ne, or, sql } from "drizzle-orm";
+import type { PgChanges } from "../../db/changes-pg.js";
 import type { PgDb } from "../../db/client-pg.js";
 import { apiKeys } from "../../db/schema-pg.js";
 import type { KeyCounts, KeyRow, KeyStore } from "./key-store.js";
@@ -16,7 +17,14 @@ const lockKeys = (tx: Tx) => tx.execute(sql`select pg_advisory_xact_lock(hashtex
 export class PgKeyStore implements KeyStore {
   private readonly statements;
 
-  constructor(private readonly db: PgDb) {
+  constructor(
+    private readonly db: PgDb,
+    /**
+     * Creating and revoking a key tell the other hosts (`key`), in the transaction. Hosts read keys on every
+     * request, so nothing needs it yet; a later cache of keys has its event. Using a key (`touch`) does not.
+     */
+    private readonly changes: PgChanges,
+  ) {
     this.statements = {
       byHash: db
         .select()
@@ -64,6 +72,7 @@ export class PgKeyStore implements KeyStore {
       const refused = refuse(await this.counts(tx));
       if (refused !== null) return { refused };
       await tx.insert(apiKeys).values(row);
+      await this.changes.publish(tx, { kind: "key", id: row.id, action: "created" });
       return { row };
     });
   }
@@ -79,6 +88,7 @@ export class PgKeyStore implements KeyStore {
       const refused = refuse(key, await this.counts(tx, id));
       if (refused !== null) return { refused };
       await tx.delete(apiKeys).where(eq(apiKeys.id, id));
+      await this.changes.publish(tx, { kind: "key", id, action: "deleted" });
       return "deleted" as const;
     });
   }

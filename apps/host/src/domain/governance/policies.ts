@@ -21,6 +21,8 @@ export class Policies {
   private readonly compiled = new Map<string, CompiledPolicy>();
   /** The revisions `compiled` was built at: a deleted service takes its policy with it, a new one starts with none. */
   private compiledAt = "";
+  /** Counts policy changes made by other hosts sharing the database (this host's own are the store's revision). */
+  private elsewhere = 0;
 
   constructor(
     private readonly store: PolicyStore,
@@ -29,7 +31,12 @@ export class Policies {
 
   /** Changes whenever an effective action may have changed. */
   get revision(): string {
-    return `${this.store.revision}:${this.services.revision}`;
+    return `${this.store.revision}:${this.services.revision}:${this.elsewhere}`;
+  }
+
+  /** Another host changed a policy (or changes were missed): compiled policies are read again. */
+  changedElsewhere(): void {
+    this.elsewhere++;
   }
 
   /** The service's policy; one that was never set is the default (allow everything). */

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import * as tar from "tar";
 import { describe, expect, it } from "vitest";
 import { gzipBomb, tarHeader } from "../../../test/support/archives.js";
-import { DEFAULT_ARCHIVE_LIMITS, folderDigest, unpackModuleArchive } from "./module-archives.js";
+import { DEFAULT_ARCHIVE_LIMITS, folderDigest, packModuleFolder, unpackModuleArchive } from "./module-archives.js";
 
 const temp = () => mkdtempSync(join(tmpdir(), "cyrnel-archive-"));
 
@@ -149,3 +150,43 @@ describe("folderDigest", () => {
 function writeOutside(dir: string) {
   writeFileSync(join(dir, "..", "outside.txt"), "escaped");
 }
+
+describe("packModuleFolder", () => {
+  /** A module folder with a nested file and an empty folder (both count in its digest). */
+  const moduleFolder = () => {
+    const folder = join(temp(), "shared");
+    mkdirSync(join(folder, "src"), { recursive: true });
+    mkdirSync(join(folder, "empty"));
+    writeFileSync(join(folder, "module.json"), '{"id":"shared"}');
+    writeFileSync(join(folder, "src", "index.js"), "export const x = 1;");
+    return folder;
+  };
+
+  it("packs a folder into an archive that unpacks to the same files", async () => {
+    const folder = moduleFolder();
+    const packed = await packModuleFolder(folder, temp(), 1024 * 1024);
+    expect(packed.folderDigest).toBe(folderDigest(folder));
+    const root = await unpackModuleArchive(packed.body, temp());
+    expect(folderDigest(root)).toBe(packed.folderDigest);
+    expect(readFileSync(join(root, "src", "index.js"), "utf8")).toBe("export const x = 1;");
+  });
+
+  it("refuses a link, naming it: it could point anywhere on this host", async () => {
+    const folder = moduleFolder();
+    symlinkSync("/etc/hostname", join(folder, "src", "linked"));
+    await expect(packModuleFolder(folder, temp(), 1024 * 1024)).rejects.toMatchObject({
+      code: "bad_request",
+      message: expect.stringContaining('"src/linked"'),
+    });
+  });
+
+  it("refuses a folder that packs to more than the cap", async () => {
+    const folder = moduleFolder();
+    // Random bytes do not compress: the archive is about their size.
+    writeFileSync(join(folder, "noise.bin"), randomBytes(64 * 1024));
+    await expect(packModuleFolder(folder, temp(), 4096)).rejects.toMatchObject({
+      code: "bad_request",
+      message: expect.stringContaining("packs to more than 4096 bytes"),
+    });
+  });
+});

@@ -11,8 +11,18 @@
  * `module.json`: the archive root, or `package/` as `npm pack` makes it.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
@@ -197,4 +207,62 @@ export function folderDigest(folder: string): string {
   };
   walk(folder);
   return hash.digest("hex");
+}
+
+/**
+ * Packs a module folder (files and folders only, `module.json` at the
+ * root) into a `.tgz` that {@link unpackModuleArchive} gives back exactly:
+ * the archive is unpacked once into `workDir` with `limits` and its
+ * {@link folderDigest} compared with the folder's, so whatever is packed
+ * here unpacks the same on every host. A link, a file of another kind, or
+ * an archive over `maxBytes` or `limits` is a 400 naming it.
+ */
+export async function packModuleFolder(
+  folder: string,
+  workDir: string,
+  maxBytes: number,
+  limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
+): Promise<{ body: Buffer; folderDigest: string }> {
+  const refused = (reason: string) =>
+    new CyrnelError("bad_request", `the folder of module "${basename(folder)}" cannot be shared: ${reason}`);
+  const others: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (!entry.isFile()) others.push(relative(folder, path));
+    }
+  };
+  walk(folder);
+  if (others.length > 0) {
+    // Links could point anywhere on this host; archives carry files and folders only (see unpackModuleArchive).
+    const named = others.slice(0, 3).map((path) => `"${path}"`);
+    if (others.length > 3) named.push("…");
+    throw refused(`it holds ${named.join(", ")}: only plain files and folders can be shared`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const names = readdirSync(folder).sort();
+  if (names.length === 0) throw refused("it is empty");
+  const pack = tar.c({ gzip: true, portable: true, cwd: folder }, names);
+  for await (const chunk of pack as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw refused(`it packs to more than ${maxBytes} bytes (CYRNEL_DEFINITION_LIMIT_BYTES)`);
+    chunks.push(chunk);
+  }
+  const body = Buffer.concat(chunks);
+  const digest = folderDigest(folder);
+  const check = mkdtempSync(join(workDir, "check-"));
+  try {
+    const root = await unpackModuleArchive(body, check, limits);
+    if (folderDigest(root) !== digest) throw refused("its files changed while it was packed; try again");
+  } catch (error) {
+    if (error instanceof CyrnelError && error.message.startsWith("the module archive was refused")) {
+      throw refused(error.message.replace("the module archive was refused: ", ""));
+    }
+    throw error;
+  } finally {
+    rmSync(check, { recursive: true, force: true });
+  }
+  return { body, folderDigest: digest };
 }

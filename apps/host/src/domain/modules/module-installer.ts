@@ -23,6 +23,7 @@ import { readModuleManifest } from "./custom-modules.js";
 import { MODULE_ID, type ValidManifest } from "./manifest.js";
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, folderDigest, unpackModuleArchive } from "./module-archives.js";
 import type { ModuleEntries } from "./module-entries.js";
+import type { ModuleFiles } from "./module-files.js";
 import type { ModuleLoader } from "./module-loader.js";
 import type { ModuleRows } from "./module-rows.js";
 
@@ -45,6 +46,8 @@ export interface ModuleInstallerOptions {
   /** Downloads a direct archive URL (http/https, capped, with timeout). */
   downloadArchive(url: string): Promise<Buffer>;
   limits?: ArchiveLimits;
+  /** Hosts sharing a database: an installed or updated archive is stored for every host (module-files.ts). */
+  files?: Pick<ModuleFiles, "share">;
 }
 
 interface Staged {
@@ -70,9 +73,15 @@ export class ModuleInstaller {
     try {
       const { id } = staged.manifest;
       this.requireVersion(staged.manifest, release.version);
-      const { loader, store, entries, logger } = this.options;
-      await loader.add(id, () => renameSync(staged.folder, loader.folder(id)));
-      await store.setSource(id, source);
+      const { loader, store, entries, logger, files } = this.options;
+      await loader.add(
+        id,
+        () => renameSync(staged.folder, loader.folder(id)),
+        async () => {
+          await store.setSource(id, source);
+          await files?.share(id, staged.manifest.version, release.body);
+        },
+      );
       logger.info("module installed", { module: id, version: staged.manifest.version, source });
       return entries.get(id);
     } finally {
@@ -123,14 +132,14 @@ export class ModuleInstaller {
         throw new CyrnelError("bad_request", `the archive holds module "${manifest.id}", not "${id}"`);
       }
       check(manifest);
-      return await this.options.loader.exclusive(id, () => this.swap(id, staged));
+      return await this.options.loader.exclusive(id, () => this.swap(id, staged, archive));
     } finally {
       staged.cleanup();
     }
   }
 
   /** Runs under the module's lock: backup, swap, reload; roll back on failure. */
-  private async swap(id: string, staged: Staged): Promise<ModuleUpdateResult> {
+  private async swap(id: string, staged: Staged, archive: Buffer): Promise<ModuleUpdateResult> {
     const { loader, entries, logger } = this.options;
     const before = entries.get(id);
     const fromVersion = before.version;
@@ -163,6 +172,8 @@ export class ModuleInstaller {
       failure = `it failed to load: ${messageOf(error)}`;
     }
     if (failure === null) {
+      // Still under the module's locks, so another host never finds the new row without the files that go with it.
+      await this.options.files?.share(id, toVersion, archive);
       logger.info("module updated", { module: id, fromVersion, toVersion });
       return { id, updated: true, fromVersion, toVersion };
     }

@@ -14,7 +14,7 @@ import type { ModuleFactory } from "@cyrnel/sdk";
 import type { ModuleDetail, ModuleRecord } from "../../contract/modules.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
-import type { KeyedMutex } from "../../lib/keyed-mutex.js";
+import type { Locks } from "../../lib/keyed-mutex.js";
 import { TimeoutError } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
 import type { SecretStore } from "../secrets/secret-store.js";
@@ -27,6 +27,7 @@ import {
 } from "./custom-modules.js";
 import { checkInstance, type ValidManifest, validateManifest } from "./manifest.js";
 import type { ModuleEntries, ModuleEntry } from "./module-entries.js";
+import type { ModuleFiles } from "./module-files.js";
 import type { ModuleQuarantine } from "./module-quarantine.js";
 import type { ModuleRegistry } from "./module-registry.js";
 import type { ModuleRows } from "./module-rows.js";
@@ -36,7 +37,7 @@ export interface ModuleLoaderOptions {
   store: ModuleRows;
   registry: ModuleRegistry;
   /** The module locks the registry and module settings use; `reload` is the rescan's own key. */
-  locks: KeyedMutex;
+  locks: Locks;
   quarantine: ModuleQuarantine;
   secrets: SecretStore;
   validator: SchemaValidator;
@@ -46,7 +47,15 @@ export interface ModuleLoaderOptions {
   builtins: ModuleFactory[];
   /** Bound on importing a custom module and on its `instantiate()`, each. */
   lifecycleTimeoutMs: number;
+  /**
+   * Hosts sharing a database: rescans share the folders they find changed (and bring back removed ones), and a
+   * deleted module's files are deleted on every host (module-files.ts). Absent on one host.
+   */
+  files?: Pick<ModuleFiles, "prepareRescan" | "unshare">;
 }
+
+/** The lock key of rescans and of swaps of a module's files. Never a module id (they hold no `:`). */
+export const RESCAN_LOCK = ":reload";
 
 export class ModuleLoader {
   private generation = 0;
@@ -65,8 +74,20 @@ export class ModuleLoader {
 
   /** Rescans the modules folder: new modules appear (disabled), changed ones are reloaded, vanished ones are missing. */
   reload(): Promise<ModuleRecord[]> {
-    const { entries, locks, registry } = this.options;
-    return locks.run("reload", async () => {
+    const { entries, locks, files } = this.options;
+    return locks.run(RESCAN_LOCK, async () => {
+      const custom = entries.all().filter((entry) => !entry.builtin);
+      const builtins = new Set(
+        entries
+          .all()
+          .filter((entry) => entry.builtin)
+          .map((entry) => entry.id),
+      );
+      // Shared modules: every folder to share is checked before anything here changes (a 400 names what cannot be).
+      const share = await files?.prepareRescan(
+        custom.map((entry) => entry.id),
+        builtins,
+      );
       const onDisk = new Set(listModuleFolders(this.options.modulesDir));
       for (const id of onDisk) {
         const entry = entries.find(id);
@@ -77,11 +98,9 @@ export class ModuleLoader {
       }
       for (const entry of entries.all()) {
         if (entry.builtin || entry.missing || onDisk.has(entry.id)) continue;
-        await locks.run(entry.id, async () => {
-          await registry.retire(entry);
-          Object.assign(entry, entries.missing(entry.id), { manifest: entry.manifest });
-        });
+        await locks.run(entry.id, () => this.lose(entry));
       }
+      await share?.();
       return entries.list();
     });
   }
@@ -91,7 +110,7 @@ export class ModuleLoader {
    * the previous code keeps running and the error is thrown (callers restore files and call again). Starting the new
    * code, and regenerating an adapter's services with it, is `ModuleRegistry.replaceCode`.
    */
-  async replace(id: string): Promise<void> {
+  async replace(id: string, options: { fromElsewhere?: boolean } = {}): Promise<void> {
     const entry = this.options.entries.require(id);
     const fingerprint = moduleFingerprint(this.folder(id));
     let loaded: LoadedModuleCode;
@@ -105,7 +124,7 @@ export class ModuleLoader {
     if (entry.manifest && loaded.manifest.type !== entry.manifest.type) {
       throw new Error(`module type changed from ${entry.manifest.type} to ${loaded.manifest.type}`);
     }
-    await this.options.registry.replaceCode(entry, loaded, fingerprint);
+    await this.options.registry.replaceCode(entry, loaded, fingerprint, options);
   }
 
   /**
@@ -114,7 +133,7 @@ export class ModuleLoader {
    */
   exclusive<T>(id: string, operation: () => Promise<T>): Promise<T> {
     const { locks } = this.options;
-    return locks.run("reload", () => locks.run(id, operation));
+    return locks.run(RESCAN_LOCK, () => locks.run(id, operation));
   }
 
   /**
@@ -122,7 +141,7 @@ export class ModuleLoader {
    * the same locks as `reload()`. A module that fails to load is refused: its folder is removed again and nothing
    * is registered. Starts disabled.
    */
-  add(id: string, place: () => void): Promise<ModuleDetail> {
+  add(id: string, place: () => void, finish?: () => Promise<void>): Promise<ModuleDetail> {
     const { entries, store, quarantine, logger } = this.options;
     return this.exclusive(id, async () => {
       if (entries.has(id)) throw new CyrnelError("conflict", `module "${id}" already exists`);
@@ -139,6 +158,9 @@ export class ModuleLoader {
       }
       entries.set({ ...entries.blank(id), manifest: loaded.manifest, instance: loaded.instance, fingerprint });
       await store.upsert(loaded.manifest, false);
+      // Still under the module's locks: e.g. its source and its shared archive are recorded before another host
+      // that hears of the new row can take the module's lock and look for its files.
+      await finish?.();
       logger.info("custom module added", { module: id, version: loaded.manifest.version });
       return entries.get(id);
     });
@@ -154,11 +176,40 @@ export class ModuleLoader {
       rmSync(this.folder(id), { recursive: true, force: true });
       rmSync(this.backupFolder(id), { recursive: true, force: true });
       quarantine.settled(id);
-      // Its secrets go with its row, in one transaction.
+      // Its secrets go with its row, in one transaction; then every other host drops its files.
       await store.delete(id);
+      await this.options.files?.unshare(id);
       secrets.removed();
       entries.delete(id);
     });
+  }
+
+  /**
+   * A module another host installed, whose files were just put in its folder from the database: loaded as at
+   * start, without recording its row again (that host did). The caller holds the module's locks.
+   */
+  async adopt(id: string): Promise<void> {
+    await this.discover(id, { record: false });
+  }
+
+  /**
+   * A module another host deleted (its row and stored files are gone): it stops and leaves this host's list.
+   * Its services went with it on that host. The caller holds the module's locks and removes the files.
+   */
+  async forget(id: string): Promise<void> {
+    const { entries, registry, quarantine } = this.options;
+    const entry = entries.find(id);
+    if (!entry || entry.builtin) return;
+    await registry.retire(entry);
+    quarantine.settled(id);
+    entries.delete(id);
+  }
+
+  /** The module's folder is gone: it stops and is listed as missing (its row and settings stay). */
+  async lose(entry: ModuleEntry): Promise<void> {
+    const { entries, registry } = this.options;
+    await registry.retire(entry);
+    Object.assign(entry, entries.missing(entry.id), { manifest: entry.manifest });
   }
 
   folder(id: string): string {
@@ -192,7 +243,7 @@ export class ModuleLoader {
    * Loads a custom module found on disk; failures are recorded on its entry, never thrown. A quarantined module
    * (see module-quarantine.ts) is listed from its manifest without running any of its code.
    */
-  private async discover(id: string): Promise<void> {
+  private async discover(id: string, options: { record?: boolean } = {}): Promise<void> {
     const { entries, store, quarantine, logger } = this.options;
     const entry: ModuleEntry = { ...entries.blank(id), fingerprint: moduleFingerprint(this.folder(id)) };
     const held = quarantine.reason(id, entry.fingerprint);
@@ -210,7 +261,7 @@ export class ModuleLoader {
       }
     }
     entries.set(entry);
-    if (entry.manifest) await store.upsert(entry.manifest, false);
+    if (entry.manifest && options.record !== false) await store.upsert(entry.manifest, false);
   }
 
   /**

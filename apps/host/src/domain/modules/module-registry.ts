@@ -5,11 +5,12 @@
  * awaited. Module config and secrets are a {@link Settings} whose changes
  * restart an active module; code comes from the module loader.
  */
+import { createHash } from "node:crypto";
 import type { AdapterModule, EnvironmentBindings, EnvironmentModule, ModuleSetupContext } from "@cyrnel/sdk";
 import type { ModuleDetail } from "../../contract/modules.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
-import type { KeyedMutex } from "../../lib/keyed-mutex.js";
+import type { Locks } from "../../lib/keyed-mutex.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
 import type { SecretStore } from "../secrets/secret-store.js";
@@ -25,7 +26,7 @@ export interface ModuleRegistryOptions {
   store: ModuleRows;
   events: ModuleEvents;
   /** One lock per module id (and `environment` for switches), shared with the loader and module settings. */
-  locks: KeyedMutex;
+  locks: Locks;
   /** Marks custom module code as running while its `setup()` runs (module-quarantine.ts). */
   quarantine: ModuleQuarantine;
   secrets: SecretStore;
@@ -41,9 +42,22 @@ export interface ModuleRegistryOptions {
   lifecycleTimeoutMs: number;
 }
 
+/**
+ * The lock key of environment switches (they touch two modules). Not a valid module id (module ids never hold
+ * `:`), so it never collides with a module's own key when both are held.
+ */
+export const ENVIRONMENT_LOCK = ":environment";
+
 export class ModuleRegistry {
   /** Module config and secrets; a change restarts an active module, and is rolled back if it fails to start. */
   readonly settings: Settings<ModuleEntry>;
+  /**
+   * Per active module, a digest of the config and secrets its `setup()` was given: `resync` compares it with what
+   * the database holds now to tell whether another host changed them (never the values: only their hash is kept).
+   */
+  private readonly applied = new Map<string, string>();
+  /** Environments that were replaced by another and finish their runs before they stop. */
+  private readonly draining = new Set<string>();
 
   constructor(private readonly options: ModuleRegistryOptions) {
     this.settings = new Settings(
@@ -100,7 +114,7 @@ export class ModuleRegistry {
   setEnabled(id: string, enabled: boolean): Promise<ModuleDetail> {
     const { entries, locks } = this.options;
     // Environment switches touch two modules: serialise them on one key.
-    const key = isEnvironment(entries.require(id)) ? "environment" : id;
+    const key = isEnvironment(entries.require(id)) ? ENVIRONMENT_LOCK : id;
     return locks.run(key, async () => {
       const entry = entries.require(id);
       if (enabled) await this.enable(entry);
@@ -110,7 +124,7 @@ export class ModuleRegistry {
   }
 
   private async enable(entry: ModuleEntry): Promise<void> {
-    const { entries, store, events, logger } = this.options;
+    const { entries, store } = this.options;
     if (entry.missing) throw new CyrnelError("conflict", `module "${entry.id}" is missing from the modules folder`);
     if (!entry.instance || !entry.manifest) {
       throw new CyrnelError("conflict", `module "${entry.id}" failed to load: ${entry.loadError}`);
@@ -127,14 +141,21 @@ export class ModuleRegistry {
     const previous = isEnvironment(entry) && previousEnvironment !== entry.id ? previousEnvironment : null;
     if (previous === null) return;
     await store.setEnabled(previous, false);
-    // The previous environment finishes what it is running, then stops; the enable does not wait for that.
+    this.drain(previous);
+  }
+
+  /** The previous environment finishes what it is running, then stops; whoever switched does not wait for that. */
+  private drain(previous: string): void {
+    const { entries, events, logger } = this.options;
+    this.draining.add(previous);
     void events
       .emit("environmentDraining", { environmentId: previous })
       .then(async () => {
         const retired = entries.find(previous);
         if (retired) await this.deactivate(retired);
       })
-      .catch((error) => logger.error("stopping the previous environment failed", { module: previous, error }));
+      .catch((error) => logger.error("stopping the previous environment failed", { module: previous, error }))
+      .finally(() => this.draining.delete(previous));
   }
 
   private async disable(entry: ModuleEntry): Promise<void> {
@@ -150,7 +171,12 @@ export class ModuleRegistry {
    * generateDefinition is pure). If the new code fails to start, services are left as they are until it does, so an
    * update that is rolled back cannot have replaced their tools and lost the tools' enabled flags on the way.
    */
-  async replaceCode(entry: ModuleEntry, code: LoadedModuleCode, fingerprint: string): Promise<void> {
+  async replaceCode(
+    entry: ModuleEntry,
+    code: LoadedModuleCode,
+    fingerprint: string,
+    options: { fromElsewhere?: boolean } = {},
+  ): Promise<void> {
     // The environment slot stays with the module across the swap: it is still the active environment afterwards.
     if (entry.active) await this.deactivate(entry, { keepEnvironment: true });
     Object.assign(entry, {
@@ -160,11 +186,54 @@ export class ModuleRegistry {
       missing: false,
       quarantined: false,
       fingerprint,
-      regenerate: code.manifest.type === "adapter",
+      // Code another host installed: that host recorded the module and regenerated the services with it already
+      // (under the module's lock, before this host could take it); doing it again would only write the same rows.
+      regenerate: code.manifest.type === "adapter" && !options.fromElsewhere,
     });
-    await this.options.store.upsert(code.manifest, false);
+    if (!options.fromElsewhere) await this.options.store.upsert(code.manifest, false);
     if (this.options.store.peek(entry.id)?.enabled) await this.activate(entry);
     else await this.regenerateServices(entry);
+  }
+
+  /**
+   * Brings the module's activation to what its row says now, after another host changed it: enabled or not,
+   * with the config and secrets stored now, and which environment is the active one. Writes nothing (the host that
+   * made the change wrote it). The caller holds the module's locks; the row was re-read (ModuleRows.refresh).
+   */
+  async resync(id: string): Promise<void> {
+    const { entries, store, logger } = this.options;
+    const entry = entries.find(id);
+    if (!entry) return;
+    const enabled = store.peek(id)?.enabled ?? false;
+    if (!enabled) {
+      if (!entry.active || this.draining.has(id)) return;
+      // Replaced by another environment (enabled elsewhere): it finishes its runs first, as on the host that
+      // switched. Disabled outright: its runs are canceled, as on the host that disabled it.
+      if (isEnvironment(entry) && entries.environmentId !== id) this.drain(id);
+      else await this.retire(entry);
+      return;
+    }
+    if (!entry.active) {
+      // Not loaded here (missing, broken, quarantined): its record says why, as on any host.
+      if (!entry.instance) return;
+      const previousEnvironment = entries.environmentId;
+      if (!(await this.activate(entry))) return;
+      if (isEnvironment(entry) && previousEnvironment !== null && previousEnvironment !== id) {
+        if (!this.draining.has(previousEnvironment)) this.drain(previousEnvironment);
+      }
+      return;
+    }
+    const now = await this.setupDigest(entry).catch(() => null);
+    if (now !== null && now === this.applied.get(id)) return;
+    try {
+      await this.restart(entry);
+    } catch (error) {
+      // As on the host that made the change, except that there is nothing to roll back here: its record says why.
+      logger.error("module could not restart with the config or secrets changed on another host", {
+        module: id,
+        error: messageOf(error),
+      });
+    }
   }
 
   /** Stops a module that is going away or being disabled: an environment's processes are canceled first. */
@@ -200,8 +269,11 @@ export class ModuleRegistry {
     const { manifest } = entry;
     const { quarantine, lifecycleTimeoutMs } = this.options;
     const logger = this.options.logger.child({ module: entry.id });
+    let digest: string;
     try {
-      const context: ModuleSetupContext = { ...(await this.setupValues(entry)), logger };
+      const values = await this.setupValues(entry);
+      digest = digestOf(values);
+      const context: ModuleSetupContext = { ...values, logger };
       const withBindings = isEnvironment(entry) ? { ...context, bindings: this.options.bindings } : context;
       const instance = entry.instance;
       // A custom module that takes the host down in setup() is quarantined at the next start (module-quarantine.ts).
@@ -223,6 +295,7 @@ export class ModuleRegistry {
     }
     entry.active = true;
     entry.activationError = null;
+    this.applied.set(entry.id, digest);
     logger.info("module active", { version: manifest.version });
     if (manifest.type === "environment") this.options.entries.environmentId = entry.id;
     if (manifest.type === "adapter") {
@@ -230,6 +303,11 @@ export class ModuleRegistry {
       await this.options.events.emit("adapterActivated", { adapterId: entry.id });
     }
     return true;
+  }
+
+  /** The digest of the values a setup would be given now (throws as setupValues does). */
+  private async setupDigest(entry: ModuleEntry): Promise<string> {
+    return digestOf(await this.setupValues(entry));
   }
 
   /** Config and secrets validated against the manifest's schemas, defaults applied; a problem fails the setup. */
@@ -284,6 +362,7 @@ export class ModuleRegistry {
     if (!entry.active || !entry.instance) return;
     const { entries, logger, lifecycleTimeoutMs } = this.options;
     entry.active = false;
+    this.applied.delete(entry.id);
     if (entries.environmentId === entry.id && !options.keepEnvironment) entries.environmentId = null;
     const instance = entry.instance;
     try {
@@ -300,6 +379,23 @@ export class ModuleRegistry {
 
 function moduleSchema(entry: ModuleEntry, kind: SettingsKind): Record<string, unknown> {
   return (kind === "config" ? entry.manifest?.configSchema : entry.manifest?.secretsSchema) ?? EMPTY_SCHEMA;
+}
+
+/** A digest of setup values, the same whatever order their keys were read in (secret rows come in no set order). */
+function digestOf(values: { config: Record<string, unknown>; secrets: Record<string, unknown> }): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value !== null && typeof value === "object"
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([key, item]) => [key, sorted(item)]),
+          )
+        : value;
+  return createHash("sha256")
+    .update(JSON.stringify(sorted(values)))
+    .digest("hex");
 }
 
 function isEnvironment(entry: ModuleEntry): boolean {

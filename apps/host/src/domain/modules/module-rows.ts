@@ -2,9 +2,9 @@
  * The modules table kept in memory: a host has a handful of modules, and
  * the in-memory view of them (ModuleEntries) answers synchronously — which
  * adapter is active, and why not — on every service and tool call. Every
- * module write of this host goes through here, so the copy follows it.
- * (Modules are code in each host's data directory; keeping several hosts'
- * module settings in step is change propagation, still to come.)
+ * module write of this host goes through here, so the copy follows it; a
+ * write by another host sharing the database is read again when its change
+ * arrives (`refresh`, `load`: domain/modules/module-sync.ts).
  */
 import type { ValidManifest } from "./manifest.js";
 import type { ModuleRow, ModuleStore } from "./module-store.js";
@@ -56,6 +56,16 @@ export class ModuleRows implements ModuleStore {
   async delete(id: string): Promise<void> {
     await this.store.delete(id);
     this.rows.delete(id);
+  }
+
+  /** The ids of every row in the database now (the copy here may lag behind another host's writes). */
+  async idsInDatabase(): Promise<string[]> {
+    return (await this.store.all()).map((row) => row.id);
+  }
+
+  /** Reads the row again (another host wrote it); gone from the database, gone from here. */
+  refresh(id: string): Promise<void> {
+    return this.reread(id);
   }
 
   private async reread(id: string): Promise<void> {

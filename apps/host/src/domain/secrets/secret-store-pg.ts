@@ -1,5 +1,6 @@
 /** The PostgreSQL rows of secrets (ciphertext only: sealing is SecretStore's). */
 import { and, eq, ne, sql } from "drizzle-orm";
+import type { PgChanges } from "../../db/changes-pg.js";
 import type { PgDb } from "../../db/client-pg.js";
 import { secrets } from "../../db/schema-pg.js";
 import type { Sealed } from "./secret-box.js";
@@ -8,7 +9,11 @@ import type { SealedValue, SecretOwner, SecretRow, SecretRowStore } from "./secr
 const ofOwner = (owner: SecretOwner) => and(eq(secrets.ownerType, owner.type), eq(secrets.ownerId, owner.id));
 
 export class PgSecretRowStore implements SecretRowStore {
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    /** A replace tells the other hosts its owner changed (`service` or `module`), in its transaction. */
+    private readonly changes: PgChanges,
+  ) {}
 
   rows(owner: SecretOwner): Promise<SecretRow[]> {
     return this.db.select().from(secrets).where(ofOwner(owner));
@@ -25,6 +30,7 @@ export class PgSecretRowStore implements SecretRowStore {
           .insert(secrets)
           .values(values.map((value) => ({ ownerType: owner.type, ownerId: owner.id, ...value, updatedAt })));
       }
+      await this.changes.publish(tx, { kind: owner.type, id: owner.id, action: "updated" });
     });
   }
 
@@ -32,6 +38,7 @@ export class PgSecretRowStore implements SecretRowStore {
     return this.db.select().from(secrets).where(ne(secrets.keyId, keyId));
   }
 
+  /** Publishes nothing: the value is the same under another key, so nothing another host holds changes. */
   async reseal(row: SecretRow, sealed: Sealed): Promise<boolean> {
     const updated = await this.db
       .update(secrets)

@@ -88,6 +88,14 @@ export class SecretStore {
   }
 
   /**
+   * Counts a change another host sharing the database made (or changes that
+   * were missed): what is derived from the values is read again.
+   */
+  changedElsewhere(): void {
+    this.written++;
+  }
+
+  /**
    * Re-seal every value written under a previous key with the current one.
    * Values whose key is unknown are left as they are and reported.
    */

@@ -14,7 +14,7 @@ import { isUniqueViolation } from "../../db/unique-violation.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
-import { KeyedMutex } from "../../lib/keyed-mutex.js";
+import { KeyedMutex, type Locks } from "../../lib/keyed-mutex.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
 import { EVERY_SERVICE, seesService, type Viewer } from "../governance/caller.js";
@@ -42,6 +42,12 @@ export interface ServiceLifecycleOptions {
   downloadTimeoutMs: number;
   /** Refuse definition URLs on non-public addresses (CYRNEL_DOWNLOAD_DENY_PRIVATE). */
   denyPrivateDownloads?: boolean;
+  /**
+   * The per-service lock every operation on one service holds (and `resync`); one host's own by default. Hosts
+   * sharing a PostgreSQL database pass one that holds across them, so two hosts never interleave an install, an
+   * update or a config patch of the same service.
+   */
+  locks?: Locks;
   /** Called after a service (definition, tools) was deleted, so the database can give the space back. */
   spaceFreed?: () => void;
 }
@@ -58,7 +64,9 @@ export interface InstallInput {
 }
 
 export class ServiceLifecycle {
-  private readonly mutex = new KeyedMutex();
+  private readonly mutex: Locks;
+  /** Services handed to their adapter (`hydrateService`) and not taken back since, with that adapter's id. */
+  private readonly hydrated = new Map<string, string>();
   /**
    * Enabled services that could not be brought up (hydrated) when their adapter started, and why: e.g. a start
    * with the wrong CYRNEL_SECRETS_KEY. `enabled` is the operator's choice and stays as it is; the next start (or
@@ -74,6 +82,7 @@ export class ServiceLifecycle {
   readonly settings: Settings<ServiceRow>;
 
   constructor(private readonly options: ServiceLifecycleOptions) {
+    this.mutex = options.locks ?? new KeyedMutex();
     const { events } = options;
     events.on("adapterActivated", ({ adapterId }) => this.hydrateAdapter(adapterId));
     events.on("adapterReplaced", ({ adapterId }) => this.regenerateAdapter(adapterId));
@@ -254,6 +263,40 @@ export class ServiceLifecycle {
     }
   }
 
+  /**
+   * Brings this host's adapter state of one service to what the database says, after another host changed it
+   * (installed, updated, enabled, disabled, deleted, or patched its config or secrets): an enabled service whose
+   * adapter is active here is hydrated again with the stored definition, config and secrets; any other is taken
+   * back from its adapter. Writes nothing: the host that made the change wrote it (and, say, rolled back a failed
+   * enable). Holds the service's lock, so it waits for an operation in flight on it, here or on another host.
+   */
+  resync(id: string): Promise<void> {
+    return this.mutex.run(id, async () => {
+      const row = await this.options.store.get(id);
+      if (!row?.enabled || row.stale || !this.options.modules.activeAdapter(row.adapter)) {
+        this.unavailable.delete(id);
+        const adapterId = row?.adapter ?? this.hydrated.get(id);
+        if (adapterId !== undefined) await this.dehydrate(adapterId, id);
+        return;
+      }
+      try {
+        await this.hydrate(row);
+      } catch (error) {
+        // As at start: the operator's choice (enabled) stands, the service is not running here, and says why.
+        this.unavailable.set(id, messageOf(error));
+        this.options.logger.error("service changed on another host could not be hydrated here", {
+          service: id,
+          error: messageOf(error),
+        });
+      }
+    });
+  }
+
+  /** Services this host handed to an adapter (a deleted one among them is only known here). */
+  hydratedIds(): string[] {
+    return [...this.hydrated.keys()];
+  }
+
   /** Why an enabled service is not running, or null (it runs, or it is disabled). */
   unavailableReason(id: string): string | null {
     return this.unavailable.get(id) ?? null;
@@ -359,6 +402,7 @@ export class ServiceLifecycle {
       await withTimeout(`hydrateService of adapter "${adapterId}"`, this.options.hookTimeoutMs, () =>
         adapter.hydrateService(state),
       );
+      this.hydrated.set(state.id, adapterId);
       this.unavailable.delete(state.id);
     } catch (error) {
       if (error instanceof TimeoutError) throw new CyrnelError("invoke_timeout", error.message);
@@ -370,6 +414,7 @@ export class ServiceLifecycle {
   }
 
   private async dehydrate(adapterId: string, id: string): Promise<void> {
+    this.hydrated.delete(id);
     const adapter = this.options.modules.activeAdapter(adapterId);
     if (!adapter) return;
     try {

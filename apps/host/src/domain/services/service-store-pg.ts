@@ -8,6 +8,7 @@
 import type { ServiceCatalog } from "@cyrnel/sdk";
 import { type AnyColumn, and, asc, eq, getTableColumns, gt, inArray, or, type SQL, sql } from "drizzle-orm";
 import { casefold } from "../../db/casefold.js";
+import type { PgChanges } from "../../db/changes-pg.js";
 import type { PgDb } from "../../db/client-pg.js";
 import { secrets, services, tools } from "../../db/schema-pg.js";
 import { queryLexemes, toolSearchDocuments } from "../../db/search-text-pg.js";
@@ -49,10 +50,19 @@ const B = 0.75;
 export class PgServiceStore implements ServiceStore {
   private readonly revisions = new Revisions();
 
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    /** Every write tells the other hosts (`service`, or `tools` for a tool switch), in its transaction. */
+    private readonly changes: PgChanges,
+  ) {}
 
   get revision(): number {
     return this.revisions.revision;
+  }
+
+  changedElsewhere(serviceId: string | null): void {
+    if (serviceId === null) this.revisions.touchAll();
+    else this.revisions.touch(serviceId);
   }
 
   async get(id: string): Promise<ServiceRow | undefined> {
@@ -133,6 +143,7 @@ export class PgServiceStore implements ServiceStore {
           ...folds(service.id, definition.name, definition.description),
         });
         await insertTools(tx, rows);
+        await this.changes.publish(tx, { kind: "service", id: service.id, action: "created" });
       }),
     );
   }
@@ -172,16 +183,19 @@ export class PgServiceStore implements ServiceStore {
           .where(eq(services.id, id));
         await tx.delete(tools).where(eq(tools.serviceId, id));
         await insertTools(tx, rows);
+        await this.changes.publish(tx, { kind: "service", id, action: "updated" });
       }),
     );
   }
 
   async update(id: string, values: ServiceUpdate): Promise<void> {
     await this.revisions.write(id, () =>
-      this.db
-        .update(services)
-        .set({ ...values, updatedAt: new Date().toISOString() })
-        .where(eq(services.id, id)),
+      this.changes.write(this.db, { kind: "service", id, action: "updated" }, (tx) =>
+        tx
+          .update(services)
+          .set({ ...values, updatedAt: new Date().toISOString() })
+          .where(eq(services.id, id)),
+      ),
     );
   }
 
@@ -190,6 +204,7 @@ export class PgServiceStore implements ServiceStore {
       this.db.transaction(async (tx) => {
         await tx.delete(services).where(eq(services.id, id));
         await tx.delete(secrets).where(and(eq(secrets.ownerType, "service"), eq(secrets.ownerId, id)));
+        await this.changes.publish(tx, { kind: "service", id, action: "deleted" });
       }),
     );
   }
@@ -275,10 +290,12 @@ export class PgServiceStore implements ServiceStore {
 
   async setToolEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<void> {
     await this.revisions.write(serviceId, () =>
-      this.db
-        .update(tools)
-        .set({ enabled })
-        .where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId))),
+      this.changes.write(this.db, { kind: "tools", id: serviceId }, (tx) =>
+        tx
+          .update(tools)
+          .set({ enabled })
+          .where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId))),
+      ),
     );
   }
 

@@ -45,6 +45,11 @@ export class SqliteServiceStore implements ServiceStore {
     return this.revisions.revision;
   }
 
+  changedElsewhere(serviceId: string | null): void {
+    if (serviceId === null) this.revisions.touchAll();
+    else this.revisions.touch(serviceId);
+  }
+
   async get(id: string): Promise<ServiceRow | undefined> {
     return this.db
       .select({ ...serviceColumns(), toolCount })

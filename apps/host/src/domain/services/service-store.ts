@@ -86,6 +86,11 @@ export interface DefinitionUpdate {
 export interface ServiceStore {
   /** Changes with every write to services or tools made through this store (see {@link Revisions}). */
   readonly revision: number;
+  /**
+   * Another host sharing the database wrote to this service (null: to any, maybe — changes were missed): what
+   * is kept per revision of it (the catalog, the tool gate's lookups, the environment's tool docs) is read again.
+   */
+  changedElsewhere(serviceId: string | null): void;
   get(id: string): Promise<ServiceRow | undefined>;
   /** Ordered by id; `limit + 1` rows so the caller can tell whether there is a next page. */
   list(filter: ServiceFilter): Promise<ServiceRow[]>;
@@ -158,13 +163,15 @@ export async function toolRows(definition: ServiceDefinition): Promise<ToolRowTe
  * catalog every process gets, the tool gate's lookups — is kept until it
  * changes. A write counts once it is done (`touch` after it): a read that
  * began before it then carries the older revision, and its result is not
- * taken for the newer one. (Writes by other hosts sharing a database are not
- * seen here yet: that is change propagation, still to come.)
+ * taken for the newer one. Writes by other hosts sharing a database count
+ * when their change arrives (`touch`, `touchAll`: cluster/change-sync.ts).
  */
 export class Revisions {
   private written = 0;
   /** Per service, the value of `written` at its last write: its revision in the catalog. */
   private readonly serviceWritten = new Map<string, number>();
+  /** The value of `written` when every service last counted as written (changes from other hosts were missed). */
+  private everyService = 0;
   private catalogCache: { revision: number; catalog: ServiceCatalog } | undefined;
 
   get revision(): number {
@@ -175,6 +182,12 @@ export class Revisions {
   touch(serviceId: string): void {
     this.written++;
     this.serviceWritten.set(serviceId, this.written);
+  }
+
+  /** Every service may have changed (another host's changes were missed): every revision moves. */
+  touchAll(): void {
+    this.written++;
+    this.everyService = this.written;
   }
 
   /** Runs a write, then counts it (also when it failed part-way: a reader re-reads rather than trust a cache). */
@@ -188,7 +201,7 @@ export class Revisions {
 
   /** Changes with every write about the service (since this host started: environments live as long as the host). */
   ofService(serviceId: string): string {
-    return String(this.serviceWritten.get(serviceId) ?? 0);
+    return String(Math.max(this.serviceWritten.get(serviceId) ?? 0, this.everyService));
   }
 
   /** The catalog, read (in list order) only when a write happened since the last read. */

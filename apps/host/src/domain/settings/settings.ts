@@ -13,7 +13,7 @@
 import { CyrnelError } from "../../errors.js";
 import { applyPatch } from "../../lib/json-patch.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
-import type { KeyedMutex } from "../../lib/keyed-mutex.js";
+import type { Locks } from "../../lib/keyed-mutex.js";
 import type { SecretOwner, SecretStore } from "../secrets/secret-store.js";
 
 export type SettingsKind = "config" | "secrets";
@@ -24,7 +24,7 @@ export interface SettingsOwner<T> {
   /** Whose secrets these are in the SecretStore. */
   type: SecretOwner["type"];
   /** The owner's lock, shared with its other operations. */
-  locks: KeyedMutex;
+  locks: Locks;
   /** The owner's current state, or a 404. */
   find(id: string): Promise<T>;
   /** The schema values are shown and used with (its defaults are applied). */

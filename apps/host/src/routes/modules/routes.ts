@@ -81,9 +81,15 @@ export function moduleRoutes(
       operationId: "reloadModules",
       access: "admin",
       summary: "Rescan the modules folder",
-      description: "New folders appear disabled, changed modules are reloaded, vanished ones are marked missing.",
+      description:
+        "New folders appear disabled, changed modules are reloaded, vanished ones are marked missing. Hosts " +
+        "sharing a PostgreSQL database: each custom module folder whose files differ from the ones stored in the " +
+        "database is packed and stored, so every host runs it (400 `bad_request`, before anything changes, for a " +
+        "folder that cannot be shared: a link, a special file, over the download size cap); a folder removed by " +
+        "hand comes back from the database (`DELETE /modules/{id}` deletes a module).",
       tags,
       responses: { 200: { description: "Every module after the rescan", schema: ListOf(ModuleRecord) } },
+      errors: ["bad_request"],
       handler: async () => json(200, { items: await loader.reload(), nextCursor: null }),
     }),
     defineRoute({

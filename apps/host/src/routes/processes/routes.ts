@@ -18,7 +18,6 @@ import {
   MAX_TIMEOUT_MS,
   type ProcessRunner,
   type ProcessView,
-  type StreamName,
 } from "../../domain/processes/process-runner.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
