@@ -404,7 +404,7 @@ export interface paths {
         put?: never;
         /**
          * Rescan the modules folder
-         * @description New folders appear disabled, changed modules are reloaded, vanished ones are marked missing.
+         * @description New folders appear disabled, changed modules are reloaded, vanished ones are marked missing. Hosts sharing a PostgreSQL database: each custom module folder whose files differ from the ones stored in the database is packed and stored, so every host runs it (400 `bad_request`, before anything changes, for a folder that cannot be shared: a link, a special file, over the download size cap); a folder removed by hand comes back from the database (`DELETE /modules/{id}` deletes a module).
          */
         post: operations["reloadModules"];
         delete?: never;
@@ -3996,6 +3996,15 @@ export interface operations {
                         }[];
                         nextCursor: string | null;
                     };
+                };
+            };
+            /** @description bad_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description unauthorized */
