@@ -308,6 +308,9 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     }
     expect(counter.unauthorized).toBe(0);
     expect(await query("SELECT id FROM executions WHERE finished_at IS NULL")).toEqual([]);
+    // The lost workers' jobs went with their runs: none is left locked by a dead host (graphile-worker alone would
+    // keep them locked for 4 hours, then as failed jobs for good). Those of runs no host took wait for one.
+    expect(await query("SELECT key FROM graphile_worker.jobs WHERE locked_at IS NOT NULL OR attempts > 0")).toEqual([]);
   });
 
   it("refuses the api and worker roles without PostgreSQL, saying why", async () => {
@@ -338,5 +341,8 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
       block: true,
     });
     expect(result.body).toMatchObject({ exitState: "success", output: { tag: "late-1", count: 1 } });
+    // The new worker also took the jobs of the runs canceled while no worker was left, and ran none of them.
+    await eventually(async () => (await query("SELECT id FROM graphile_worker.jobs")).length === 0, 50);
+    expect(counter.counts.get("late-1")).toBe(1);
   });
 });

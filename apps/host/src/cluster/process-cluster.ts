@@ -119,6 +119,8 @@ export class ProcessCluster {
           hosts.map((host) => host.id),
           tx,
         );
+        // Their jobs would stay locked by the dead host's workers (for graphile-worker's 4 hours, then for good).
+        await this.queue.dropJobs(ended, tx);
         if (ended.length > 0) {
           logger.warn("the runs of lost hosts ended failed (interrupted: worker lost)", {
             hosts: hosts.map((host) => host.id),

@@ -241,6 +241,8 @@ describe("ProcessQueue", () => {
     await startWorker("sweeper", { strandedAfterMs: 300 });
     await eventually(async () => (await ranCounts()).size === 1);
     expect((await ranCounts()).get(1)).toEqual(["sweeper"]);
+    // The job the stalled host still holds went when the run was queued again: none is left behind.
+    expect(await jobsLeft()).toBe(0);
 
     // The stalled host wakes and claims: refused, so the run still happened once.
     openGate();

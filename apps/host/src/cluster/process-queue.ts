@@ -45,7 +45,7 @@ import {
 } from "graphile-worker";
 import type pg from "pg";
 import type { QueuedRun, RunClaims } from "./run-claims.js";
-import { messageOf, type Queryable, silentLogger } from "./sql.js";
+import { inTransaction, messageOf, type Queryable, silentLogger } from "./sql.js";
 
 /** The graphile-worker task name of a process run. */
 export const RUN_TASK = "cyrnel_run";
@@ -194,10 +194,38 @@ export class ProcessQueue {
       this.logger.warn("a run had no job that would deliver it (a host died before claiming it); queued again", {
         ...run,
       });
-      // Same key: graphile-worker retires a locked job with it (clears its key) and adds a fresh one.
-      await this.enqueue(run);
+      // The dead job goes with the fresh one's arrival, so nothing of it is left in the queue's tables.
+      await inTransaction(pool, async (tx) => {
+        await this.dropJobs([run], tx);
+        await this.enqueue(run, tx);
+      });
     }
     return stranded;
+  }
+
+  /**
+   * Deletes every job of these runs, locked or not: the runs of a lost host
+   * (ended by the reaper) and stranded runs about to be queued again.
+   * graphile-worker would keep a job locked by a dead worker for 4 hours,
+   * then keep it as a failed job for good. Each of its workers holds one job
+   * at a time, so unlocking the workers that hold these jobs unlocks nothing
+   * else; a worker that was only frozen finds its job gone when it wakes,
+   * and its claim (or its lost lease) stops it from running anything.
+   */
+  async dropJobs(runs: readonly QueuedRun[], tx: Queryable): Promise<number> {
+    if (runs.length === 0) return 0;
+    const { rows } = await tx.query(
+      "SELECT id, locked_by AS \"lockedBy\" FROM graphile_worker.jobs WHERE task_identifier = $1 AND key = ANY($2)",
+      [RUN_TASK, runs.map(runKey)],
+    );
+    const jobs = rows as { id: string; lockedBy: string | null }[];
+    if (jobs.length === 0) return 0;
+    const lockers = [...new Set(jobs.flatMap((job) => job.lockedBy ?? []))];
+    if (lockers.length > 0) await tx.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [lockers]);
+    const { rows: deleted } = await tx.query("SELECT id FROM graphile_worker.complete_jobs($1::bigint[])", [
+      jobs.map((job) => job.id),
+    ]);
+    return deleted.length;
   }
 
   /** Stops fetching; resolves once the runs in progress have ended (end them first for a quick stop). */
