@@ -215,7 +215,7 @@ export class ProcessQueue {
   async dropJobs(runs: readonly QueuedRun[], tx: Queryable): Promise<number> {
     if (runs.length === 0) return 0;
     const { rows } = await tx.query(
-      "SELECT id, locked_by AS \"lockedBy\" FROM graphile_worker.jobs WHERE task_identifier = $1 AND key = ANY($2)",
+      'SELECT id, locked_by AS "lockedBy" FROM graphile_worker.jobs WHERE task_identifier = $1 AND key = ANY($2)',
       [RUN_TASK, runs.map(runKey)],
     );
     const jobs = rows as { id: string; lockedBy: string | null }[];

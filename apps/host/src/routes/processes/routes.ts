@@ -14,11 +14,7 @@ import {
 import { type Caller, reachesProcess } from "../../domain/governance/caller.js";
 import { sliceText } from "../../domain/processes/bounded-results.js";
 import { boundedResult, processRecord, processResult, processText } from "../../domain/processes/process-record.js";
-import {
-  MAX_TIMEOUT_MS,
-  type ProcessRunner,
-  type ProcessView,
-} from "../../domain/processes/process-runner.js";
+import { MAX_TIMEOUT_MS, type ProcessRunner, type ProcessView } from "../../domain/processes/process-runner.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
