@@ -4,11 +4,13 @@
 // - a config change: A patches the service's config (a header with the round's number), until the request B's
 //   invoke sends upstream carries it.
 // B is asked in a loop as fast as it answers (each ask is one local HTTP request, ~1–3 ms: the resolution).
-// Needs CYRNEL_DATABASE_URL of an empty PostgreSQL database (not part of `pnpm bench`, which runs on SQLite).
+// Runs on CYRNEL_DATABASE_URL (an empty PostgreSQL database) when set, else on a throw-away PostgreSQL server it
+// starts itself from Debian's `postgresql` package (lib/postgres.mjs). Not part of `pnpm bench`.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
 import { startHost } from "./lib/host.mjs";
+import { startPostgres } from "./lib/postgres.mjs";
 import { report } from "./lib/stats.mjs";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 50);
@@ -54,12 +56,13 @@ async function until(done) {
 }
 
 export async function propagation() {
-  if (!process.env.CYRNEL_DATABASE_URL?.startsWith("postgres")) {
-    console.log("\npropagation: skipped (set CYRNEL_DATABASE_URL to an empty PostgreSQL database)");
-    return [];
-  }
+  const given = process.env.CYRNEL_DATABASE_URL;
+  const server = given?.startsWith("postgres") ? null : await startPostgres();
   const upstream = await startUpstream();
-  const env = { CYRNEL_SECRETS_KEY: randomBytes(32).toString("base64") };
+  const env = {
+    CYRNEL_DATABASE_URL: server ? server.database() : given,
+    CYRNEL_SECRETS_KEY: randomBytes(32).toString("base64"),
+  };
   const [a, b] = await Promise.all([startHost(env), startHost(env)]);
   try {
     await a.api("POST", "/services", {
@@ -105,6 +108,7 @@ export async function propagation() {
   } finally {
     await Promise.all([a.stop(), b.stop()]);
     await upstream.close();
+    server?.stop();
   }
 }
 
