@@ -233,10 +233,11 @@ describe("the cluster blocks together", () => {
 
   it("an approval decided on the api host lets the run on a worker go on", async () => {
     const api = await startHost("api", "api");
-    await startHost("worker-1", "worker");
-
     await submit(api, 4, "ask");
     const asker = await follow(api, 4);
+    // The worker starts once the follower listens: an event published before that is not replayed (the real
+    // host's readers list pending approvals from the database; this harness only follows).
+    await startHost("worker-1", "worker");
     // The follower sees the approval being created (the API would list it as pending).
     await eventually(async () => asker.events.length > 0);
     const [created] = asker.events;

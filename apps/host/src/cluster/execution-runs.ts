@@ -23,22 +23,14 @@ import type pg from "pg";
 import type { PgDb } from "../db/client-pg.js";
 import { approvals, escapeNul, executions, processes, unescapeNul } from "../db/schema-pg.js";
 import type { ApprovalRow } from "../domain/governance/approval-store.js";
-import type { ProcessResult, ProcessState } from "../domain/processes/process-store.js";
-import type { QueuedRun, RunClaims } from "./run-claims.js";
-import { WORKER_LOST } from "./run-claims.js";
+import type { ClaimedRun } from "../domain/processes/process-runner.js";
+import type { ProcessResult, ProcessState, RunIds } from "../domain/processes/process-store.js";
+import { type QueuedRun, type RunClaims, toQueuedRuns, WORKER_LOST } from "./run-claims.js";
 import { sendRunEnded } from "./run-events.js";
 import { inTransaction, type Queryable } from "./sql.js";
 
-/** What the executing host reads of a run it claimed. */
-export interface RunToExecute {
-  code: string;
-  timeoutMs: number | null;
-  keyId: string | null;
-  typecheck: boolean | null;
-  environmentId: string;
-  waitedMs: number;
-  killRequested: boolean;
-}
+/** What the executing host reads of a run it claimed (the runner's `ClaimedRun`, as stored). */
+export type RunToExecute = Omit<ClaimedRun, keyof RunIds | "killRequested" | "recorder"> & { killRequested: boolean };
 
 /** A process row as a reader of its run needs it (`RunSnapshot` of run-events.ts). */
 export interface RunSnapshotRow {
@@ -127,10 +119,7 @@ export class ExecutionClaims implements RunClaims {
        ORDER BY id LIMIT 1000`,
       [olderThanMs],
     );
-    return rows.map((row: { executionId: number; processId: number }) => ({
-      executionId: Number(row.executionId),
-      processId: Number(row.processId),
-    }));
+    return toQueuedRuns(rows);
   }
 }
 
@@ -305,10 +294,7 @@ export class ExecutionRuns {
        RETURNING id AS "executionId", process_id AS "processId"`,
       [hostIds, finishedAt],
     );
-    const ended = rows.map((row: { executionId: number; processId: number }) => ({
-      executionId: Number(row.executionId),
-      processId: Number(row.processId),
-    }));
+    const ended = toQueuedRuns(rows);
     if (ended.length === 0) return ended;
     const processIds = ended.map((run) => run.processId);
     await tx.query(

@@ -24,6 +24,13 @@ export interface QueuedRun {
   executionId: number;
 }
 
+/** Rows of `executionId` and `processId` (PostgreSQL's bigints come back as text) as runs. */
+export function toQueuedRuns(
+  rows: readonly { executionId: number | string; processId: number | string }[],
+): QueuedRun[] {
+  return rows.map((row) => ({ executionId: Number(row.executionId), processId: Number(row.processId) }));
+}
+
 export interface RunClaims {
   /** Takes the execution for `hostId` if nobody has, it is still wanted, and the host's lease is current. */
   claim(run: QueuedRun, hostId: string): Promise<boolean>;
@@ -86,10 +93,7 @@ export class TableRunClaims implements RunClaims {
        ORDER BY execution_id LIMIT 1000`,
       [olderThanMs],
     );
-    return rows.map((row: { executionId: string; processId: string }) => ({
-      executionId: Number(row.executionId),
-      processId: Number(row.processId),
-    }));
+    return toQueuedRuns(rows);
   }
 
   async claimedBy(executionId: number): Promise<string | null> {
@@ -149,10 +153,7 @@ export class TableRunClaims implements RunClaims {
        RETURNING execution_id AS "executionId", process_id AS "processId"`,
       [hostIds, `failed: ${WORKER_LOST}`],
     );
-    return rows.map((row: { executionId: string; processId: string }) => ({
-      executionId: Number(row.executionId),
-      processId: Number(row.processId),
-    }));
+    return toQueuedRuns(rows);
   }
 
   async get(executionId: number): Promise<ClaimRow | null> {
