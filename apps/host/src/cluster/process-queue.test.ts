@@ -130,6 +130,19 @@ describe("ProcessQueue", () => {
     expect((await ranCounts()).get(7)).toHaveLength(1);
   });
 
+  it("migrates a new database once when hosts start together", async () => {
+    // Hosts starting at once on a database that has no queue schema yet: each with its own pool, as hosts have.
+    const fresh = await postgres.server.createDatabase();
+    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: fresh, max: 3 }));
+    try {
+      await Promise.all(pools.map((hostPool) => ProcessQueue.migrate(hostPool)));
+      const { rows } = await pools[0]!.query("SELECT count(*)::int AS n FROM graphile_worker.jobs");
+      expect(rows).toEqual([{ n: 0 }]);
+    } finally {
+      await Promise.all(pools.map((hostPool) => hostPool.end()));
+    }
+  });
+
   it("picks a run up through NOTIFY, not polling", async () => {
     const started = new Inbox<QueuedRun>();
     const looked = new Inbox<"empty">();

@@ -51,6 +51,8 @@ import { inTransaction, messageOf, type Queryable, silentLogger } from "./sql.js
 export const RUN_TASK = "cyrnel_run";
 /** The flag every run job carries, so a worker without room can skip them. */
 export const RUN_FLAG = "cyrnel_run";
+/** Hosts starting together take turns migrating the queue's schema (`migrate`); any fixed number of our own. */
+const QUEUE_SCHEMA_LOCK = 0x63_71_75_65; // "cque"
 /** Polling is only the backstop behind LISTEN/NOTIFY. */
 export const DEFAULT_POLL_INTERVAL_MS = 60_000;
 
@@ -86,9 +88,24 @@ export class ProcessQueue {
     this.logger = options.logger ?? silentLogger;
   }
 
-  /** Creates or upgrades graphile-worker's schema; every host runs it at start (it takes a lock, so they can race). */
+  /**
+   * Creates or upgrades graphile-worker's schema; every host runs it at start. Hosts take turns under an advisory
+   * lock of their own: graphile-worker locks only once its schema exists, so two hosts starting on a new database
+   * both ran its CREATE SCHEMA and one failed (a duplicate key in `pg_namespace`).
+   */
   static async migrate(pool: pg.Pool, logger: Logger = silentLogger): Promise<void> {
-    await runMigrations({ pgPool: pool, logger: graphileLogger(logger) });
+    const holder = await pool.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock($1)", [QUEUE_SCHEMA_LOCK]);
+      try {
+        // Through the pool: the holder's connection only keeps the turn.
+        await runMigrations({ pgPool: pool, logger: graphileLogger(logger) });
+      } finally {
+        await holder.query("SELECT pg_advisory_unlock($1)", [QUEUE_SCHEMA_LOCK]);
+      }
+    } finally {
+      holder.release();
+    }
   }
 
   /**
