@@ -127,14 +127,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
         connection: { connectionString: config.databaseUrl, application_name: `cyrnel listen ${hostId}` },
         logger,
       });
-      cluster = await ProcessCluster.open({
-        db: pgDb,
-        databaseUrl: config.databaseUrl,
-        config: config.cluster,
-        logger,
-        listener,
-        hostId,
-      });
+      cluster = await ProcessCluster.open({ db: pgDb, config: config.cluster, logger, listener, hostId });
     }
     // Hosts sharing a PostgreSQL database: cross-host locks, module files kept in the database, and the changes of
     // other hosts followed from here on (cluster/change-sync.ts). On SQLite, one host's own locks and nothing else.
@@ -142,7 +135,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       store: db,
       config,
       logger,
-      ...(cluster && listener && { hostId: cluster.hostId, listener }),
+      ...(cluster && listener && { cluster: { hostId: cluster.hostId, listener } }),
     });
   } catch (error) {
     await listener?.stop();

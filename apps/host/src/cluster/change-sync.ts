@@ -53,9 +53,8 @@ import type { HostLogger } from "../log.js";
 import { ChangeFeed, type ChangeSubscription, type ReceivedChange } from "./change-feed.js";
 import { ClusterMutex } from "./cluster-mutex.js";
 import { ensureClusterSchema } from "./cluster-schema.js";
-import { newHostId } from "./host-leases.js";
 import { ModuleArchiveStore } from "./module-archive-store.js";
-import { NotificationListener } from "./notification-listener.js";
+import type { NotificationListener } from "./notification-listener.js";
 import { inTransaction, messageOf } from "./sql.js";
 
 /**
@@ -69,13 +68,11 @@ export interface ChangeSyncOptions {
   store: Store;
   config: Pick<HostConfig, "databaseUrl" | "dataDir" | "definitionLimitBytes" | "secretsKey">;
   logger: HostLogger;
-  /** This host's id in every change it sends (default: a new one, as host leases make: `h` + 16 hex digits). */
-  hostId?: string;
   /**
-   * The host's one listening connection, when the host has one already (it is then the caller's to stop);
-   * default: one of its own.
+   * On PostgreSQL, what the host shares with its process cluster: its id (in every change it sends) and its one
+   * listening connection (the host's to stop). Without it, one host on its own: local locks, nothing followed.
    */
-  listener?: NotificationListener;
+  cluster?: { hostId: string; listener: NotificationListener };
 }
 
 /** What follows other hosts' changes once the host is built. */
@@ -110,7 +107,8 @@ export interface ChangeSync {
 }
 
 export async function startChangeSync(options: ChangeSyncOptions): Promise<ChangeSync> {
-  if (options.store.dialect !== "postgres" || options.config.databaseUrl === null) {
+  const { cluster } = options;
+  if (options.store.dialect !== "postgres" || options.config.databaseUrl === null || cluster === undefined) {
     return {
       hostId: null,
       publisher: null,
@@ -122,7 +120,7 @@ export async function startChangeSync(options: ChangeSyncOptions): Promise<Chang
       stop: async () => undefined,
     };
   }
-  return PgChangeSync.start(options.store as PgStore, options.config.databaseUrl, options);
+  return PgChangeSync.start(options.store as PgStore, options.config.databaseUrl, cluster, options);
 }
 
 /** A lock per key of one kind: the prefix keeps a service and a module of the same name apart. */
@@ -146,8 +144,6 @@ class PgChangeSync implements ChangeSync {
   private constructor(
     readonly hostId: string,
     readonly publisher: ChangeFeed,
-    private readonly listener: NotificationListener,
-    private readonly ownsListener: boolean,
     private readonly lockPool: pg.Pool,
     private readonly logger: HostLogger,
     moduleFiles: ModuleFiles,
@@ -158,25 +154,22 @@ class PgChangeSync implements ChangeSync {
     this.moduleFiles = moduleFiles;
   }
 
-  static async start(store: PgStore, url: string, options: ChangeSyncOptions): Promise<PgChangeSync> {
+  static async start(
+    store: PgStore,
+    url: string,
+    { hostId, listener }: NonNullable<ChangeSyncOptions["cluster"]>,
+    options: ChangeSyncOptions,
+  ): Promise<PgChangeSync> {
     const { config, logger } = options;
     const pool = store.db.$client;
     // Hosts starting together take turns (its own advisory lock); it creates nothing that exists already.
     await ensureClusterSchema(pool);
-    const hostId = options.hostId ?? newHostId();
     if (config.secretsKey === null) {
       logger.warn(
         "CYRNEL_SECRETS_KEY is not set: this host seals secrets with its data directory's secrets.key, which other " +
           "hosts sharing the database cannot open; give every host the same CYRNEL_SECRETS_KEY",
       );
     }
-    const listener =
-      options.listener ??
-      // Named, so an operator (or a test) can tell each host's listening connection in pg_stat_activity.
-      new NotificationListener({
-        connection: { connectionString: url, application_name: `cyrnel listen ${hostId}` },
-        logger,
-      });
     const lockPool = new pg.Pool({
       connectionString: url,
       max: LOCK_CONNECTIONS,
@@ -207,7 +200,7 @@ class PgChangeSync implements ChangeSync {
           }),
       },
     });
-    const sync = new PgChangeSync(hostId, feed, listener, !options.listener, lockPool, logger, moduleFiles);
+    const sync = new PgChangeSync(hostId, feed, lockPool, logger, moduleFiles);
     try {
       // Listening before the host reads anything: a change committed while it loads is queued, not lost.
       sync.subscription = await feed.subscribe((change) => sync.received(change), {
@@ -246,7 +239,6 @@ class PgChangeSync implements ChangeSync {
     this.stopped = true;
     this.pending.clear();
     await this.subscription?.close().catch(() => undefined);
-    if (this.ownsListener) await this.listener.stop();
     await this.draining;
     await this.lockPool.end();
   }

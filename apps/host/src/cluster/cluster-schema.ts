@@ -57,9 +57,19 @@ CREATE TABLE IF NOT EXISTS cluster_module_archives (
  */
 const SCHEMA_LOCK = 0x63_6c_73_74; // "clst"
 
-export async function ensureClusterSchema(pool: pg.Pool): Promise<void> {
-  await inTransaction(pool, async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-    await tx.query(CLUSTER_SCHEMA_SQL);
-  });
+/** Per pool, the one run of `ensureClusterSchema` (the host's process path and its change feed both need it). */
+const ensured = new WeakMap<pg.Pool, Promise<void>>();
+
+export function ensureClusterSchema(pool: pg.Pool): Promise<void> {
+  let done = ensured.get(pool);
+  if (done === undefined) {
+    done = inTransaction(pool, async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+      await tx.query(CLUSTER_SCHEMA_SQL);
+    });
+    // A failure is not kept: the next call tries again.
+    done.catch(() => ensured.delete(pool));
+    ensured.set(pool, done);
+  }
+  return done;
 }

@@ -35,7 +35,7 @@ import type { ClusterConfig } from "./cluster-config.js";
 import { ensureClusterSchema } from "./cluster-schema.js";
 import { ExecutionClaims, ExecutionRuns } from "./execution-runs.js";
 import { HostLeases, type HostRole } from "./host-leases.js";
-import { NotificationListener } from "./notification-listener.js";
+import type { NotificationListener } from "./notification-listener.js";
 import { ProcessQueue } from "./process-queue.js";
 import { ProcessSignals, type RunControl } from "./process-signals.js";
 import type { QueuedRun } from "./run-claims.js";
@@ -44,14 +44,12 @@ import { messageOf } from "./sql.js";
 
 export interface ProcessClusterOptions {
   db: PgDb;
-  /** `CYRNEL_DATABASE_URL`, for a listening connection of its own when none is given. */
-  databaseUrl: string;
   config: ClusterConfig;
   logger: Logger;
-  /** The host's one LISTEN connection, shared with the change feed (started or not); else this makes its own. */
-  listener?: NotificationListener;
-  /** This host's id in the cluster (default: a new one). */
-  hostId?: string;
+  /** The host's one LISTEN connection, shared with the change feed (started here; the host stops it). */
+  listener: NotificationListener;
+  /** This host's id in the cluster (its lease, its claims, its signals). */
+  hostId: string;
 }
 
 /** What the process path needs that only exists once the host is built. */
@@ -89,7 +87,6 @@ export class ProcessCluster {
   readonly lost: Promise<string>;
   private reportLost!: (reason: string) => void;
   private readonly listener: NotificationListener;
-  private readonly ownsListener: boolean;
   private readonly logger: Logger;
   private parts: ProcessClusterParts | null = null;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -99,9 +96,7 @@ export class ProcessCluster {
     const { db, config, logger } = options;
     const pool = db.$client;
     this.logger = logger;
-    this.ownsListener = options.listener === undefined;
-    this.listener =
-      options.listener ?? new NotificationListener({ connection: { connectionString: options.databaseUrl }, logger });
+    this.listener = options.listener;
     this.lost = new Promise((resolve) => {
       this.reportLost = resolve;
     });
@@ -109,7 +104,7 @@ export class ProcessCluster {
     this.ends = new RunEnds(this.listener, (processId) => this.runs.snapshot(processId), logger);
     this.leases = new HostLeases({
       pool,
-      ...(options.hostId !== undefined && { hostId: options.hostId }),
+      hostId: options.hostId,
       role: config.role,
       address: config.advertiseUrl,
       leaseMs: config.leaseMs,
@@ -262,7 +257,6 @@ export class ProcessCluster {
       .catch((error) => this.logger.warn("giving up the lease failed; it runs out", { error: messageOf(error) }));
     await this.signals.stop();
     await this.ends.stop();
-    if (this.ownsListener) await this.listener.stop();
   }
 
   // ---- internals ------------------------------------------------------------------
