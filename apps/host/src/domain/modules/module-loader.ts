@@ -76,18 +76,11 @@ export class ModuleLoader {
   reload(): Promise<ModuleRecord[]> {
     const { entries, locks, files } = this.options;
     return locks.run(RESCAN_LOCK, async () => {
-      const custom = entries.all().filter((entry) => !entry.builtin);
-      const builtins = new Set(
-        entries
-          .all()
-          .filter((entry) => entry.builtin)
-          .map((entry) => entry.id),
-      );
+      const known = entries.all();
+      const custom = known.filter((entry) => !entry.builtin).map((entry) => entry.id);
+      const builtins = new Set(known.filter((entry) => entry.builtin).map((entry) => entry.id));
       // Shared modules: every folder to share is checked before anything here changes (a 400 names what cannot be).
-      const share = await files?.prepareRescan(
-        custom.map((entry) => entry.id),
-        builtins,
-      );
+      const share = await files?.prepareRescan(custom, builtins);
       const onDisk = new Set(listModuleFolders(this.options.modulesDir));
       for (const id of onDisk) {
         const entry = entries.find(id);

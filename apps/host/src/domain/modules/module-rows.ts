@@ -35,22 +35,22 @@ export class ModuleRows implements ModuleStore {
 
   async upsert(manifest: ValidManifest, builtin: boolean): Promise<void> {
     await this.store.upsert(manifest, builtin);
-    await this.reread(manifest.id);
+    await this.refresh(manifest.id);
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<void> {
     await this.store.setEnabled(id, enabled);
-    await this.reread(id);
+    await this.refresh(id);
   }
 
   async setConfig(id: string, config: Record<string, unknown>): Promise<void> {
     await this.store.setConfig(id, config);
-    await this.reread(id);
+    await this.refresh(id);
   }
 
   async setSource(id: string, source: string | null): Promise<void> {
     await this.store.setSource(id, source);
-    await this.reread(id);
+    await this.refresh(id);
   }
 
   async delete(id: string): Promise<void> {
@@ -63,12 +63,8 @@ export class ModuleRows implements ModuleStore {
     return (await this.store.all()).map((row) => row.id);
   }
 
-  /** Reads the row again (another host wrote it); gone from the database, gone from here. */
-  refresh(id: string): Promise<void> {
-    return this.reread(id);
-  }
-
-  private async reread(id: string): Promise<void> {
+  /** Reads the row again (after a write here, or another host's); gone from the database, gone from here. */
+  async refresh(id: string): Promise<void> {
     const row = await this.store.get(id);
     if (row) this.rows.set(id, row);
     else this.rows.delete(id);
