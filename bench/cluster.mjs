@@ -72,7 +72,7 @@ async function measure(topology, slow, postgres) {
     let env = {};
     let databaseUrl = null;
     if (topology !== "sqlite") {
-      databaseUrl = postgres.database();
+      databaseUrl = await postgres.database();
       env = {
         CYRNEL_DATABASE_URL: databaseUrl,
         CYRNEL_SECRETS_KEY: SECRETS_KEY,
@@ -112,10 +112,10 @@ async function measure(topology, slow, postgres) {
     // A build from before the process queue (HOST_BIN) has no claims: it ran everything on the one host.
     if (
       databaseUrl !== null &&
-      postgres.query(databaseUrl, "SELECT 1 FROM information_schema.columns WHERE column_name = 'claimed_by'").length >
-        0
+      (await postgres.query(databaseUrl, "SELECT 1 FROM information_schema.columns WHERE column_name = 'claimed_by'"))
+        .length > 0
     ) {
-      const rows = postgres.query(
+      const rows = await postgres.query(
         databaseUrl,
         "SELECT claimed_by, count(*) FROM executions WHERE claimed_by IS NOT NULL GROUP BY 1 ORDER BY 2 DESC",
       );

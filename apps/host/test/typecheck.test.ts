@@ -227,24 +227,23 @@ await cyrnel.services.nowhere.tools.x.invoke({});`);
 type P = { [K in D]: { [L in D]: { [M in D]: [K, L, M] }[D] }[D] }[D];
 const p: P = [1, 2, 3];
 await cyrnel.services.shop.tools.getItem.invoke({ id: "hostile" });`;
-      const started = Date.now();
       const { result, upstream } = await counted(hostile);
       expect(result.exitState).toBe("failed");
+      // The message names the 1000 ms budget: the check was stopped by it, not finished by the compiler (which would
+      // take tens of seconds).
       expect(result.error).toMatch(
         /^Type check (did not finish within its budget of 1000 ms|ran out of memory) .*so the code did not run: .*"typecheck": false/,
       );
       expect(upstream).toBe(0);
-      // Bounded by the budget, not by the compiler (which would take tens of seconds).
-      expect(Date.now() - started).toBeLessThan(20_000);
-
-      const { result: next, upstream: nextUpstream } = await counted(
-        `const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "after" });\ncyrnel.output({ name: item.name });`,
-      );
-      expect(next, next.error ?? "").toMatchObject({ exitState: "success", output: { name: "Item after" } });
-      expect(nextUpstream).toBe(1);
     } finally {
       await patchEnvironmentConfig({ typecheckTimeoutMs: 5_000 });
     }
+    // The checker recovers (checked under the usual budget: on a loaded machine a sound check may take over 1 s).
+    const { result: next, upstream: nextUpstream } = await counted(
+      `const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "after" });\ncyrnel.output({ name: item.name });`,
+    );
+    expect(next, next.error ?? "").toMatchObject({ exitState: "success", output: { name: "Item after" } });
+    expect(nextUpstream).toBe(1);
   });
 
   it("the environment's config turns the default off; a submission still asks for a check with typecheck: true", async () => {

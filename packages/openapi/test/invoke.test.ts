@@ -343,10 +343,9 @@ describe("transport failures", () => {
     });
     const slowHost = new FakeHost(instantiate());
     await slowHost.install("slow", document(server.url), { timeoutMs: 150 }, { key: "timeout-secret" });
-    const started = performance.now();
+    // The message names the service's 150 ms, not the default: that is the proof it was that timer that fired.
     const error = await rejection(slowHost.invoke("slow", "slow", { q: "x" }));
     expect(error.message).toBe(`GET ${server.url}/slow?q=x timed out after 150 ms`);
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(last().query).toBe("q=x&key=timeout-secret");
   });
 
@@ -360,11 +359,10 @@ describe("transport failures", () => {
     const before = server.requests.length;
     const pending = rejection(stoppingHost.invoke("stopping", "slow", { q: "y" }));
     await expect.poll(() => server.requests.length).toBe(before + 1);
-    const started = performance.now();
+    // The call's own timeout is a minute away: only the teardown can end it with this message.
     await adapter.teardown();
     const error = await pending;
     expect(error.message).toBe(`GET ${server.url}/slow?q=y was canceled: the openapi adapter was stopped`);
-    expect(performance.now() - started).toBeLessThan(5_000);
 
     // A torn-down adapter set up again makes calls as before.
     server.handle((_request, response) => json(response, 200, { ok: true }));

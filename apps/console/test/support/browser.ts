@@ -1,12 +1,11 @@
 /**
- * Debian's Chromium (no browser download is possible here) driven by playwright-core's library. Every page records
+ * A real Chromium (the system's, else @sparticuz/chromium from npm: @cyrnel/test-servers finds it; a test tool's own
+ * browser download is not possible here) driven by playwright-core's library. Every page records
  * the requests it makes and the CSP violations it hits, so a suite can assert that nothing left the loopback host
  * and that the CSP never had to refuse anything.
  */
-import { existsSync } from "node:fs";
+import { findChromium } from "@cyrnel/test-servers";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-
-export const CHROMIUM = process.env.CYRNEL_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Flags that make headless Chromium work on this machine kind and keep it from calling home. */
 const FLAGS = [
@@ -37,11 +36,14 @@ export interface Session {
 }
 
 export async function openBrowser(viewport = { width: 1280, height: 860 }): Promise<Session> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this when it is absent)`);
-  }
+  const found = await findChromium();
+  if ("missing" in found) throw new Error(found.missing);
   // launch() gives Chromium a new, empty --user-data-dir of its own (and removes it on close).
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const browser = await chromium.launch({
+    executablePath: found.executablePath,
+    args: FLAGS,
+    env: { ...process.env, ...found.env } as Record<string, string>,
+  });
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1, locale: "en-US", timezoneId: "UTC" });
   const requests: string[] = [];
   const cspViolations: string[] = [];

