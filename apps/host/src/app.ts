@@ -47,6 +47,7 @@ import { accessOf, type RouteDefinition } from "./http/route.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
+import { StorageHealth } from "./lib/storage-faults.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
 import { approvalRoutes } from "./routes/approvals/routes.js";
@@ -168,9 +169,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
     ...(cluster && { onDecided: cluster.approvalDecided }),
   });
+  // What the host saw of its storage lately (faults from requests and from the writes it retries), for /health.
+  const storageHealth = new StorageHealth();
   const calls = new CallLog({
     store: db.calls,
     logger,
+    storage: storageHealth,
     onCall: (record) => {
       if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
     },
@@ -237,6 +241,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId) => store.toolsJson(serviceId),
     ...(cluster && { queue: cluster.runQueue }),
+    storage: storageHealth,
   });
   const modulesDir = join(config.dataDir, "modules");
   // One lock per module: enabling, settings and loading never interleave on one module (on any host).
@@ -326,7 +331,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...systemRoutes(
       HOST_VERSION,
       () => (document ??= buildOpenApiDocument(routes, HOST_VERSION)),
-      () => ({ ...hostHealth(moduleEntries), ...(cluster ? cluster.health() : { role: config.cluster.role }) }),
+      () => ({
+        ...hostHealth(moduleEntries, storageHealth.reason()),
+        ...(cluster ? cluster.health() : { role: config.cluster.role }),
+      }),
     ),
     ...serviceRoutes(services, store),
     ...serviceRegistryRoutes(registryInstalls),
@@ -349,7 +357,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const publicRoutes = routes.filter((route) => accessOf(route) === "public");
   const publicPaths = new Set(publicRoutes.map((route) => route.path));
   const app = new Hono();
-  app.onError(errorHandler(logger));
+  app.onError(errorHandler(logger, storageHealth));
   app.notFound(notFoundHandler);
   app.use("*", async (c, next) => {
     if (stopping && !publicPaths.has(c.req.path)) throw new CyrnelError("shutting_down", "the host is shutting down");
@@ -423,7 +431,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       stopping = true;
       // Running processes end `canceled`, which also answers requests blocked on them; then in-flight requests finish.
       const queueStopped = cluster?.stopTaking();
+      // The runs' ends are written before the host goes, waiting out a storage fault — for shutdownTimeoutMs at most.
+      const giveUp = setTimeout(() => runner.abandonWrites(), config.shutdownTimeoutMs);
       await runner.cancel(null, "canceled: the host shut down");
+      clearTimeout(giveUp);
       await queueStopped;
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {

@@ -34,6 +34,10 @@ export const ERROR_STATUS = {
   upstream_error: 502,
   no_environment: 503,
   shutting_down: 503,
+  /** The database cannot be reached right now (a restart, a failover, a dropped connection); answered with `Retry-After`. */
+  database_unavailable: 503,
+  /** No space left for the database (the data directory's device, or the database server's disk); with `Retry-After`. */
+  insufficient_storage: 507,
   invoke_timeout: 504,
 } as const;
 

@@ -36,6 +36,7 @@
 import { join } from "node:path";
 import pg from "pg";
 import type { HostConfig } from "../config.js";
+import { guardConnections } from "../db/client-pg.js";
 import type { Store } from "../db/store.js";
 import type { PgStore } from "../db/store-pg.js";
 import type { Policies } from "../domain/governance/policies.js";
@@ -176,7 +177,7 @@ class PgChangeSync implements ChangeSync {
       application_name: `cyrnel locks ${hostId}`,
     });
     // A connection that dies holding a lock releases it; the pool replaces it. It must not take the host down.
-    lockPool.on("error", (error) => logger.warn("a lock connection failed", { error: messageOf(error) }));
+    guardConnections(lockPool, (error) => logger.warn("a lock connection failed", { error: messageOf(error) }));
     const feed = new ChangeFeed({ pool, listener, hostId, logger });
     const archives = new ModuleArchiveStore(pool);
     const moduleFiles = new ModuleFiles({

@@ -281,6 +281,44 @@ export class ExecutionRuns {
   }
 
   /**
+   * Ends the runs a live host claimed but never ended, long past their
+   * `timeoutMs` (the same sweep): the executing host ends its runs itself at
+   * their deadline and keeps retrying the final row through storage faults,
+   * so such a run means the host lost track of it (a claim whose answer was
+   * lost, a final write it gave up). A run that waited for an approval since
+   * it was claimed is left to its host: approval waits stop its clock. Ends
+   * them `timeout`, tells the readers; resolves how many it ended.
+   */
+  endOverdueClaimed(graceMs: number): Promise<number> {
+    return inTransaction(this.pool, async (tx) => {
+      const finishedAt = new Date().toISOString();
+      const { rows } = await tx.query(
+        `UPDATE executions e SET exit_state = 'timeout', finished_at = $1
+         FROM processes p
+         WHERE p.id = e.process_id AND e.claimed_by IS NOT NULL AND e.finished_at IS NULL
+           AND p.timeout_ms IS NOT NULL AND p.state <> 'suspended'
+           AND e.claimed_at + (p.timeout_ms + $2::bigint) * interval '1 millisecond' < now()
+           AND NOT EXISTS (
+             SELECT 1 FROM approvals a WHERE a.process_id = p.id
+               AND a.created_at >= to_char(e.claimed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')
+           )
+         RETURNING e.id AS "executionId", e.process_id AS "processId"`,
+        [finishedAt, graceMs],
+      );
+      const ended = toQueuedRuns(rows);
+      if (ended.length === 0) return 0;
+      await tx.query(
+        `UPDATE processes SET state = 'idle', exit_state = 'timeout', finished_at = $2,
+           error = 'timed out after ' || timeout_ms || ' ms; the host running it did not record its end'
+         WHERE id = ANY($1)`,
+        [ended.map((run) => run.processId), finishedAt],
+      );
+      for (const run of ended) await sendRunEnded(tx, run.processId, run.executionId);
+      return ended.length;
+    });
+  }
+
+  /**
    * The reaper's work (`HostLeases.onHostsLost`, in its transaction): every
    * run the lost hosts had ends `failed` with `interrupted: worker lost`,
    * keeping the text its host had written so far; the approvals those runs

@@ -173,7 +173,10 @@ export class HostLeases {
   /**
    * Stops renewing and reaping. `leave` (the default, for a graceful
    * shutdown after the host ended its own work) deletes the lease so nobody
-   * reports the host lost; without it the lease simply runs out.
+   * reports the host lost; without it the lease simply runs out. A run the
+   * host could not record the end of (storage was out of reach until its
+   * time was up) would have nobody left to end it once the lease is gone:
+   * leaving ends such runs like the reaper does, in the same transaction.
    */
   async stop(options: { leave?: boolean } = {}): Promise<void> {
     const wasAlive = this.state === "alive";
@@ -183,7 +186,12 @@ export class HostLeases {
     clearInterval(this.reapTimer);
     await this.reaping?.catch(() => undefined);
     if (wasAlive && options.leave !== false) {
-      await this.options.pool.query("DELETE FROM cluster_hosts WHERE id = $1", [this.hostId]);
+      await inTransaction(this.options.pool, async (tx) => {
+        const { rows } = await tx.query(`DELETE FROM cluster_hosts WHERE id = $1 RETURNING ${HOST_COLUMNS}`, [
+          this.hostId,
+        ]);
+        if (rows.length > 0) await this.options.onHostsLost?.(rows as HostRecord[], tx);
+      });
     }
   }
 

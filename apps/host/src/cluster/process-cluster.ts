@@ -71,6 +71,12 @@ export interface ClusterHealth {
 
 /** How long a count of the waiting runs is used for admission before it is counted again. */
 const QUEUE_COUNT_MS = 250;
+/**
+ * How long past its timeout a claimed run may stay unended before the sweep ends it: well past the executing host's
+ * own backstop (1 s) and kill grace (2 s), so a host that is merely slow or briefly cut off from the database ends
+ * and records its run itself.
+ */
+const OVERDUE_GRACE_MS = 30_000;
 
 export class ProcessCluster {
   readonly leases: HostLeases;
@@ -330,7 +336,10 @@ export class ProcessCluster {
       },
     };
     try {
-      const stored = this.claims.take(run.executionId) ?? (await this.runs.read(run.executionId));
+      // Claimed: this host must run it or end it, so a storage fault while reading it is waited out.
+      const stored =
+        this.claims.take(run.executionId) ??
+        (await runner.durably(run, "reading the claimed run", () => this.runs.read(run.executionId)));
       if (!stored) {
         await publisher.end();
         return;
@@ -345,14 +354,16 @@ export class ProcessCluster {
     } catch (error) {
       // Whatever failed, the run must not stay `running` with nobody on it: it ends failed, once.
       this.logger.error("running a claimed process failed", { ...run, error: messageOf(error) });
-      await recorder
-        .finish({
-          exitState: "failed",
-          error: `the host could not run it: ${messageOf(error)}`,
-          output: {},
-          stdout: publisher.stdout,
-          stderr: publisher.stderr,
-        })
+      await runner
+        .durably(run, "the end", () =>
+          recorder.finish({
+            exitState: "failed",
+            error: `the host could not run it: ${messageOf(error)}`,
+            output: {},
+            stdout: publisher.stdout,
+            stderr: publisher.stderr,
+          }),
+        )
         .catch(() => undefined);
     }
   }
@@ -362,6 +373,12 @@ export class ProcessCluster {
     try {
       const ended = await this.runs.endTimedOutWaiting();
       if (ended > 0) this.logger.warn("processes waited for a host past their timeout and ended", { count: ended });
+      const overdue = await this.runs.endOverdueClaimed(OVERDUE_GRACE_MS);
+      if (overdue > 0) {
+        this.logger.warn("processes whose host never recorded their end, long past their timeout, ended", {
+          count: overdue,
+        });
+      }
     } catch (error) {
       this.logger.warn("the queue-timeout sweep failed; it runs again", { error: messageOf(error) });
     }

@@ -54,6 +54,7 @@
  */
 import type { Logger } from "@cyrnel/sdk";
 import type pg from "pg";
+import { storageFaultOf } from "../lib/storage-faults.js";
 import type { ListenSubscription, NotificationListener } from "./notification-listener.js";
 import { splitForPayload } from "./payload-split.js";
 import { messageOf, NOTIFY_PAYLOAD_LIMIT, type Queryable, silentLogger } from "./sql.js";
@@ -116,6 +117,7 @@ export class RunPublisher {
   private lastPersistAt = Number.NEGATIVE_INFINITY;
   private dirty = false;
   private ended = false;
+  private endSent = false;
   private readonly channel: string;
   private readonly logger: Logger;
 
@@ -165,21 +167,32 @@ export class RunPublisher {
   /**
    * Ends the run's stream: no more persisting (a late write must not
    * overwrite the final row), `finalize` writes the final row, then the end
-   * frame goes out, after every frame before it.
+   * frame goes out, after every frame before it. When `finalize` fails on a
+   * storage fault nothing is sent and the end may be tried again (the runner
+   * retries until the row is written): readers told of an end would read a
+   * row that is not final. Any other failure still ends the stream.
    */
   async end(finalize?: () => Promise<void>): Promise<void> {
-    if (this.ended) return;
+    if (this.endSent) return;
     this.ended = true;
     clearTimeout(this.persistTimer);
     await this.persisting;
     try {
       await finalize?.();
-    } finally {
-      this.queue({ r: this.options.executionId, n: this.seq++, end: true });
-      this.pending.push([RUN_ENDS_CHANNEL, runEnd(this.options.processId, this.options.executionId)]);
-      await this.drain();
-      this.options.onEnded?.();
+    } catch (error) {
+      if (!storageFaultOf(error)) await this.sendEnd();
+      throw error;
     }
+    await this.sendEnd();
+  }
+
+  private async sendEnd(): Promise<void> {
+    if (this.endSent) return;
+    this.endSent = true;
+    this.queue({ r: this.options.executionId, n: this.seq++, end: true });
+    this.pending.push([RUN_ENDS_CHANNEL, runEnd(this.options.processId, this.options.executionId)]);
+    await this.drain();
+    this.options.onEnded?.();
   }
 
   // ---- internals ------------------------------------------------------------------

@@ -22,19 +22,37 @@ const MIGRATION_LOCK = 0x63_79_72_6e; // "cyrn"
 export const POOL_SIZE = 10;
 
 /**
+ * Every connection of `pool` gets an `'error'` listener of its own, for as
+ * long as it lives. node-postgres emits `'error'` on a client whose
+ * connection breaks, and a pool listens only to its idle clients: a client
+ * held between queries — inside a transaction, a migration's lock holder, a
+ * queue worker's — that loses its connection (a server restart, a failover,
+ * `pg_terminate_backend`, a pooler's idle timeout) would otherwise throw an
+ * unhandled `'error'` event and end the host. With the listener, the query in
+ * flight fails (the request answers `503 database_unavailable`), the pool
+ * discards the broken client on release, and the host carries on.
+ */
+export function guardConnections(pool: pg.Pool, onError: (error: unknown) => void): void {
+  pool.on("connect", (client) => {
+    client.on("error", onError);
+  });
+  // A connection that breaks while idle: the pool replaces it.
+  pool.on("error", onError);
+}
+
+/**
  * The password in the URL is never logged: a connection error's message is
  * the driver's (which does not repeat it), and the host's log redacts URL
  * passwords in any case (log.ts).
  */
 export async function openPgDatabase(
   url: string,
-  onIdleError: (error: unknown) => void,
+  onConnectionError: (error: unknown) => void,
   migrationsFolder = PG_MIGRATIONS_FOLDER,
   poolSize = POOL_SIZE,
 ): Promise<PgDb> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // A connection that breaks while idle (the server restarted) must not take the host down; the pool replaces it.
-  pool.on("error", onIdleError);
+  guardConnections(pool, onConnectionError);
   try {
     const client = await pool.connect();
     try {

@@ -14,18 +14,26 @@ export interface HostHealth {
   reasons: string[];
 }
 
-export function hostHealth(modules: Pick<ModuleEntries, "activeEnvironment" | "list">): HostHealth {
+/**
+ * `storageFault`: why the database could not be written lately (unreachable, no space left), from
+ * `StorageHealth`; null when writes succeed.
+ */
+export function hostHealth(
+  modules: Pick<ModuleEntries, "activeEnvironment" | "list">,
+  storageFault: string | null = null,
+): HostHealth {
+  const reasons = storageFault === null ? [] : [`storage: ${storageFault}`];
   const environment = modules.activeEnvironment();
   if (environment === null) {
-    const reasons = ["no environment module is active: processes cannot run"];
+    reasons.push("no environment module is active: processes cannot run");
     for (const record of modules.list({ type: "environment", enabled: true })) {
       if (record.error !== null) reasons.push(`environment "${record.id}" is enabled but failed: ${record.error}`);
     }
     return { status: "degraded", reasons };
   }
   const reported = environmentHealth(environment.module.health?.bind(environment.module));
-  if (reported.status === "ok") return { status: "ok", reasons: [] };
-  return { status: "degraded", reasons: [`environment "${environment.id}": ${reported.reason ?? "degraded"}`] };
+  if (reported.status !== "ok") reasons.push(`environment "${environment.id}": ${reported.reason ?? "degraded"}`);
+  return { status: reasons.length === 0 ? "ok" : "degraded", reasons };
 }
 
 /** Module code: whatever it returns or throws becomes a well-formed answer. */

@@ -1,14 +1,28 @@
-/** The single place errors become HTTP responses. Unknown errors are logged with their stack and answered as a bare 500. */
+/**
+ * The single place errors become HTTP responses. A storage fault (the database out of reach, no space left) is
+ * answered as what it is — `503 database_unavailable` or `507 insufficient_storage`, with `Retry-After` — and
+ * noted for `/health`. Other unknown errors are logged with their stack and answered as a bare 500.
+ */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { CyrnelError } from "../errors.js";
+import { type StorageHealth, storageError, storageFaultOf } from "../lib/storage-faults.js";
 import type { HostLogger } from "../log.js";
 
-export function errorHandler(logger: HostLogger) {
+export function errorHandler(logger: HostLogger, storage?: StorageHealth) {
   return (error: Error, c: Context): Response => {
     let problem: CyrnelError;
+    const fault = storageFaultOf(error);
+    if (fault) storage?.failed(fault);
     if (error instanceof CyrnelError) {
       problem = error;
+    } else if (fault) {
+      logger.warn("a request failed on a storage fault", {
+        method: c.req.method,
+        path: c.req.path,
+        reason: fault.reason,
+      });
+      problem = storageError(fault);
     } else if (error instanceof HTTPException && error.status < 500) {
       problem = new CyrnelError(error.status === 413 ? "payload_too_large" : "bad_request", error.message);
     } else {
@@ -22,7 +36,13 @@ export function errorHandler(logger: HostLogger) {
     }
     const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
     if (problem.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="cyrnel"';
-    if (problem.code === "at_capacity") headers["Retry-After"] = String(retryAfterOf(problem.details));
+    if (
+      problem.code === "at_capacity" ||
+      problem.code === "database_unavailable" ||
+      problem.code === "insufficient_storage"
+    ) {
+      headers["Retry-After"] = String(retryAfterOf(problem.details));
+    }
     return new Response(JSON.stringify(problem.toJSON()), { status: problem.status, headers });
   };
 }

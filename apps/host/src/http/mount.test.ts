@@ -107,14 +107,16 @@ describe("declared error codes", () => {
       "403": "forbidden",
       "409": "conflict",
       "500": "internal",
-      "503": "shutting_down",
+      "503": "shutting_down, database_unavailable",
+      "507": "insufficient_storage",
     });
     expect(responses(throwing("conflict", { access: "agent" }))).toEqual({
       "200": "Never",
       "401": "unauthorized",
       "409": "conflict",
       "500": "internal",
-      "503": "shutting_down",
+      "503": "shutting_down, database_unavailable",
+      "507": "insufficient_storage",
     });
     expect(responses(throwing("conflict", { ...withBody, access: "public" }))).toEqual({
       "200": "Never",

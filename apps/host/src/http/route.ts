@@ -84,7 +84,9 @@ export interface RouteDefinition<
  * Codes a route answers without declaring them, because they come from what
  * routes share rather than from the route itself: `internal` (a bug, on any
  * route), `unauthorized` and `shutting_down` (the bearer key and the refusal
- * during shutdown, on every route but the public ones), `forbidden` (an
+ * during shutdown, on every route but the public ones), `database_unavailable`
+ * and `insufficient_storage` (a storage fault, on every route that reads or
+ * writes the database: all but the public ones), `forbidden` (an
  * agent key on an admin route), and for a route that
  * takes a JSON body, what reading it can answer: `payload_too_large`,
  * `bad_request` (missing, not JSON, malformed, nested too deep, not UTF-8)
@@ -94,7 +96,9 @@ export function implicitErrors(route: Pick<RouteDefinition, "access" | "body">):
   const access = accessOf(route);
   return [
     "internal",
-    ...(access === "public" ? [] : (["unauthorized", "shutting_down"] as const)),
+    ...(access === "public"
+      ? []
+      : (["unauthorized", "shutting_down", "database_unavailable", "insufficient_storage"] as const)),
     ...(access === "admin" ? (["forbidden"] as const) : []),
     ...(route.body ? (["bad_request", "payload_too_large", "validation_failed"] as const) : []),
   ];

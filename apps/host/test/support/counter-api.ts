@@ -6,6 +6,7 @@
  * request must carry the API key the service was configured with.
  *
  * - `GET /hits/{tag}?hold=true|false` (`hit`) → `{ tag, count }`
+ * - `POST /hits/{tag}?hold=true|false` (`record`: a write, neither read-only nor idempotent) → `{ tag, count }`
  * - `GET /guarded/{tag}` (`guarded`; the tests put it under an `ask` policy) → `{ tag, count }`
  */
 import { createServer } from "node:http";
@@ -71,7 +72,8 @@ export async function startCounterApi(key: string): Promise<CounterApi> {
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const match = /^\/(hits|guarded)\/([^/]+)$/.exec(url.pathname);
-    if (request.method !== "GET" || !match) {
+    const write = request.method === "POST" && match?.[1] === "hits";
+    if ((request.method !== "GET" && !write) || !match) {
       response.writeHead(404).end();
       return;
     }
@@ -117,6 +119,12 @@ export async function startCounterApi(key: string): Promise<CounterApi> {
         get: {
           operationId: "hit",
           summary: "Counts a call of this tag; with hold, answers once the test releases the tag",
+          parameters: [tagParameter, { name: "hold", in: "query", required: false, schema: { type: "boolean" } }],
+          responses: answer,
+        },
+        post: {
+          operationId: "record",
+          summary: "Counts a write of this tag; with hold, answers once the test releases the tag",
           parameters: [tagParameter, { name: "hold", in: "query", required: false, schema: { type: "boolean" } }],
           responses: answer,
         },

@@ -7,6 +7,13 @@
  * first, so a list never misses a call that ended. A host that dies loses
  * at most the last FLUSH_DELAY_MS of records.
  *
+ * Storage faults (the database out of reach, the disk full): a batch that
+ * fails on one is kept, in order, and written again with backoff until
+ * storage is back (at most MAX_KEPT_ROWS are kept; past that the oldest are
+ * dropped, logged). Writing again is safe: the stores ignore rows already
+ * there. A read or a run's end that flushes meanwhile fails with the fault
+ * (the request answers 503/507), so nobody reads a list that misses calls.
+ *
  * Ids: one host hands them out itself (the highest ever given, read at
  * start, plus one). Hosts sharing a database must not give the same id
  * twice, so there (`ids`) each host takes blocks of ids from the database's
@@ -18,6 +25,7 @@
  */
 import type { CallCounts, CallRecord } from "../../contract/governance.js";
 import { messageOf } from "../../errors.js";
+import { type StorageHealth, storageFaultOf } from "../../lib/storage-faults.js";
 import type { HostLogger } from "../../log.js";
 import type { CallFilter, CallRow, CallStore, NewCallRow } from "./call-store.js";
 import type { CallContext } from "./caller.js";
@@ -45,6 +53,8 @@ export interface CallLogOptions {
   onCall(record: CallRecord): void;
   /** Takes `count` fresh ids from a source every host shares (PostgreSQL's sequence); absent: this host counts. */
   ids?(count: number): Promise<number[]>;
+  /** Told of storage faults the writes meet (for `/health`). */
+  storage?: StorageHealth;
 }
 
 /** Ids taken from the shared source at a time, and how few left make this host take the next block. */
@@ -53,6 +63,10 @@ const ID_LOW_WATER = 64;
 
 const FLUSH_DELAY_MS = 100;
 const FLUSH_ROWS = 500;
+/** Records kept through a storage fault at most (about 1 KB each), and the pauses between tries to write them. */
+const MAX_KEPT_ROWS = 100_000;
+const RETRY_FIRST_MS = 200;
+const RETRY_MAX_MS = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Ids sent by code for services and tools that do not exist can be anything; the record keeps this much. */
 const MAX_ID_CHARS = 256;
@@ -60,6 +74,10 @@ const MAX_ID_CHARS = 256;
 export class CallLog {
   private lastId = 0;
   private pending: NewCallRow[] = [];
+  /** Rows a storage fault kept from being written, oldest first; written before `pending`. */
+  private kept: NewCallRow[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelay = RETRY_FIRST_MS;
   /** The batches being written, in order: a read waits for every batch recorded before it. */
   private writing: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -133,8 +151,8 @@ export class CallLog {
       parameters: call.parameters.value,
     };
     this.pending.push({ ...record, executionId: call.context.executionId, parameters: call.parameters.json });
-    if (this.pending.length >= FLUSH_ROWS) void this.flushNow();
-    else this.flushTimer ??= setTimeout(() => void this.flushNow(), FLUSH_DELAY_MS).unref();
+    if (this.pending.length >= FLUSH_ROWS) this.flushInBackground();
+    else this.flushTimer ??= setTimeout(() => this.flushInBackground(), FLUSH_DELAY_MS).unref();
     try {
       this.options.onCall(record);
     } catch (error) {
@@ -149,22 +167,68 @@ export class CallLog {
     return this.flushNow();
   }
 
+  /** A flush nobody awaits: a storage fault keeps the rows for the retry, and that is all there is to do. */
+  private flushInBackground(): void {
+    this.flushNow().catch(() => undefined);
+  }
+
+  /**
+   * Writes the kept rows and what is waiting, after every batch before. Resolves once written; rejects with the
+   * fault when storage refused them (they are kept and retried); other failures are logged and the rows dropped.
+   */
   private flushNow(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.pending.length > 0) {
-      const rows = this.pending;
-      this.pending = [];
-      this.writing = this.writing.then(() =>
-        this.options.store.insertMany(rows).catch((error) => {
-          this.options.logger.error("call records could not be written", {
-            count: rows.length,
-            error: messageOf(error),
-          });
-        }),
-      );
+    const attempt = this.writing.then(() => this.writeWaiting());
+    this.writing = attempt.catch(() => undefined);
+    return attempt;
+  }
+
+  private async writeWaiting(): Promise<void> {
+    if (this.kept.length === 0 && this.pending.length === 0) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const rows = this.kept.concat(this.pending);
+    this.kept = [];
+    this.pending = [];
+    try {
+      await this.options.store.insertMany(rows);
+      if (this.retryDelay !== RETRY_FIRST_MS) {
+        this.options.logger.info("storage is back; kept call records were written", { count: rows.length });
+        this.retryDelay = RETRY_FIRST_MS;
+      }
+      this.options.storage?.recovered();
+    } catch (error) {
+      const fault = storageFaultOf(error);
+      if (!fault) {
+        this.options.logger.error("call records could not be written", { count: rows.length, error: messageOf(error) });
+        return;
+      }
+      this.options.storage?.failed(fault);
+      this.keep(rows, fault.reason);
+      throw error;
     }
-    return this.writing;
+  }
+
+  /** Keeps rows a storage fault refused (bounded) and tries them again later, backing off. */
+  private keep(rows: NewCallRow[], reason: string): void {
+    if (this.retryDelay === RETRY_FIRST_MS) {
+      this.options.logger.warn("call records could not be written; kept and retried until storage is back", {
+        count: rows.length,
+        reason,
+      });
+    }
+    this.kept = rows.concat(this.kept, this.pending);
+    this.pending = [];
+    if (this.kept.length > MAX_KEPT_ROWS) {
+      const dropped = this.kept.splice(0, this.kept.length - MAX_KEPT_ROWS);
+      this.options.logger.error("call records were dropped: too many kept while storage was out of reach", {
+        count: dropped.length,
+        kept: MAX_KEPT_ROWS,
+      });
+    }
+    this.retryTimer = setTimeout(() => this.flushInBackground(), this.retryDelay);
+    this.retryDelay = Math.min(RETRY_MAX_MS, this.retryDelay * 2);
   }
 
   async list(filter: CallFilter): Promise<CallRow[]> {
@@ -194,10 +258,19 @@ export class CallLog {
     this.retentionTimer = setInterval(() => void prune(), DAY_MS).unref();
   }
 
-  /** Shutdown: writes what is waiting and stops the timers. */
-  stop(): Promise<void> {
+  /** Shutdown: writes what is waiting and stops the timers (what storage still refuses is lost, logged). */
+  async stop(): Promise<void> {
     clearInterval(this.retentionTimer);
-    return this.flush();
+    try {
+      await this.flush();
+    } catch (error) {
+      this.options.logger.error("call records were lost: storage was out of reach when the host stopped", {
+        count: this.kept.length,
+        error: messageOf(error),
+      });
+    } finally {
+      clearTimeout(this.retryTimer);
+    }
   }
 }
 

@@ -29,7 +29,12 @@ export class PgCallStore implements CallStore {
       for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
         const chunk = rows.slice(start, start + ROWS_PER_INSERT);
         // `parameters` is JSON text already: stored as it is (the column is json, which keeps the text).
-        await tx.insert(calls).values(chunk.map((row) => ({ ...row, parameters: sql`${row.parameters}::json` })));
+        // A batch written again after a storage fault (CallLog retries: the first try may have committed before its
+        // answer was lost) keeps the rows that made it.
+        await tx
+          .insert(calls)
+          .values(chunk.map((row) => ({ ...row, parameters: sql`${row.parameters}::json` })))
+          .onConflictDoNothing();
       }
       await tx.execute(sql`select setval('calls_id_seq', greatest(${highest}::bigint,
         (select case when is_called then last_value else 0 end from calls_id_seq)))`);

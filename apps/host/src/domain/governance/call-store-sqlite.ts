@@ -33,6 +33,8 @@ export class SqliteCallStore implements CallStore {
           status: param("status"),
           parameters: raw("parameters"),
         })
+        // A batch written again after a storage fault (CallLog retries) keeps the rows that made it.
+        .onConflictDoNothing()
         .prepare(),
       countsOfLatestRun: db
         .select({

@@ -14,6 +14,13 @@
  * the process is `suspended` (a host-owned state) and both clocks — the
  * environment's deadline (`pauseDeadline`) and the backstop — stand still;
  * once no call waits any more it is `running` again with the time it had.
+ *
+ * Storage faults: a run's result is known only to the host that ran it. Its
+ * writes (state changes, the final row) are kept and retried while the
+ * database is out of reach or the disk is full (`retryStorage`), in order,
+ * and whoever waits for the run keeps seeing the live run until the final row
+ * is there. Only a stopping host whose time ran out gives up (`abandonWrites`):
+ * on PostgreSQL the reaper or the sweep then ends the run.
  */
 import type {
   EnvironmentBindings,
@@ -26,6 +33,7 @@ import type {
 import type { CallCounts } from "../../contract/governance.js";
 import type { ProcessEvent } from "../../contract/processes.js";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
+import { retryStorage, type StorageHealth } from "../../lib/storage-faults.js";
 import type { HostLogger } from "../../log.js";
 import type { ApprovalRow } from "../governance/approval-store.js";
 import type { CallContext, Caller } from "../governance/caller.js";
@@ -86,6 +94,8 @@ export interface ProcessRunnerOptions {
    * host's environment (cluster/process-cluster.ts). Absent on SQLite: one host runs what it admits.
    */
   queue?: RunQueue;
+  /** Told of storage faults the runs' writes meet (for `/health`). */
+  storage?: StorageHealth;
 }
 
 /**
@@ -246,6 +256,8 @@ export class ProcessRunner {
   private readonly stoppedEnvironments = new Map<string, string>();
   /** Live readers this host serves per process whose run is followed through the queue. */
   private readonly remoteFollowers = new Map<number, number>();
+  /** Aborted when a stopping host gives up the writes still waiting for storage (`abandonWrites`). */
+  private readonly giveUpWrites = new AbortController();
 
   constructor(private readonly options: ProcessRunnerOptions) {
     options.events.on("environmentDraining", ({ environmentId }) => this.drain(environmentId));
@@ -512,7 +524,7 @@ export class ProcessRunner {
    */
   async runClaimed(run: ClaimedRun): Promise<void> {
     const unrun = (exitState: ExecutionExitState, error: string) =>
-      run.recorder.finish({ exitState, error, output: {}, stdout: "", stderr: "" });
+      this.durably(run, "the end", () => run.recorder.finish({ exitState, error, output: {}, stdout: "", stderr: "" }));
     if (run.killRequested()) return unrun("canceled", "canceled");
     if (run.timeoutMs !== null && run.waitedMs >= run.timeoutMs) {
       return unrun("timeout", `timed out after ${run.timeoutMs} ms waiting in the queue; the code never ran`);
@@ -879,14 +891,34 @@ export class ProcessRunner {
     });
   }
 
+  /**
+   * A stopping host whose time is up: writes still waiting for storage are given up (logged), so the stop can end.
+   * On PostgreSQL the runs they belonged to are ended by the reaper or the sweep on another host.
+   */
+  abandonWrites(): void {
+    this.giveUpWrites.abort();
+  }
+
+  /** A write of a run's rows, retried through storage faults (see the header); the queue's host uses it too. */
+  durably<T>(run: { processId: number }, what: string, write: () => Promise<T>): Promise<T> {
+    return retryStorage(write, {
+      what: `${what} of process ${run.processId}`,
+      logger: this.options.logger,
+      giveUp: this.giveUpWrites.signal,
+      ...(this.options.storage && { health: this.options.storage }),
+    });
+  }
+
   /** Queues a write of the run's process row behind the run's earlier ones; a failure is logged, not thrown. */
   private persist(execution: LiveExecution, write: () => Promise<void>): void {
-    execution.writes = execution.writes.then(write).catch((error) => {
-      this.options.logger.warn("could not record the state of a process", {
-        process: execution.processId,
-        error: messageOf(error),
+    execution.writes = execution.writes
+      .then(() => this.durably(execution, "the state", write))
+      .catch((error) => {
+        this.options.logger.warn("could not record the state of a process", {
+          process: execution.processId,
+          error: messageOf(error),
+        });
       });
-    });
   }
 
   private pauseBackstop(execution: LiveExecution): void {
@@ -952,9 +984,9 @@ export class ProcessRunner {
     try {
       await approvalsEnded;
       await execution.writes;
-      await execution.recorder.finish(result);
+      await this.durably(execution, "the end", () => execution.recorder.finish(result));
     } catch (failure) {
-      // The process may have been deleted meanwhile, or the database closed at shutdown.
+      // The process may have been deleted meanwhile, or a stopping host gave up waiting for storage.
       this.options.logger.warn("could not record the end of a process", {
         process: execution.processId,
         error: messageOf(failure),

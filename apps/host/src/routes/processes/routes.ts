@@ -43,7 +43,7 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
   const result = async (row: ProcessView) => processResult(row, await runner.callCounts(row.id));
   const respond = async (row: ProcessView, block: boolean | undefined, status: number, context: Context) =>
     block
-      ? json(status, await result(await runner.waitIdle(row.id, context.req.raw.signal)))
+      ? json(status, await result(await waitBounded(runner, row, context.req.raw.signal)))
       : json(status, processRecord(row));
 
   return [
@@ -363,4 +363,24 @@ export async function reachableProcess(
   const row = await runner.get(id);
   if (!reachesProcess(caller, row)) throw notFound(`process ${id}`);
   return row;
+}
+
+/**
+ * How long past its `timeoutMs` a blocking request waits for a run's end before it answers with the process as it is
+ * (not idle: the client polls). A run ends at its deadline, so this is only reached when its end cannot be recorded
+ * yet (the database out of reach, the disk full: the host keeps retrying).
+ */
+const BLOCK_GRACE_MS = 30_000;
+
+/** `waitIdle`, bounded by the run's timeout (plus grace); time spent waiting for an approval does not count. */
+async function waitBounded(runner: ProcessRunner, row: ProcessView, signal: AbortSignal): Promise<ProcessView> {
+  if (row.timeoutMs === null) return runner.waitIdle(row.id, signal);
+  for (;;) {
+    const bound = AbortSignal.any([
+      signal,
+      AbortSignal.timeout(Math.min(row.timeoutMs + BLOCK_GRACE_MS, MAX_TIMEOUT_MS)),
+    ]);
+    const view = await runner.waitIdle(row.id, bound);
+    if (view.state !== "suspended" || signal.aborted) return view;
+  }
 }
