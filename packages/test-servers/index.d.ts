@@ -10,9 +10,12 @@ export interface ThrowawayPostgres {
   source: string;
   /** Stops the server and removes its folder (nothing, for the developer's own server). */
   stop(): void;
+  /** `pg_ctl restart -m <mode>` (default `fast`); returns once it accepts connections. Not for the developer's server. */
+  restart(mode?: "smart" | "fast" | "immediate"): void;
 }
 
-export function startThrowawayPostgres(): Promise<ThrowawayPostgres>;
+/** `own`: a server of the caller's own even when CYRNEL_TEST_DATABASE_URL names one (a test that restarts it). */
+export function startThrowawayPostgres(options?: { own?: boolean }): Promise<ThrowawayPostgres>;
 
 export type FoundChromium =
   | { executablePath: string; source: string; env: Record<string, string> }

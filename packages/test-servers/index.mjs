@@ -112,6 +112,11 @@ function npmPostgresBin() {
 export function findPostgres() {
   const url = process.env.CYRNEL_TEST_DATABASE_URL;
   if (url) return { url, source: "CYRNEL_TEST_DATABASE_URL" };
+  return findPostgresBinaries();
+}
+
+/** Server binaries to start a throw-away PostgreSQL from (`{ bin, source }`), or `{ missing }`. */
+function findPostgresBinaries() {
   const named = process.env.CYRNEL_TEST_POSTGRES_BIN;
   if (named) {
     return hasServerTools(named)
@@ -155,12 +160,18 @@ function serverUser() {
 /**
  * A throw-away PostgreSQL for a test run or a bench: initdb + pg_ctl start into a new temporary folder, loopback
  * only, on a free port, without durability (nothing here is kept). With CYRNEL_TEST_DATABASE_URL the developer's
- * server is used instead and left running. `adminUrl` is a superuser's; its password is ignored (trust auth).
+ * server is used instead and left running, unless `own` asks for a server of the caller's own (a test that restarts
+ * it). `adminUrl` is a superuser's; its password is ignored (trust auth).
  */
-export async function startThrowawayPostgres() {
-  const found = findPostgres();
+export async function startThrowawayPostgres({ own = false } = {}) {
+  const found = own && process.env.CYRNEL_TEST_DATABASE_URL ? findPostgresBinaries() : findPostgres();
   if ("missing" in found) throw new Error(found.missing);
-  if ("url" in found) return { adminUrl: found.url, source: found.source, stop() {} };
+  if ("url" in found) {
+    const refuse = () => {
+      throw new Error("the developer's server (CYRNEL_TEST_DATABASE_URL) is not restarted by tests");
+    };
+    return { adminUrl: found.url, source: found.source, stop() {}, restart: refuse };
+  }
   const root = mkdtempSync(join(tmpdir(), "cyrnel-postgres-"));
   const data = join(root, "data");
   const user = serverUser();
@@ -191,6 +202,23 @@ export async function startThrowawayPostgres() {
     root,
     /** Runs one of the server's tools (pg_ctl, …) as the server's user. */
     run,
+    /** `pg_ctl restart` (`fast`: sessions are terminated, as in a failover); resolves once it accepts connections. */
+    restart(mode = "fast") {
+      run("pg_ctl", [
+        "-D",
+        data,
+        "-o",
+        options,
+        "-l",
+        join(root, "server.log"),
+        "-m",
+        mode,
+        "-w",
+        "-t",
+        "120",
+        "restart",
+      ]);
+    },
     stop() {
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
