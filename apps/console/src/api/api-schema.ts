@@ -946,7 +946,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @description Stable machine-readable code */
-            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "forbidden" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "too_many_followers" | "at_capacity" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "invoke_timeout";
+            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "forbidden" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "too_many_followers" | "at_capacity" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
             details?: unknown;
         };
     };
@@ -1032,8 +1032,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1117,8 +1126,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1265,7 +1283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1276,6 +1294,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1360,8 +1387,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1425,8 +1461,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1547,7 +1592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1558,6 +1603,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1693,7 +1747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1704,6 +1758,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1773,8 +1836,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1892,7 +1964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1903,6 +1975,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1971,8 +2052,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2089,7 +2179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2100,6 +2190,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2246,7 +2345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2257,6 +2356,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2378,7 +2486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2389,6 +2497,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2483,8 +2600,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2570,8 +2696,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2640,7 +2775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down */
+            /** @description no_environment, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,6 +2786,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2769,8 +2913,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2883,7 +3036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2894,6 +3047,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2973,8 +3135,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3089,8 +3260,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3179,8 +3359,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3271,8 +3460,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3345,8 +3543,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3444,8 +3651,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3578,8 +3794,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3649,8 +3874,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3759,8 +3993,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3829,8 +4072,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3947,8 +4199,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4034,8 +4295,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4169,8 +4439,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4286,8 +4565,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4371,8 +4659,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4486,8 +4783,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4567,8 +4873,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4632,8 +4947,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4732,8 +5056,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4832,8 +5165,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4915,8 +5257,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5058,8 +5409,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down */
+            /** @description no_environment, shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5142,8 +5502,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5216,8 +5585,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5283,8 +5661,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5361,8 +5748,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5437,8 +5833,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5513,8 +5918,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5635,8 +6049,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5724,8 +6147,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5885,8 +6317,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6043,8 +6484,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down */
+            /** @description no_environment, shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6136,8 +6586,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6228,8 +6687,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6323,8 +6791,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6443,8 +6920,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6563,8 +7049,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6657,8 +7152,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6747,8 +7251,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6803,7 +7316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down */
+            /** @description no_environment, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6814,6 +7327,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6898,7 +7420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down */
+            /** @description no_environment, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6909,6 +7431,15 @@ export interface operations {
             };
             /** @description invoke_timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6991,8 +7522,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7101,8 +7641,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7181,8 +7730,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7255,8 +7813,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down */
+            /** @description shutting_down, database_unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
