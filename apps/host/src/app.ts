@@ -27,6 +27,7 @@ import { ModuleLoader } from "./domain/modules/module-loader.js";
 import { ModuleQuarantine } from "./domain/modules/module-quarantine.js";
 import { ModuleRegistry } from "./domain/modules/module-registry.js";
 import { ModuleRows } from "./domain/modules/module-rows.js";
+import { ProcessRetention } from "./domain/processes/process-retention.js";
 import { ProcessRunner } from "./domain/processes/process-runner.js";
 import { Registries } from "./domain/registries/registries.js";
 import { RegistryClient } from "./domain/registries/registry-client.js";
@@ -243,6 +244,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...(cluster && { queue: cluster.runQueue }),
     storage: storageHealth,
   });
+  const retention = new ProcessRetention({ store: processStore, logger, spaceFreed: () => db.spaceFreed() });
+  retention.keepFor(config.processesRetentionDays);
   const modulesDir = join(config.dataDir, "modules");
   // One lock per module: enabling, settings and loading never interleave on one module (on any host).
   const moduleLocks = sync.moduleLocks;
@@ -343,7 +346,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...moduleRoutes(moduleEntries, moduleRegistry, moduleLoader),
     ...moduleInstallRoutes(moduleInstaller),
     ...registryRoutes(registries),
-    ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars }),
+    ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars, retention }),
     ...approvalRoutes(approvals),
     ...callRoutes(calls, runner),
     ...environmentRoutes(docs),
@@ -448,6 +451,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       await sync.stop();
       await listener?.stop();
       await moduleRegistry.stop();
+      retention.stop();
       await calls.stop();
       await db.close();
     },

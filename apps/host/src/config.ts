@@ -68,6 +68,11 @@ export interface HostConfig {
   /** `CYRNEL_CALLS_RETENTION_DAYS`: call records older than this are deleted (at start and daily). */
   callsRetentionDays: number;
   /**
+   * `CYRNEL_PROCESSES_RETENTION_DAYS`: processes that finished longer ago than this are deleted with their runs,
+   * call records and approvals (at start and daily).
+   */
+  processesRetentionDays: number;
+  /**
    * `CYRNEL_MCP_WAIT_MS`: the longest one `/mcp` call (run_code, get_process with wait) waits for a process
    * before it answers that the process is still running, so that it answers before the client gives up.
    */
@@ -162,6 +167,13 @@ export function loadConfig(env: Env = process.env): HostConfig {
       MAX_TIMER_MS,
     ),
     callsRetentionDays: integer("CYRNEL_CALLS_RETENTION_DAYS", read("CYRNEL_CALLS_RETENTION_DAYS"), 30, 1, 36_500),
+    processesRetentionDays: integer(
+      "CYRNEL_PROCESSES_RETENTION_DAYS",
+      read("CYRNEL_PROCESSES_RETENTION_DAYS"),
+      30,
+      1,
+      36_500,
+    ),
     mcpWaitMs: mcpWaitMs(read("CYRNEL_MCP_WAIT_MS")),
     cluster: loadClusterConfig(env),
   };

@@ -109,3 +109,7 @@ export type ProcessEvent = Static<typeof ProcessEvent>;
 export type ProcessText = Static<typeof ProcessText>;
 export type BoundedResult = Static<typeof BoundedResult>;
 export type TextPage = Static<typeof TextPage>;
+
+/** `DELETE /processes`: how many finished processes went, with their runs, call records and approvals. */
+export const PrunedProcesses = Type.Object({ deleted: Type.Integer({ minimum: 0 }) });
+export type PrunedProcesses = Static<typeof PrunedProcesses>;

@@ -1,9 +1,9 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDialect } from "../support/database.js";
+import { queryDatabase, testDialect } from "../support/database.js";
 import { fixturesDir } from "../support/host.js";
-import { type InProcessHost, startInProcess } from "../support/in-process.js";
+import { type InProcessHost, rebuild, startInProcess } from "../support/in-process.js";
 import { enableRecorder, installRecorded } from "../support/recorder.js";
 
 /**
@@ -287,6 +287,68 @@ describe("signals", () => {
     expect((await host.api("GET", `/processes/${running.id}`)).status).toBe(404);
     const next = (await host.api("POST", "/processes", { code: "x", block: true })).body;
     expect(next.id).toBeGreaterThan(running.id);
+  });
+});
+
+describe("retention: DELETE /processes and CYRNEL_PROCESSES_RETENTION_DAYS", () => {
+  const DAY_MS = 24 * 60 * 60 * 1000;
+  const finishedDaysAgo = (id: number, days: number) =>
+    queryDatabase(host.dataDir, "UPDATE processes SET finished_at = ? WHERE id = ?", [
+      new Date(Date.now() - days * DAY_MS).toISOString(),
+      id,
+    ]);
+  const callsOf = async (id: number) => (await host.api("GET", `/calls?processId=${id}`)).body.items.length;
+
+  it("deletes the idle processes that finished before a time, with their calls; never a running one", async () => {
+    const old = (await host.api("POST", "/processes", { code: "call:svc.ok", block: true })).body;
+    const failedOld = (await host.api("POST", "/processes", { code: "fail:boom", block: true })).body;
+    const recent = (await host.api("POST", "/processes", { code: "call:svc.ok", block: true })).body;
+    const running = (await host.api("POST", "/processes", { code: "sleep:60000" })).body;
+    await finishedDaysAgo(old.id, 10);
+    await finishedDaysAgo(failedOld.id, 10);
+    expect(await callsOf(old.id)).toBe(1);
+    const cutoff = new Date(Date.now() - 5 * DAY_MS).toISOString();
+
+    const onlyFailed = await host.api("DELETE", `/processes?finishedBefore=${cutoff}&exitState=failed`);
+    expect(onlyFailed.status, onlyFailed.text).toBe(200);
+    expect(onlyFailed.body).toEqual({ deleted: 1 });
+    expect((await host.api("GET", `/processes/${failedOld.id}`)).status).toBe(404);
+
+    const pruned = await host.api("DELETE", `/processes?finishedBefore=${encodeURIComponent(cutoff)}`);
+    expect(pruned.body).toEqual({ deleted: 1 });
+    expect((await host.api("GET", `/processes/${old.id}`)).status).toBe(404);
+    expect(await callsOf(old.id)).toBe(0);
+    expect((await host.api("GET", `/processes/${recent.id}`)).status).toBe(200);
+    expect(await callsOf(recent.id)).toBe(1);
+
+    // Even a cutoff in the future leaves what has not finished.
+    const future = new Date(Date.now() + DAY_MS).toISOString();
+    await host.api("DELETE", `/processes?finishedBefore=${future}`);
+    expect((await host.api("GET", `/processes/${running.id}`)).body.state).toBe("running");
+    await host.api("POST", `/processes/${running.id}/signals/kill`);
+  });
+
+  it.each([
+    ["no finishedBefore", "", "finishedBefore"],
+    ["a finishedBefore that is no time", "?finishedBefore=yesterday", "finishedBefore"],
+    ["an unknown exitState", `?finishedBefore=${new Date().toISOString()}&exitState=gone`, "exitState"],
+  ])("refuses %s with a 400 naming it, deleting nothing", async (_label, query, mentions) => {
+    const kept = (await host.api("POST", "/processes", { code: "x", block: true })).body;
+    const response = await host.api("DELETE", `/processes${query}`);
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toContain(mentions);
+    expect((await host.api("GET", `/processes/${kept.id}`)).status).toBe(200);
+  });
+
+  it("deletes processes past CYRNEL_PROCESSES_RETENTION_DAYS when the host starts", async () => {
+    const old = (await host.api("POST", "/processes", { code: "call:svc.ok", block: true })).body;
+    const young = (await host.api("POST", "/processes", { code: "x", block: true })).body;
+    await finishedDaysAgo(old.id, 3);
+    await finishedDaysAgo(young.id, 1);
+    host = await rebuild(host, { env: { ...host.options.env, CYRNEL_PROCESSES_RETENTION_DAYS: "2" } });
+    await expect.poll(async () => (await host.api("GET", `/processes/${old.id}`)).status).toBe(404);
+    expect(await callsOf(old.id)).toBe(0);
+    expect((await host.api("GET", `/processes/${young.id}`)).status).toBe(200);
   });
 });
 

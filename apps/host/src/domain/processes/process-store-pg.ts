@@ -4,9 +4,10 @@
  * connection). Multi-row changes are transactions; a run's counter is
  * incremented in SQL, so two hosts starting runs cannot lose one.
  */
+import type { ExecutionExitState } from "@cyrnel/sdk";
 import { and, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { PgDb } from "../../db/client-pg.js";
-import { escapeNul, executions, processes, unescapeNul } from "../../db/schema-pg.js";
+import { approvals, calls, escapeNul, executions, processes, unescapeNul } from "../../db/schema-pg.js";
 import { CyrnelError } from "../../errors.js";
 import type {
   NewProcess,
@@ -177,6 +178,20 @@ export class PgProcessStore implements ProcessStore {
 
   async delete(id: number): Promise<void> {
     await this.db.delete(processes).where(eq(processes.id, id));
+  }
+
+  prune(finishedBefore: string, exitState?: ExecutionExitState): Promise<number> {
+    const old = and(
+      eq(processes.state, "idle"),
+      lt(processes.finishedAt, finishedBefore),
+      exitState === undefined ? undefined : eq(processes.exitState, exitState),
+    );
+    return this.db.transaction(async (tx) => {
+      const ids = tx.select({ id: processes.id }).from(processes).where(old);
+      await tx.delete(calls).where(inArray(calls.processId, ids));
+      await tx.delete(approvals).where(inArray(approvals.processId, ids));
+      return (await tx.delete(processes).where(old)).rowCount ?? 0;
+    });
   }
 
   markInterrupted(): Promise<number> {

@@ -4,9 +4,10 @@
  * built and prepared once: drizzle's query building and SQLite's statement
  * preparation used to cost more than the writes.
  */
+import type { ExecutionExitState } from "@cyrnel/sdk";
 import { and, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { executions, processes } from "../../db/schema.js";
+import { approvals, calls, executions, processes } from "../../db/schema.js";
 import type {
   NewProcess,
   ProcessFilter,
@@ -156,6 +157,20 @@ export class SqliteProcessStore implements ProcessStore {
 
   async delete(id: number): Promise<void> {
     this.db.delete(processes).where(eq(processes.id, id)).run();
+  }
+
+  async prune(finishedBefore: string, exitState?: ExecutionExitState): Promise<number> {
+    const old = and(
+      eq(processes.state, "idle"),
+      lt(processes.finishedAt, finishedBefore),
+      exitState === undefined ? undefined : eq(processes.exitState, exitState),
+    );
+    return this.db.transaction((tx) => {
+      const ids = tx.select({ id: processes.id }).from(processes).where(old);
+      tx.delete(calls).where(inArray(calls.processId, ids)).run();
+      tx.delete(approvals).where(inArray(approvals.processId, ids)).run();
+      return tx.delete(processes).where(old).run().changes;
+    });
   }
 
   async markInterrupted(): Promise<number> {

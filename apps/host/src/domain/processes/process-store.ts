@@ -70,6 +70,11 @@ export interface ProcessStore {
   /** The process's results and its run's exit state; one transaction. */
   finish(processId: number, executionId: number, result: ProcessResult): Promise<void>;
   delete(id: number): Promise<void>;
+  /**
+   * Deletes the idle processes that finished before `finishedBefore` (ISO; with `exitState`, only those), with their
+   * runs, call records and approvals; one transaction. How many processes went.
+   */
+  prune(finishedBefore: string, exitState?: ExecutionExitState): Promise<number>;
   /** Startup: anything that was queued, running or suspended when the host stopped did not finish; how many. */
   markInterrupted(): Promise<number>;
 }

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Context } from "hono";
-import { ListOf, ListQuery } from "../../contract/common.js";
+import { ListOf, ListQuery, Timestamp } from "../../contract/common.js";
 import {
   BoundedResult,
   ExitState,
@@ -9,11 +9,13 @@ import {
   ProcessReport,
   ProcessState,
   ProcessText,
+  PrunedProcesses,
   TextPage,
 } from "../../contract/processes.js";
 import { type Caller, reachesProcess } from "../../domain/governance/caller.js";
 import { sliceText } from "../../domain/processes/bounded-results.js";
 import { boundedResult, processRecord, processResult, processText } from "../../domain/processes/process-record.js";
+import type { ProcessRetention } from "../../domain/processes/process-retention.js";
 import { MAX_TIMEOUT_MS, type ProcessRunner, type ProcessView } from "../../domain/processes/process-runner.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
@@ -30,13 +32,18 @@ const numberFormat = new Intl.NumberFormat("en-US");
 export interface ProcessRouteOptions {
   /** CYRNEL_AGENT_TEXT_LIMIT_CHARS: the most characters of a results answer and of a text page. */
   agentTextLimitChars: number;
+  /** Deletes finished processes in bulk (`DELETE /processes`). */
+  retention: ProcessRetention;
 }
 
 /**
  * Agents reach only the processes their key created: every route on one
  * process answers another's exactly as a process that does not exist.
  */
-export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: ProcessRouteOptions): RouteDefinition[] {
+export function processRoutes(
+  runner: ProcessRunner,
+  { agentTextLimitChars, retention }: ProcessRouteOptions,
+): RouteDefinition[] {
   const reachable = (caller: Caller, id: number) => reachableProcess(runner, caller, id);
 
   /** With `block`, answer once the process is idle, with its results. */
@@ -349,6 +356,30 @@ export function processRoutes(runner: ProcessRunner, { agentTextLimitChars }: Pr
         await reachable(caller, params.id);
         await runner.delete(params.id);
         return noContent();
+      },
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/processes",
+      operationId: "pruneProcesses",
+      access: "admin",
+      summary: "Delete every idle process that finished before a time, with its runs, call records and approvals",
+      description:
+        "What `CYRNEL_PROCESSES_RETENTION_DAYS` does daily, on demand. Processes still queued, running or suspended " +
+        "are never deleted. `finishedBefore` is required, so that nothing is deleted by accident.",
+      tags,
+      query: Type.Object({
+        finishedBefore: { ...Timestamp, description: "Delete the processes that finished before this time" },
+        exitState: Type.Optional(ExitState),
+      }),
+      responses: { 200: { description: "How many processes were deleted", schema: PrunedProcesses } },
+      errors: ["bad_request", "validation_failed"],
+      handler: async ({ query }) => {
+        const before = new Date(query.finishedBefore);
+        if (Number.isNaN(before.getTime())) {
+          throw new CyrnelError("bad_request", `"finishedBefore" is not a date-time: "${query.finishedBefore}"`);
+        }
+        return json(200, { deleted: await retention.prune(before, query.exitState) });
       },
     }),
   ];
