@@ -45,6 +45,7 @@ import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
 import { accessOf, type RouteDefinition } from "./http/route.js";
+import { type DescriptorBudget, descriptorBudget } from "./lib/descriptors.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
@@ -72,6 +73,8 @@ export interface HostOptions {
   validateResponses?: boolean;
   /** Where the web console's build is; defaults to the `@cyrnel/console` package's `dist/`. */
   consoleBuild?: ConsoleBuild;
+  /** The share of open files the host may use (lib/descriptors.ts); defaults to this process's, null: none. */
+  descriptors?: DescriptorBudget | null;
 }
 
 export interface Host {
@@ -88,6 +91,8 @@ export interface Host {
   routes: RouteDefinition[];
   /** The web console served at /ui/, or why it is not. */
   console: ConsoleBuild;
+  /** What the host may hold of open files (inbound connections, followers), or null where no limit is known. */
+  descriptors: DescriptorBudget | null;
   /** Stop accepting work, cancel running processes, tear modules down, close the database. */
   stop(): Promise<void>;
   /**
@@ -99,6 +104,7 @@ export interface Host {
 
 export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  const descriptors = options.descriptors === undefined ? descriptorBudget() : options.descriptors;
   secureDataDir(config.dataDir);
   const db = await openStore({
     config,
@@ -231,6 +237,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       streamBytes: config.processStreamLimitBytes,
       outputBytes: config.processOutputLimitBytes,
       followers: config.processFollowersLimit,
+      ...(descriptors && { followersTotal: descriptors.followers }),
     },
     environment: () => moduleEntries.activeEnvironment(),
     events: moduleEvents,
@@ -429,6 +436,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     keys,
     routes,
     console: consoleBuild,
+    descriptors,
     lost: cluster?.lost ?? new Promise<string>(() => {}),
     async stop() {
       stopping = true;

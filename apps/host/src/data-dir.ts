@@ -9,17 +9,33 @@
  * 0600 before SQLite opens it (SQLite gives its WAL and shm the database's mode).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export const OWNER_ONLY_FOLDER = 0o700;
 export const OWNER_ONLY_FILE = 0o600;
 
 /** Creates the data dir and `modules/` if needed and takes every permission for others away. */
 export function secureDataDir(dataDir: string): void {
-  mkdirSync(join(dataDir, "modules"), { recursive: true, mode: OWNER_ONLY_FOLDER });
+  makeFolders(join(dataDir, "modules"));
   chmodSync(dataDir, OWNER_ONLY_FOLDER);
   tighten(dataDir);
   tighten(join(dataDir, "modules"));
+}
+
+/**
+ * `mkdir -p` that reports the real cause: Node's recursive mkdir answers `ENOENT` for some failures of a missing
+ * parent (a read-only file system among them), which sends an operator looking for a typo. On failure, the missing
+ * folders are created one by one, which throws the error of the first one that cannot be (`EROFS`, `EACCES`, …).
+ */
+function makeFolders(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true, mode: OWNER_ONLY_FOLDER });
+  } catch (error) {
+    const missing: string[] = [];
+    for (let at = path; !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+    for (const folder of missing) mkdirSync(folder, { mode: OWNER_ONLY_FOLDER });
+    throw error;
+  }
 }
 
 /** Creates an empty database file with owner-only permissions, so SQLite never creates it with the umask's. */

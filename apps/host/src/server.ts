@@ -1,11 +1,20 @@
 /**
  * Process entry for `cyrnel start`: listen, log where, and shut down
  * gracefully on SIGINT/SIGTERM within CYRNEL_SHUTDOWN_TIMEOUT_MS.
+ *
+ * Connections are admitted within the host's descriptor budget
+ * (lib/descriptors.ts): the listening socket is a plain TCP server that
+ * hands each connection to the HTTP server while there is room, keeps a few
+ * more for `GET /health` alone, and past that answers `503` and closes the
+ * connection at once, so a flood of connections never takes the descriptors
+ * that `/health`, database connections and tool calls need.
  */
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { createServer as createHttpServer, type IncomingMessage } from "node:http";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
+import { getRequestListener } from "@hono/node-server";
 import { createHost, type HostOptions } from "./app.js";
 import type { HostConfig } from "./config.js";
+import { HEALTH_RESERVE } from "./lib/descriptors.js";
 import { HOST_VERSION } from "./version.js";
 
 export interface RunningServer {
@@ -17,10 +26,32 @@ export interface RunningServer {
 
 export async function startServer(config: HostConfig, options: HostOptions = {}): Promise<RunningServer> {
   const host = await createHost(config, options);
-  const server = serve({ fetch: host.app.fetch, hostname: config.host, port: config.port });
+  const cap = host.descriptors?.connections ?? Number.POSITIVE_INFINITY;
+  /** Connections admitted past the cap: they may ask `GET /health` and nothing else. */
+  const healthOnly = new WeakSet<Socket>();
+  const http = createHttpServer(
+    getRequestListener((request, env) =>
+      healthOnly.has((env.incoming as IncomingMessage).socket) && new URL(request.url).pathname !== "/health"
+        ? busy()
+        : host.app.fetch(request, env),
+    ),
+  );
+  let open = 0;
+  const server = createTcpServer((socket) => {
+    if (open >= cap + HEALTH_RESERVE) {
+      socket.end(BUSY_RESPONSE);
+      socket.on("error", () => undefined);
+      return;
+    }
+    if (open >= cap) healthOnly.add(socket);
+    open++;
+    socket.once("close", () => open--);
+    http.emit("connection", socket);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
+    server.listen(config.port, config.host);
   });
   const port = (server.address() as AddressInfo).port;
   host.logger.info("listening", {
@@ -29,6 +60,11 @@ export async function startServer(config: HostConfig, options: HostOptions = {})
     port,
     version: HOST_VERSION,
     ...("dir" in host.console && { console: `http://${config.host}:${port}/ui/` }),
+    ...(host.descriptors && {
+      openFileLimit: host.descriptors.limit,
+      maxConnections: host.descriptors.connections,
+      maxFollowers: host.descriptors.followers,
+    }),
   });
 
   let closing: Promise<void> | undefined;
@@ -36,11 +72,29 @@ export async function startServer(config: HostConfig, options: HostOptions = {})
     (closing ??= (async () => {
       host.logger.info("shutting down");
       server.close();
-      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      http.close();
+      http.closeIdleConnections();
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
       await Promise.race([host.stop(), deadline]);
-      if ("closeAllConnections" in server) server.closeAllConnections();
+      http.closeAllConnections();
       host.logger.info("stopped");
     })());
   return { port, close, lost: host.lost };
+}
+
+const BUSY_BODY = JSON.stringify({
+  error: "the host serves as many connections as its open-file limit (ulimit -n) allows; try again shortly",
+  code: "at_capacity",
+});
+
+/** Written on a connection past the cap, before any request is read: the whole answer, then the end. */
+const BUSY_RESPONSE =
+  "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: 1\r\n" +
+  `Connection: close\r\nContent-Length: ${Buffer.byteLength(BUSY_BODY)}\r\n\r\n${BUSY_BODY}`;
+
+function busy(): Response {
+  return new Response(BUSY_BODY, {
+    status: 503,
+    headers: { "content-type": "application/json; charset=utf-8", "retry-after": "1", connection: "close" },
+  });
 }

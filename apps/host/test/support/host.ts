@@ -57,6 +57,8 @@ export interface StartOptions {
   modules?: string[];
   /** Wait for the "listening" line (false to observe a failing start). */
   expectListening?: boolean;
+  /** Starts the host under this open-file limit (`ulimit -n`). */
+  openFileLimit?: number;
 }
 
 export class TestHost implements ApiHost {
@@ -158,7 +160,12 @@ export async function startHost(options: StartOptions = {}): Promise<TestHost> {
   const dataDir = options.dataDir ?? tempDir();
   for (const id of options.modules ?? []) installFixtureModule(dataDir, id);
   const database = await databaseEnv(dataDir, options.env);
-  const child = spawn(process.execPath, ["--no-node-snapshot", join(hostDir, "bin", "cyrnel.js"), "start"], {
+  const argv = ["--no-node-snapshot", join(hostDir, "bin", "cyrnel.js"), "start"];
+  const [command, args] =
+    options.openFileLimit === undefined
+      ? [process.execPath, argv]
+      : ["/bin/sh", ["-c", `ulimit -n ${options.openFileLimit} && exec "$0" "$@"`, process.execPath, ...argv]];
+  const child = spawn(command, args, {
     cwd: dataDir,
     env: {
       PATH: process.env.PATH,

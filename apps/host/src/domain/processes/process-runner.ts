@@ -39,6 +39,7 @@ import type { ApprovalRow } from "../governance/approval-store.js";
 import type { CallContext, Caller } from "../governance/caller.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
+import { FollowerSeats } from "./follower-seats.js";
 import { MergedOutput } from "./merged-output.js";
 import type {
   ProcessFilter,
@@ -56,6 +57,8 @@ export interface ProcessLimits {
   outputBytes: number;
   /** Live readers (`follow`) one running process may have at once. */
   followers: number;
+  /** Live readers this host serves at once, over all processes (its descriptor budget); absent: no total. */
+  followersTotal?: number;
 }
 
 /** The longest delay a Node timer takes (about 24.8 days); a longer `timeoutMs` would fire at once. */
@@ -254,12 +257,13 @@ export class ProcessRunner {
    * takes later ends canceled for that reason, as it would have had it been running here.
    */
   private readonly stoppedEnvironments = new Map<string, string>();
-  /** Live readers this host serves per process whose run is followed through the queue. */
-  private readonly remoteFollowers = new Map<number, number>();
+  /** Live readers this host serves, per process and in all. */
+  private readonly seats: FollowerSeats;
   /** Aborted when a stopping host gives up the writes still waiting for storage (`abandonWrites`). */
   private readonly giveUpWrites = new AbortController();
 
   constructor(private readonly options: ProcessRunnerOptions) {
+    this.seats = new FollowerSeats(options.limits.followers, options.limits.followersTotal ?? Number.POSITIVE_INFINITY);
     options.events.on("environmentDraining", ({ environmentId }) => this.drain(environmentId));
     options.events.on("environmentStopping", ({ environmentId }) =>
       this.cancel(environmentId, "canceled: the environment was disabled"),
@@ -486,15 +490,12 @@ export class ProcessRunner {
     if (!execution) {
       return { stdout: row.stdout, stderr: row.stderr, approvals: [], done: Promise.resolve(row), close() {} };
     }
-    const limit = this.options.limits.followers;
-    if (execution.readers.size >= limit) {
-      throw new CyrnelError(
-        "too_many_followers",
-        `process ${id} already has ${limit} live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
-      );
-    }
+    const release = this.seats.take(id);
     execution.readers.add(reader);
-    const close = () => execution.readers.delete(reader);
+    const close = () => {
+      release();
+      execution.readers.delete(reader);
+    };
     return {
       stdout: execution.stdout.toString(),
       stderr: execution.stderr.toString(),
@@ -666,23 +667,7 @@ export class ProcessRunner {
     if (row.state === "idle") {
       return { stdout: row.stdout, stderr: row.stderr, approvals: [], done: Promise.resolve(row), close() {} };
     }
-    const limit = this.options.limits.followers;
-    const count = this.remoteFollowers.get(id) ?? 0;
-    if (count >= limit) {
-      throw new CyrnelError(
-        "too_many_followers",
-        `process ${id} already has ${limit} live followers (CYRNEL_PROCESS_FOLLOWERS_LIMIT); try again later`,
-      );
-    }
-    this.remoteFollowers.set(id, count + 1);
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      const left = (this.remoteFollowers.get(id) ?? 1) - 1;
-      if (left > 0) this.remoteFollowers.set(id, left);
-      else this.remoteFollowers.delete(id);
-    };
+    const release = this.seats.take(id);
     // The caller sends the text so far before any later event: events that come before it has this answer wait
     // for the turn of the event loop after it.
     let ready = false;
