@@ -50,9 +50,12 @@ export async function startHost(
     return parsed;
   };
   const stop = async () => {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { url, pid: child.pid, api, request, stop };
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return { url, pid: child.pid, api, request, stop, alive };
 }

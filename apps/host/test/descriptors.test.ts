@@ -60,7 +60,7 @@ describe("within the open-file limit", () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(maxFollowers);
     expect(statuses.filter((status) => status === 429)).toHaveLength(40);
     const refused = followers.find((response) => response.status === 429)!;
-    expect((await refused.json()).error).toContain("ulimit -n");
+    expect(((await refused.json()) as { error: string }).error).toContain("ulimit -n");
 
     // With every follower seat taken: the health check, and a new run whose tool call needs a descriptor of its own.
     expect((await host.api("GET", "/health")).status).toBe(200);

@@ -226,6 +226,43 @@ describe("ProcessQueue", () => {
     expect(most).toBe(2);
   });
 
+  it("replaces a worker that a database fault ended: the next run is still taken, and the lost worker's job goes", async () => {
+    const started = new Inbox<number>();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await startWorker("w-fault", {
+      concurrency: 1,
+      handler: async (run) => {
+        started.push(run.executionId);
+        if (run.executionId === 1) await held;
+      },
+    });
+    await enqueue(runs(1));
+    expect(await started.next()).toBe(1);
+    // Marking the job done waits behind a lock, and its connection is terminated there: graphile-worker ends that
+    // worker for good (its only one here).
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    await locker.query("BEGIN");
+    await locker.query("LOCK TABLE graphile_worker._private_jobs IN ACCESS EXCLUSIVE MODE");
+    release();
+    const waiting = await eventually(async () => {
+      const { rows } = await pool.query(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%delete from%_private_jobs%'",
+      );
+      return rows[0]?.pid as number | undefined;
+    }, 20);
+    await pool.query("SELECT pg_terminate_backend($1)", [waiting]);
+    await locker.query("ROLLBACK");
+    await locker.end();
+
+    await enqueue(runs(1, 2));
+    expect(await started.next()).toBe(2);
+    await eventually(async () => (await jobsLeft()) === 0, 50);
+  });
+
   it("queues again a run whose job was taken by a host that never claimed it, and runs it once", async () => {
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => {

@@ -31,6 +31,13 @@
  *   at once, so runs waiting for room are taken as room frees up.
  * - **Roles.** An `api` host only calls `enqueue`; `start` is for `all` and
  *   `worker` hosts.
+ * - **Workers outlive database faults.** graphile-worker ends a worker for
+ *   good when marking its job done fails (a connection terminated, the
+ *   server restarting) and never replaces it, so each fault would take
+ *   capacity away until the host took no runs at all. When one ends so, the
+ *   host starts a fresh set of workers and lets the old set finish the runs
+ *   it holds (`replaceWorkers`), and deletes the job the lost worker left
+ *   locked (its run has ended; the claim keeps it from running again anyway).
  */
 import { EventEmitter } from "node:events";
 import type { Logger } from "@cyrnel/sdk";
@@ -80,6 +87,13 @@ export interface WorkerStart {
 
 export class ProcessQueue {
   private runner: Runner | null = null;
+  /** What `start` was given: a fresh set of workers is started with it (`replaceWorkers`). */
+  private worker: WorkerStart | null = null;
+  /** Sets of workers being stopped after a replacement: they finish the runs they hold. */
+  private readonly retired = new Set<Promise<void>>();
+  private replaceTimer: NodeJS.Timeout | undefined;
+  /** The job each worker took last (graphile-worker's worker id → job id), for a worker that ends on a fault. */
+  private readonly jobOfWorker = new Map<string, string>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopKicking: () => void = () => {};
   private readonly logger: Logger;
@@ -143,19 +157,12 @@ export class ProcessQueue {
     if (!Number.isInteger(worker.concurrency) || worker.concurrency < 1) {
       throw new Error("concurrency must be an integer ≥ 1");
     }
-    const task: Task = async (payload) => this.take(payload, worker.handler);
+    this.worker = worker;
     const listening = this.kickAfterEveryListen(worker.concurrency);
-    this.runner = await run({
-      pgPool: this.options.pool,
-      concurrency: worker.concurrency,
-      pollInterval: this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-      // The host owns shutdown: it ends its runs first, then stops the queue.
-      noHandleSignals: true,
-      logger: graphileLogger(this.logger),
-      taskList: { [RUN_TASK]: task },
-      events: this.events,
-      forbiddenFlags: () => (this.alive() && (worker.hasRoom?.() ?? true) ? null : [RUN_FLAG]),
-    });
+    this.events.on("job:start", this.noteJob);
+    this.events.on("worker:fatalError", this.workerLost);
+    this.events.on("worker:stop", this.forgetWorker);
+    this.runner = await this.startWorkers(worker);
     // Started means "notified of new runs": a caller may enqueue and expect a prompt pickup from here on.
     await listening;
     const sweepEvery = Math.max(50, Math.floor(this.strandedAfterMs / 2));
@@ -248,13 +255,95 @@ export class ProcessQueue {
   /** Stops fetching; resolves once the runs in progress have ended (end them first for a quick stop). */
   async stop(): Promise<void> {
     clearInterval(this.sweepTimer);
+    clearTimeout(this.replaceTimer);
     this.stopKicking();
+    this.events.off("job:start", this.noteJob);
+    this.events.off("worker:fatalError", this.workerLost);
+    this.events.off("worker:stop", this.forgetWorker);
     const runner = this.runner;
     this.runner = null;
+    this.worker = null;
     await runner?.stop();
+    await Promise.all(this.retired);
   }
 
   // ---- internals ------------------------------------------------------------------
+
+  private startWorkers(worker: WorkerStart): Promise<Runner> {
+    const task: Task = async (payload) => this.take(payload, worker.handler);
+    return run({
+      pgPool: this.options.pool,
+      concurrency: worker.concurrency,
+      pollInterval: this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+      // The host owns shutdown: it ends its runs first, then stops the queue.
+      noHandleSignals: true,
+      logger: graphileLogger(this.logger),
+      taskList: { [RUN_TASK]: task },
+      events: this.events,
+      forbiddenFlags: () => (this.alive() && (worker.hasRoom?.() ?? true) ? null : [RUN_FLAG]),
+    });
+  }
+
+  private readonly noteJob = ({ worker, job }: { worker: { workerId: string }; job: { id: string } }) => {
+    this.jobOfWorker.set(worker.workerId, job.id);
+  };
+
+  private readonly forgetWorker = ({ worker }: { worker: { workerId: string } }) => {
+    this.jobOfWorker.delete(worker.workerId);
+  };
+
+  /** A worker ended on a fault: its job is deleted and, once the burst of losses is over, the workers replaced. */
+  private readonly workerLost = ({ worker, error }: { worker: { workerId: string }; error: unknown }) => {
+    const jobId = this.jobOfWorker.get(worker.workerId);
+    this.jobOfWorker.delete(worker.workerId);
+    this.logger.warn("a queue worker ended on a database fault; this host's workers are replaced", {
+      worker: worker.workerId,
+      error: messageOf(error),
+    });
+    if (jobId !== undefined) void this.deleteLeftJob(worker.workerId, jobId);
+    this.replaceTimer ??= setTimeout(() => void this.replaceWorkers(), 1_000);
+  };
+
+  /** A fresh set of workers takes over; the old set stops fetching and finishes the runs it holds. */
+  private async replaceWorkers(): Promise<void> {
+    this.replaceTimer = undefined;
+    const worker = this.worker;
+    if (!worker || !this.runner) return;
+    let fresh: Runner;
+    try {
+      fresh = await this.startWorkers(worker);
+    } catch (error) {
+      this.logger.warn("starting fresh queue workers failed; tried again", { error: messageOf(error) });
+      this.replaceTimer = setTimeout(() => void this.replaceWorkers(), 2_000);
+      return;
+    }
+    const old = this.runner;
+    if (old === null) {
+      await fresh.stop();
+      return;
+    }
+    this.runner = fresh;
+    const retiring: Promise<void> = old
+      .stop()
+      .catch((error) => this.logger.warn("stopping replaced queue workers failed", { error: messageOf(error) }))
+      .finally(() => this.retired.delete(retiring));
+    this.retired.add(retiring);
+  }
+
+  /** The job a lost worker left locked, deleted once the database answers (a few tries, backing off). */
+  private async deleteLeftJob(workerId: string, jobId: string): Promise<void> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+      try {
+        await inTransaction(this.options.pool, async (tx) => {
+          await tx.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [[workerId]]);
+          await tx.query("SELECT graphile_worker.complete_jobs($1::bigint[])", [[jobId]]);
+        });
+        return;
+      } catch {}
+    }
+    this.logger.warn("the job of a lost queue worker could not be deleted; graphile-worker keeps it", { job: jobId });
+  }
 
   private get strandedAfterMs(): number {
     return this.options.strandedAfterMs ?? 15_000;
