@@ -161,3 +161,21 @@ describe.skipIf(testDialect() !== "sqlite")("a full disk under a host on SQLite"
     expect(again.status, again.text).toBe(201);
   });
 });
+
+describe.skipIf(testDialect() !== "sqlite")("a data directory on a read-only file system", () => {
+  it("stops the start with the real cause (EROFS), not a missing folder", async () => {
+    if (process.getuid?.() !== 0) throw new Error("this test mounts a read-only tmpfs and needs root (run it as root)");
+    const readOnly = tempDir("cyrnel-read-only-");
+    execFileSync("mount", ["-t", "tmpfs", "-o", "ro,size=1m", "cyrnel-read-only", readOnly]);
+    try {
+      const host = await startHost({ dataDir: join(readOnly, "data"), expectListening: false, cwd: readOnly });
+      expect(await host.waitForExit()).toBe(1);
+      expect(host.output.join("\n")).toContain(
+        `cyrnel: could not start: EROFS: read-only file system, mkdir '${join(readOnly, "data")}'`,
+      );
+    } finally {
+      execFileSync("umount", ["-l", readOnly]);
+      rmSync(readOnly, { recursive: true, force: true });
+    }
+  });
+});

@@ -59,6 +59,8 @@ export interface StartOptions {
   expectListening?: boolean;
   /** Starts the host under this open-file limit (`ulimit -n`). */
   openFileLimit?: number;
+  /** The host's working directory (default: its data directory, which must then exist). */
+  cwd?: string;
 }
 
 export class TestHost implements ApiHost {
@@ -166,7 +168,7 @@ export async function startHost(options: StartOptions = {}): Promise<TestHost> {
       ? [process.execPath, argv]
       : ["/bin/sh", ["-c", `ulimit -n ${options.openFileLimit} && exec "$0" "$@"`, process.execPath, ...argv]];
   const child = spawn(command, args, {
-    cwd: dataDir,
+    cwd: options.cwd ?? dataDir,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
