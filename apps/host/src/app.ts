@@ -41,6 +41,7 @@ import { ToolGate } from "./domain/services/tool-gate.js";
 import { CyrnelError, messageOf } from "./errors.js";
 import { bearerAuth } from "./http/auth.js";
 import { type ConsoleBuild, findConsoleBuild, mountConsole } from "./http/console-assets.js";
+import { crossSiteGuard } from "./http/cross-site.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
 import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
@@ -396,6 +397,15 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       );
     });
   }
+  // Other web sites are kept out of a host without keys (Origin and Host, before anything answers).
+  app.use(
+    "*",
+    crossSiteGuard({
+      authenticated: () => keys.required(),
+      names: [config.host, ...hostnameOf(config.cluster.advertiseUrl)],
+      exempt: (path) => publicPaths.has(path),
+    }),
+  );
   // The console's files hold no data and need no key (its API calls carry one), so they are mounted before auth.
   const consoleBuild = options.consoleBuild ?? findConsoleBuild();
   if ("missing" in consoleBuild) {
@@ -480,4 +490,14 @@ async function refuseAnonymousExposure(config: HostConfig, keys: ApiKeys): Promi
       "CYRNEL_API_KEY (or create an admin key while the host listens on 127.0.0.1), or set CYRNEL_ALLOW_ANONYMOUS=1 " +
       "to serve without authentication",
   );
+}
+
+/** The host name of a URL the operator configured, if it is one. */
+function hostnameOf(url: string | null): string[] {
+  if (url === null) return [];
+  try {
+    return [new URL(url).hostname];
+  } catch {
+    return [];
+  }
 }

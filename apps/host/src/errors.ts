@@ -19,11 +19,15 @@ export const ERROR_STATUS = {
   approval_expired: 403,
   /** The key is valid but its role may not do this (an agent key on an admin route). */
   forbidden: 403,
+  /** A host without keys refused a request from another web site (a foreign Origin, or a Host that is not its own). */
+  cross_site_refused: 403,
   not_found: 404,
   conflict: 409,
   service_disabled: 409,
   tool_disabled: 409,
   payload_too_large: 413,
+  /** A request body that is not sent as `Content-Type: application/json`. */
+  unsupported_media_type: 415,
   /** A running process already has as many live followers (`GET /processes/:id/events`) as allowed. */
   too_many_followers: 429,
   /** The active environment is past its capacity (executions, memory, queue); answered with `Retry-After`. */

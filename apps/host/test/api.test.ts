@@ -56,12 +56,13 @@ describe("conventions", () => {
 
   it.each([
     ["malformed JSON", '{"enabled": tru', "application/json", 400, "malformed JSON"],
-    ["a non-JSON content type", "enabled=true", "text/plain", 400, "application/json"],
+    ["a non-JSON content type", "enabled=true", "text/plain", 415, "Content-Type: application/json"],
+    ["JSON sent as text/plain (what a cross-site page can send)", '{"enabled":true}', "text/plain", 415, "text/plain"],
     ["an empty body", "", "application/json", 400, "body is required"],
     ["a wrong type", '{"enabled":"yes"}', "application/json", 400, "enabled"],
     ["an unknown field", '{"enabled":true,"force":1}', "application/json", 400, "force"],
     ["a JSON array", "[true]", "application/json", 400, "object"],
-  ])("rejects %s with 400 naming the problem", async (_label, body, type, status, mentions) => {
+  ])("rejects %s with a 4xx naming the problem", async (_label, body, type, status, mentions) => {
     const response = await host.api("POST", "/modules/recorder/enabled", body, { "content-type": type });
     expect(response.status, response.text).toBe(status);
     expect(response.body.error).toContain(mentions);

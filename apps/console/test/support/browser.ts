@@ -35,13 +35,14 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openBrowser(viewport = { width: 1280, height: 860 }): Promise<Session> {
+/** `extraArgs`: more Chromium flags (a test that maps a host name with `--host-resolver-rules`, say). */
+export async function openBrowser(viewport = { width: 1280, height: 860 }, extraArgs: string[] = []): Promise<Session> {
   const found = await findChromium();
   if ("missing" in found) throw new Error(found.missing);
   // launch() gives Chromium a new, empty --user-data-dir of its own (and removes it on close).
   const browser = await chromium.launch({
     executablePath: found.executablePath,
-    args: FLAGS,
+    args: [...FLAGS, ...extraArgs],
     env: { ...process.env, ...found.env } as Record<string, string>,
   });
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1, locale: "en-US", timezoneId: "UTC" });

@@ -104,7 +104,7 @@ describe("declared error codes", () => {
     expect(responses(throwing("conflict"))).toEqual({
       "200": "Never",
       "401": "unauthorized",
-      "403": "forbidden",
+      "403": "cross_site_refused, forbidden",
       "409": "conflict",
       "500": "internal",
       "503": "shutting_down, database_unavailable",
@@ -113,6 +113,7 @@ describe("declared error codes", () => {
     expect(responses(throwing("conflict", { access: "agent" }))).toEqual({
       "200": "Never",
       "401": "unauthorized",
+      "403": "cross_site_refused",
       "409": "conflict",
       "500": "internal",
       "503": "shutting_down, database_unavailable",
@@ -123,6 +124,7 @@ describe("declared error codes", () => {
       "400": "bad_request, validation_failed",
       "409": "conflict",
       "413": "payload_too_large",
+      "415": "unsupported_media_type",
       "500": "internal",
     });
   });

@@ -86,9 +86,12 @@ export interface RouteDefinition<
  * route), `unauthorized` and `shutting_down` (the bearer key and the refusal
  * during shutdown, on every route but the public ones), `database_unavailable`
  * and `insufficient_storage` (a storage fault, on every route that reads or
- * writes the database: all but the public ones), `forbidden` (an
+ * writes the database: all but the public ones), `cross_site_refused` (a
+ * host without keys refusing another web site: http/cross-site.ts, all but
+ * the public ones), `forbidden` (an
  * agent key on an admin route), and for a route that
  * takes a JSON body, what reading it can answer: `payload_too_large`,
+ * `unsupported_media_type` (not sent as application/json),
  * `bad_request` (missing, not JSON, malformed, nested too deep, not UTF-8)
  * and `validation_failed` (against the body schema).
  */
@@ -98,9 +101,17 @@ export function implicitErrors(route: Pick<RouteDefinition, "access" | "body">):
     "internal",
     ...(access === "public"
       ? []
-      : (["unauthorized", "shutting_down", "database_unavailable", "insufficient_storage"] as const)),
+      : ([
+          "unauthorized",
+          "shutting_down",
+          "database_unavailable",
+          "insufficient_storage",
+          "cross_site_refused",
+        ] as const)),
     ...(access === "admin" ? (["forbidden"] as const) : []),
-    ...(route.body ? (["bad_request", "payload_too_large", "validation_failed"] as const) : []),
+    ...(route.body
+      ? (["bad_request", "payload_too_large", "unsupported_media_type", "validation_failed"] as const)
+      : []),
   ];
 }
 
