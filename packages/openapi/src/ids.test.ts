@@ -1,4 +1,4 @@
-import { isValidIdentifier } from "@cyrnel/sdk";
+import { isValidIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
 import { describe, expect, it } from "vitest";
 import { baseToolId, uniqueToolIds } from "./ids.js";
 
@@ -33,6 +33,25 @@ describe("baseToolId", () => {
     const id = baseToolId(operationId, method, path);
     expect(id).toBe(expected);
     expect(isValidIdentifier(id)).toBe(true);
+  });
+});
+
+describe("long ids", () => {
+  it("shortens an id past the cap to its start and a digest: distinct, valid, and room for a duplicate's suffix", () => {
+    const long = `op${"x".repeat(180 * 1024)}`;
+    const other = `op${"x".repeat(180 * 1024 - 1)}y`;
+    const id = baseToolId(long, "get", "/x");
+    expect(id).toHaveLength(MAX_IDENTIFIER_CHARS - 8);
+    expect(id).toMatch(/^opx+_[0-9a-f]{8}$/);
+    expect(baseToolId(long, "get", "/x")).toBe(id);
+    expect(baseToolId(other, "get", "/x")).not.toBe(id);
+    const words = baseToolId(`get-${"very-".repeat(100)}long`, "get", "/x");
+    expect(words.length).toBeLessThanOrEqual(MAX_IDENTIFIER_CHARS - 8);
+    const [first, second] = uniqueToolIds([id, id]);
+    expect(first).toBe(id);
+    expect(second).toBe(`${id}_2`);
+    for (const made of [id, words, second]) expect(isValidIdentifier(made)).toBe(true);
+    expect(isValidIdentifier("a".repeat(MAX_IDENTIFIER_CHARS + 1))).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
-import { isValidIdentifier, RESERVED_IDENTIFIERS } from "@cyrnel/sdk";
+import { createHash } from "node:crypto";
+import { isValidIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
 import { stripPathSuffix } from "./operations.js";
 
 /**
@@ -17,7 +18,14 @@ import { stripPathSuffix } from "./operations.js";
  *   (`delete`, `__proto__`, `constructor`, …) gets a `_` suffix.
  * - Duplicates, in document order: the first keeps the id, later ones get
  *   `_2`, `_3`, … skipping any id another operation has as its own.
+ * - Long ids: one over MAX_BASE_CHARS characters keeps its start and ends
+ *   with `_` and 8 hex digits of its SHA-256 (`veryLong…_3f2a9c01`), so ids
+ *   stay distinct and, with a duplicate's suffix, within the SDK's
+ *   `MAX_IDENTIFIER_CHARS`.
  */
+
+/** Room left under MAX_IDENTIFIER_CHARS for a duplicate's `_NNNNNNN` suffix. */
+const MAX_BASE_CHARS = MAX_IDENTIFIER_CHARS - 8;
 
 function words(text: string): string[] {
   return text
@@ -34,6 +42,10 @@ function camelCase(parts: string[]): string {
 /** Make `candidate` a valid identifier (non-empty input assumed). */
 function legalise(candidate: string): string {
   let id = /^[0-9]/.test(candidate) ? `_${candidate}` : candidate;
+  if (id.length > MAX_BASE_CHARS) {
+    const digest = createHash("sha256").update(id).digest("hex").slice(0, 8);
+    id = `${id.slice(0, MAX_BASE_CHARS - 9)}_${digest}`;
+  }
   while (!isValidIdentifier(id)) id = `${id}_`;
   return id;
 }
@@ -42,7 +54,7 @@ function legalise(candidate: string): string {
 export function baseToolId(operationId: string | undefined, method: string, path: string): string {
   if (operationId !== undefined) {
     // Already an identifier, or a reserved word that `legalise` suffixes.
-    if (isValidIdentifier(operationId) || RESERVED_IDENTIFIERS.has(operationId)) return legalise(operationId);
+    if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(operationId)) return legalise(operationId);
     const parts = words(operationId);
     if (parts.length > 0) return legalise(camelCase(parts));
   }

@@ -59,10 +59,21 @@ export const RESERVED_IDENTIFIERS: ReadonlySet<string> = new Set([
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
+ * The longest service or tool id. Ids are read by people and by models, go
+ * into every list, search index, policy match and type declaration, and a
+ * document can name an operation with 180 KB of text: adapters shorten longer
+ * ones (the bundled openapi adapter keeps the start and adds a digest).
+ */
+export const MAX_IDENTIFIER_CHARS = 128;
+
+/**
  * Whether `id` can name a service or tool: an ASCII TypeScript identifier
- * (`^[A-Za-z_$][A-Za-z0-9_$]*$`) that is not in {@link RESERVED_IDENTIFIERS}.
- * The host applies this to every service and tool id before persisting.
+ * (`^[A-Za-z_$][A-Za-z0-9_$]*$`) of at most {@link MAX_IDENTIFIER_CHARS}
+ * characters that is not in {@link RESERVED_IDENTIFIERS}. The host applies
+ * this to every service and tool id before persisting.
  */
 export function isValidIdentifier(id: unknown): id is string {
-  return typeof id === "string" && IDENTIFIER.test(id) && !RESERVED_IDENTIFIERS.has(id);
+  return (
+    typeof id === "string" && id.length <= MAX_IDENTIFIER_CHARS && IDENTIFIER.test(id) && !RESERVED_IDENTIFIERS.has(id)
+  );
 }

@@ -21,7 +21,7 @@ export {
   type ServiceCatalog,
   type ServiceCatalogEntry,
 } from "./execution.js";
-export { isValidIdentifier, RESERVED_IDENTIFIERS } from "./identifier.js";
+export { isValidIdentifier, MAX_IDENTIFIER_CHARS, RESERVED_IDENTIFIERS } from "./identifier.js";
 export {
   type AdapterModule,
   type EnvironmentAdmission,

@@ -100,6 +100,20 @@ describe("install", () => {
   it.each([
     ["a reserved word as id", { id: "class", adapter: "recorder", definition: "{}" }, 400, "bad_request", "class"],
     [
+      "an id of 129 characters",
+      { id: "s".repeat(129), adapter: "recorder", definition: "{}" },
+      400,
+      "bad_request",
+      "at most 128 characters",
+    ],
+    [
+      "a tool id of 129 characters (an adapter's definition)",
+      { id: "longTool", adapter: "recorder", definition: recorderDefinition([{ id: "t".repeat(129) }]) },
+      400,
+      "bad_request",
+      "at most 128 characters",
+    ],
+    [
       "an id with a dash",
       { id: "my-service", adapter: "recorder", definition: "{}" },
       400,

@@ -51,10 +51,32 @@ export function globProblem(glob: string): string | null {
   return null;
 }
 
-/** The glob as an anchored regular expression (`$` is the only id character special in one). */
-export function globRegExp(glob: string): RegExp {
-  const source = [...glob].map((char) => (char === "*" ? ".*" : char === "?" ? "." : char === "$" ? "\\$" : char));
-  return new RegExp(`^${source.join("")}$`);
+/**
+ * Whether `glob` matches the whole `id`. Not a regular expression: `*Delete*Repo*` as one backtracks for seconds
+ * over a long id. This walks both once, going back only to the last `*` seen, so it takes at most
+ * `glob.length × id.length` steps (both are capped: MAX_GLOB_CHARS, and the SDK's MAX_IDENTIFIER_CHARS).
+ */
+export function globMatches(glob: string, id: string): boolean {
+  let g = 0;
+  let i = 0;
+  let star = -1;
+  let resumeAt = 0;
+  while (i < id.length) {
+    if (g < glob.length && (glob[g] === "?" || glob[g] === id[i])) {
+      g++;
+      i++;
+    } else if (g < glob.length && glob[g] === "*") {
+      star = g++;
+      resumeAt = i;
+    } else if (star !== -1) {
+      g = star + 1;
+      i = ++resumeAt;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.length && glob[g] === "*") g++;
+  return g === glob.length;
 }
 
 /** The tool as a policy sees it. */
@@ -69,11 +91,11 @@ export class CompiledPolicy {
 
   constructor(private readonly policy: Readonly<ServicePolicy>) {
     this.rules = policy.rules.map((rule) => {
-      const pattern = rule.tools === undefined ? null : globRegExp(rule.tools);
+      const glob = rule.tools;
       return {
         action: rule.action,
         test: (tool) =>
-          (pattern === null || pattern.test(tool.id)) &&
+          (glob === undefined || globMatches(glob, tool.id)) &&
           (rule.readOnly === undefined || (tool.annotations.readOnly ?? false) === rule.readOnly) &&
           (rule.destructive === undefined || (tool.annotations.destructive ?? false) === rule.destructive),
       };

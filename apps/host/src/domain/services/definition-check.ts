@@ -5,7 +5,7 @@
  * Checked a slice of tools at a time, letting other requests through in
  * between: Microsoft Graph's 11,000 tools take a third of a second.
  */
-import { isValidIdentifier, type ServiceDefinition } from "@cyrnel/sdk";
+import { isValidIdentifier, MAX_IDENTIFIER_CHARS, type ServiceDefinition } from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
 import { yieldToEventLoop } from "../../lib/event-loop.js";
 import type { SchemaValidator } from "../../lib/json-schema.js";
@@ -41,7 +41,8 @@ export async function checkDefinition(
     if (!isValidIdentifier(tool.id)) {
       throw new CyrnelError(
         "bad_request",
-        `tool id ${JSON.stringify(tool.id)} (tools[${index}]) is not a valid TypeScript identifier or is a reserved word`,
+        `tool id ${JSON.stringify(tool.id)} (tools[${index}]) is not a valid TypeScript identifier of at most ` +
+          `${MAX_IDENTIFIER_CHARS} characters, or is a reserved word`,
       );
     }
     if (seen.has(tool.id)) throw new CyrnelError("bad_request", `tool id "${tool.id}" appears more than once`);

@@ -8,7 +8,13 @@
  * adapter's services.
  */
 import { createHash } from "node:crypto";
-import { type AdapterModule, isValidIdentifier, type ServiceDefinition, type ServiceState } from "@cyrnel/sdk";
+import {
+  type AdapterModule,
+  isValidIdentifier,
+  MAX_IDENTIFIER_CHARS,
+  type ServiceDefinition,
+  type ServiceState,
+} from "@cyrnel/sdk";
 import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
 import { isUniqueViolation } from "../../db/unique-violation.js";
 import { CyrnelError, messageOf } from "../../errors.js";
@@ -118,7 +124,8 @@ export class ServiceLifecycle {
     if (!isValidIdentifier(input.id)) {
       throw new CyrnelError(
         "bad_request",
-        `service id "${input.id}" is not a valid TypeScript identifier or is a reserved word`,
+        `service id "${input.id}" is not a valid TypeScript identifier of at most ${MAX_IDENTIFIER_CHARS} characters, ` +
+          "or is a reserved word",
       );
     }
     if ((input.definition === undefined) === (input.url === undefined)) {
