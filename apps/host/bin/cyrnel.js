@@ -1,21 +1,11 @@
-#!/usr/bin/env -S node --no-node-snapshot
-// isolated-vm on Node 20 needs --no-node-snapshot; the shebang passes it. When
-// started as `node bin/cyrnel.js` without the flag, re-run with it.
-import { spawn } from "node:child_process";
+#!/usr/bin/env node
+// The `cyrnel` command: the host and its client commands, in this one process. Only the sandbox processes the
+// typescript-ivm environment forks load isolated-vm (which wants --no-node-snapshot on Node 20: they are forked
+// with it), so a supervisor's PID is the host's own, and a signal to it reaches the host.
 import { readFileSync } from "node:fs";
 
-if (process.execArgv.includes("--no-node-snapshot")) {
-  const { main } = await loadCli();
-  process.exitCode = await main(process.argv.slice(2));
-} else {
-  const child = spawn(process.execPath, ["--no-node-snapshot", ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: "inherit",
-  });
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) => {
-    process.exitCode = code ?? (signal ? 1 : 0);
-  });
-}
+const { main } = await loadCli();
+process.exitCode = await main(process.argv.slice(2));
 
 /**
  * Loading the host opens hundreds of its files at once (Node reads an ES module graph in parallel): under a low

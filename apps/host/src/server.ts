@@ -58,6 +58,7 @@ export async function startServer(config: HostConfig, options: HostOptions = {})
     url: `http://${config.host}:${port}`,
     host: config.host,
     port,
+    pid: process.pid,
     version: HOST_VERSION,
     ...("dir" in host.console && { console: `http://${config.host}:${port}/ui/` }),
     ...(host.descriptors && {

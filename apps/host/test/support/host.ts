@@ -61,6 +61,8 @@ export interface StartOptions {
   openFileLimit?: number;
   /** The host's working directory (default: its data directory, which must then exist). */
   cwd?: string;
+  /** Node's own options for the host (default `--no-node-snapshot`, as the bin's shebang gives). */
+  nodeArgs?: string[];
 }
 
 export class TestHost implements ApiHost {
@@ -162,7 +164,7 @@ export async function startHost(options: StartOptions = {}): Promise<TestHost> {
   const dataDir = options.dataDir ?? tempDir();
   for (const id of options.modules ?? []) installFixtureModule(dataDir, id);
   const database = await databaseEnv(dataDir, options.env);
-  const argv = ["--no-node-snapshot", join(hostDir, "bin", "cyrnel.js"), "start"];
+  const argv = [...(options.nodeArgs ?? ["--no-node-snapshot"]), join(hostDir, "bin", "cyrnel.js"), "start"];
   const [command, args] =
     options.openFileLimit === undefined
       ? [process.execPath, argv]
