@@ -3,6 +3,7 @@
  * (services, tools, run, mcp, keys; in src/cli/) talk to a running host over
  * HTTP. Returns the exit code.
  */
+import { join } from "node:path";
 import { approvalsCommand } from "./cli/approvals-command.js";
 import { keysCommand } from "./cli/keys-command.js";
 import { mcpCommand } from "./cli/mcp-command.js";
@@ -13,7 +14,7 @@ import { toolsCommand } from "./cli/tools-command.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { messageOf } from "./errors.js";
 import { createLogger, withoutUrlPasswords } from "./log.js";
-import { guardProcessExit, reportUnexpectedExit } from "./process-guard.js";
+import { guardProcessExit, guardUncaught, reportUnexpectedExit } from "./process-guard.js";
 import { startServer } from "./server.js";
 import { HOST_VERSION } from "./version.js";
 
@@ -92,6 +93,10 @@ async function start(_args: string[]): Promise<number> {
     process.exit(code);
   };
   const startup = reportUnexpectedExit(logger);
+  // What module code throws from a timer or a promise nobody awaits is logged, and its module disabled once the
+  // host is up; the host keeps serving.
+  let disableModule = (_id: string, _reason: string): void => {};
+  guardUncaught(logger, join(config.dataDir, "modules"), (id, reason) => disableModule(id, reason));
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer(config, { logger });
@@ -103,6 +108,7 @@ async function start(_args: string[]): Promise<number> {
     return exit(1);
   }
   startup.settled();
+  disableModule = (id, reason) => server.disableModule(id, reason);
   return new Promise<number>(() => {
     const stop = (signal: string) => {
       process.stderr.write(`cyrnel: received ${signal}, shutting down\n`);

@@ -95,3 +95,41 @@ export function reportUnexpectedExit(logger: HostLogger): { settled(): void } {
     },
   };
 }
+
+/**
+ * What module code throws outside any call the host makes — from a timer, a
+ * callback, a promise nobody awaits — reaches the process as an uncaught
+ * exception or an unhandled rejection, and Node ends the process on either.
+ * The host logs it instead and keeps serving; when the stack names a custom
+ * module's file (under `modulesDir`), that module is disabled
+ * (`disableModule`), so it cannot do it again. A `process.exit` from a timer
+ * is refused by `guardProcessExit` and arrives here as such a throw.
+ */
+export function guardUncaught(
+  logger: HostLogger,
+  modulesDir: string,
+  disableModule: (id: string, reason: string) => void,
+): void {
+  const moduleFolder = new RegExp(`${escapeRegExp(modulesDir.replace(/\/+$/, ""))}/([^/?#]+)/`);
+  const handle = (kind: string) => (thrown: unknown) => {
+    try {
+      const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+      const stack = error.stack ?? "";
+      const moduleId = moduleFolder.exec(decodeURIComponent(stack.replaceAll("file://", "")))?.[1];
+      logger.error(`${kind} outside any request; the host keeps serving`, {
+        error: error.message,
+        stack: stack.split("\n").slice(0, 8).join("\n"),
+        ...(moduleId !== undefined && { module: moduleId }),
+      });
+      if (moduleId !== undefined) disableModule(moduleId, `${kind}: ${error.message}`);
+    } catch {
+      // Never throw from here: that would end the process after all.
+    }
+  };
+  process.on("uncaughtException", handle("an uncaught exception"));
+  process.on("unhandledRejection", handle("an unhandled rejection"));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

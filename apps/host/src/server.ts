@@ -14,6 +14,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from "
 import { getRequestListener } from "@hono/node-server";
 import { createHost, type HostOptions } from "./app.js";
 import type { HostConfig } from "./config.js";
+import { messageOf } from "./errors.js";
 import { HEALTH_RESERVE } from "./lib/descriptors.js";
 import { HOST_VERSION } from "./version.js";
 
@@ -22,6 +23,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Resolves (with why) when the host lost its cluster lease: close it and exit non-zero (see Host.lost). */
   lost: Promise<string>;
+  /** Disables a custom module whose code threw outside any call (process-guard.ts `guardUncaught`). */
+  disableModule(id: string, reason: string): void;
 }
 
 export async function startServer(config: HostConfig, options: HostOptions = {}): Promise<RunningServer> {
@@ -80,7 +83,15 @@ export async function startServer(config: HostConfig, options: HostOptions = {})
       http.closeAllConnections();
       host.logger.info("stopped");
     })());
-  return { port, close, lost: host.lost };
+  const disableModule = (id: string, reason: string) => {
+    host.modules
+      .setEnabled(id, false)
+      .then(() => host.logger.warn("custom module disabled: its code threw outside any call", { module: id, reason }))
+      .catch((error) =>
+        host.logger.error("could not disable a module whose code threw", { module: id, error: messageOf(error) }),
+      );
+  };
+  return { port, close, lost: host.lost, disableModule };
 }
 
 const BUSY_BODY = JSON.stringify({

@@ -93,6 +93,31 @@ describe("module code that hangs or exits, found at start", () => {
   });
 });
 
+describe("module code that throws outside any call", () => {
+  it("is logged and its module disabled; the host keeps serving (a timer's process.exit, a throw, a rejection)", async () => {
+    const host = track(await startHost({ modules: ["timer-faults"], env }));
+    const enabled = await host.api("POST", "/modules/timer-faults/enabled", { enabled: true });
+    expect(enabled.status, enabled.text).toBe(200);
+    await host.waitForLog((entry) => entry.msg === "custom module disabled: its code threw outside any call");
+    // The other two faults come after the first disabled it: logged, and the host is still there.
+    await host.waitForLog(
+      (entry) =>
+        entry.msg === "an unhandled rejection outside any request; the host keeps serving" &&
+        entry.module === "timer-faults",
+    );
+    const faults = host.logs().filter((entry) => /outside any request/.test(String(entry.msg)));
+    expect(faults.map((entry) => entry.error)).toEqual([
+      "process.exit(9) was refused: module code cannot stop the cyrnel host",
+      "timer-faults: thrown from a timer",
+      "timer-faults: rejected with nobody to catch it",
+    ]);
+    expect(faults.every((entry) => entry.module === "timer-faults")).toBe(true);
+    expect((await host.api("GET", "/modules/timer-faults")).body).toMatchObject({ enabled: false, active: false });
+    expect((await host.api("GET", "/health")).status).toBe(200);
+    expect(host.exitCode).toBeNull();
+  });
+});
+
 describe("a crash while module code loads", () => {
   it("quarantines the module, so the next start skips it and reports it", async () => {
     const dataDir = tempDir();
