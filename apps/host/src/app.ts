@@ -415,7 +415,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const publicRequests = new Set(publicRoutes.map((route) => `${route.method.toUpperCase()} ${route.path}`));
   app.use(
     "*",
-    bearerAuth(keys, (method, path) => publicRequests.has(`${method} ${path}`)),
+    // HEAD is answered by the GET route (a load balancer's health check often sends it): as public as that GET.
+    bearerAuth(keys, (method, path) => publicRequests.has(`${method === "HEAD" ? "GET" : method} ${path}`)),
   );
   mountRoutes(app, routes, {
     bodyLimit: config.bodyLimitBytes,

@@ -346,6 +346,9 @@ describe("without CYRNEL_API_KEY", () => {
     const anonymous = await host.api("GET", "/services");
     expect([anonymous.status, anonymous.body.code]).toEqual([401, "unauthorized"]);
     expect((await host.api("GET", "/health")).status).toBe(200);
+    // A load balancer's HEAD is as public as its GET.
+    expect((await host.api("HEAD", "/health")).status).toBe(200);
+    expect((await host.api("HEAD", "/services")).status).toBe(401);
     expect((await host.api("GET", "/services", undefined, bearer(operator.key))).status).toBe(200);
     const agent = await createKey(host, { name: "agent", role: "agent" }, operator.key);
     expect((await host.api("GET", "/services", undefined, bearer(agent.key))).status).toBe(200);
