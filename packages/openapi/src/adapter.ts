@@ -36,6 +36,7 @@ interface ServiceRuntime {
   headers: Record<string, string>;
   timeoutMs: number;
   maxResponseBytes: number;
+  crossOriginRedirects: boolean;
   tokens: TokenCache;
 }
 
@@ -129,6 +130,7 @@ export class OpenApiAdapter implements AdapterModule {
       headers: headersOf(state.config),
       timeoutMs: timeoutOf(state.config),
       maxResponseBytes: maxResponseBytesOf(state.config),
+      crossOriginRedirects: state.config.followCrossOriginRedirects === true,
       tokens: new TokenCache(this.now),
     });
   }
@@ -171,6 +173,7 @@ export class OpenApiAdapter implements AdapterModule {
       ...(sent.body === undefined ? {} : { body: sent.body }),
       timeoutMs: service.timeoutMs,
       maxResponseBytes: service.maxResponseBytes,
+      crossOriginRedirects: service.crossOriginRedirects,
       cancel: this.lifetime.signal,
       credentialHeaders: [
         ...credentials.headers.map(([name]) => name.toLowerCase()),

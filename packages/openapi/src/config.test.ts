@@ -46,6 +46,7 @@ describe("serverDomain and configSchema", () => {
       basePath: "v2",
       timeoutMs: 30000,
       maxResponseBytes: 10 * 1024 * 1024,
+      followCrossOriginRedirects: false,
       headers: {},
     });
     expect(validate({ port: "1" })).toBe(false);

@@ -21,11 +21,15 @@ import { DRAFT_07 } from "./schemas.js";
  * - `timeoutMs` bounds one call (default 30000); `headers` are extra headers
  *   sent with every request (parameters and credentials override them).
  * - `maxResponseBytes` bounds the body of one response (default 10 MiB).
+ * - `followCrossOriginRedirects` (default false): a redirect to another origin
+ *   is refused unless this is on (an open redirect on an allowed service
+ *   would otherwise reach the host's own network); even then never to a
+ *   link-local address (cloud metadata services live there).
  */
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
-const FIXED_KEYS = new Set(["baseUrl", "timeoutMs", "headers", "maxResponseBytes"]);
+const FIXED_KEYS = new Set(["baseUrl", "timeoutMs", "headers", "maxResponseBytes", "followCrossOriginRedirects"]);
 
 export interface ServerVariableDomain {
   name: string;
@@ -100,6 +104,12 @@ export function configSchema(domain: ServerDomain | null, server: Server | undef
     default: DEFAULT_MAX_RESPONSE_BYTES,
     description:
       "Largest response body accepted, in bytes: a longer one fails the call while it streams (error bodies are cut to 64 KiB).",
+  };
+  properties.followCrossOriginRedirects = {
+    type: "boolean",
+    default: false,
+    description:
+      "Follow redirects to another origin (scheme, host or port); never to a link-local address. Off: such a redirect fails the call.",
   };
   properties.headers = {
     type: "object",

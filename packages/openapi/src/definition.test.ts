@@ -293,6 +293,7 @@ describe("generateDefinition", () => {
       "baseUrl",
       "timeoutMs",
       "maxResponseBytes",
+      "followCrossOriginRedirects",
       "headers",
     ]);
     expect(Object.keys(definition.secretsSchema.properties as object)).toEqual(["token"]);

@@ -1,4 +1,6 @@
+import { lookup } from "node:dns/promises";
 import { STATUS_CODES } from "node:http";
+import { isIP } from "node:net";
 import { AdapterError, secretForms } from "@cyrnel/sdk";
 import type { BodyBytes } from "./body.js";
 import { isJsonType } from "./media-types.js";
@@ -10,10 +12,14 @@ import { isRecord } from "./records.js";
  *
  * - One deadline (`timeoutMs`) covers connecting, redirects and reading
  *   the body; the adapter's teardown cancels exchanges still in flight.
- * - Redirects (at most 5) are followed by hand so credentials never leave
- *   the original origin: on a cross-origin hop the credential headers and
- *   cookies are dropped (credential query parameters were never part of
- *   the `Location`). 303, and 301/302 after a POST, continue as GET.
+ * - Redirects (at most 5) are followed by hand. One to another origin fails
+ *   the call unless the service allows it (`crossOriginRedirects`): an open
+ *   redirect on an allowed service would reach whatever the host can (its
+ *   own ports, its network). Allowed, it still never goes to a link-local
+ *   address (cloud metadata services), and credentials never leave the
+ *   original origin: the credential headers and cookies are dropped
+ *   (credential query parameters were never part of the `Location`). 303,
+ *   and 301/302 after a POST, continue as GET.
  * - Bodies: none for HEAD, 204, 205 and 304 or an empty body (`null`); JSON
  *   when the content type says so (text if it does not parse); text
  *   otherwise. A body is read as it streams and never held past
@@ -46,6 +52,8 @@ export interface Exchange {
   maxResponseBytes: number;
   /** Aborted when the adapter is torn down: the exchange ends at once (see {@link callSignal}). */
   cancel?: AbortSignal;
+  /** Follow redirects to another origin (never to a link-local address); false: such a redirect fails the call. */
+  crossOriginRedirects?: boolean;
   /** Lower-case header names that carry credentials (dropped on cross-origin redirects). */
   credentialHeaders: string[];
   /** Secret values to scrub from messages and results. */
@@ -212,7 +220,24 @@ async function follow(exchange: Exchange, signal: AbortSignal, label: string): P
     await response.body?.cancel();
     if (hop >= MAX_REDIRECTS) throw new UpstreamError(`${label} → too many redirects`, response.status, null);
     const next = new URL(location, url);
-    if (next.origin !== origin) for (const name of exchange.credentialHeaders) headers.delete(name);
+    if (next.origin !== origin) {
+      if (!exchange.crossOriginRedirects) {
+        throw new UpstreamError(
+          `${label} → ${response.status} redirect to another origin (${next.origin}) refused; the service's config ` +
+            "followCrossOriginRedirects allows it",
+          response.status,
+          null,
+        );
+      }
+      if (await isLinkLocal(next.hostname)) {
+        throw new UpstreamError(
+          `${label} → ${response.status} redirect to a link-local address (${next.hostname}) refused`,
+          response.status,
+          null,
+        );
+      }
+      for (const name of exchange.credentialHeaders) headers.delete(name);
+    }
     if (
       (response.status === 303 && method !== "HEAD") ||
       ((response.status === 301 || response.status === 302) && method === "POST")
@@ -223,6 +248,22 @@ async function follow(exchange: Exchange, signal: AbortSignal, label: string): P
     }
     url = next.href;
   }
+}
+
+/** Whether `hostname` is, or resolves to, a link-local address (169.254.0.0/16, fe80::/10: metadata services). */
+async function isLinkLocal(hostname: string): Promise<boolean> {
+  const bare = hostname.replace(/^\[(.*)\]$/, "$1");
+  const addresses =
+    isIP(bare) !== 0
+      ? [bare]
+      : await lookup(bare, { all: true }).then(
+          (found) => found.map((entry) => entry.address),
+          () => [],
+        );
+  return addresses.some(
+    (address) =>
+      /^169\.254\./.test(address) || /^fe[89ab][0-9a-f]:/i.test(address) || /^::ffff:169\.254\./i.test(address),
+  );
 }
 
 async function readBody(response: Response, method: string, maxBytes: number): Promise<unknown> {

@@ -395,24 +395,47 @@ describe("redirects", () => {
   });
   afterAll(() => other.close());
 
-  it("keeps credentials on the same origin and drops them across origins", async () => {
+  const redirectAway = (to: string) =>
     server.handle((request, response) => {
       if (request.path === "/anything/bearer") {
         response.writeHead(307, { location: "/moved" });
         response.end();
       } else if (request.path === "/moved") {
-        response.writeHead(303, { location: `${other.url}/elsewhere` });
+        response.writeHead(303, { location: to });
         response.end();
       }
     });
+
+  it("refuses a redirect to another origin by default: nothing reaches it", async () => {
+    redirectAway(`${other.url}/elsewhere`);
+    const error = await rejection(host.invoke("secure", toolId("secure", "post", "/anything/bearer")));
+    expect(error.message).toContain(`303 redirect to another origin (${other.url}) refused`);
+    expect(error.message).toContain("followCrossOriginRedirects");
+    expect(error.message).not.toContain("redirect-secret-6");
+    expect(other.requests).toEqual([]);
+  });
+
+  it("with followCrossOriginRedirects, keeps credentials on the same origin and drops them across origins", async () => {
+    await host.configure(
+      "secure",
+      { baseUrl: server.url, followCrossOriginRedirects: true },
+      { bearer: "redirect-secret-6" },
+    );
+    redirectAway(`${other.url}/elsewhere`);
     expect(await host.invoke("secure", toolId("secure", "post", "/anything/bearer"))).toEqual({ ok: true });
-    expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
+    expect(server.requests.slice(-2).map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
       ["POST", "/anything/bearer", "Bearer redirect-secret-6"],
       ["POST", "/moved", "Bearer redirect-secret-6"],
     ]);
     expect(other.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
       ["GET", "/elsewhere", undefined],
     ]);
+  });
+
+  it("never follows a redirect to a link-local address (a cloud metadata service), even when allowed", async () => {
+    redirectAway("http://169.254.169.254/latest/meta-data/");
+    const error = await rejection(host.invoke("secure", toolId("secure", "post", "/anything/bearer")));
+    expect(error.message).toContain("redirect to a link-local address (169.254.169.254) refused");
   });
 });
 
