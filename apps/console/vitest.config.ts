@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { timeouts } from "../../vitest.shared.mjs";
 
 export default defineConfig({
   test: {
@@ -6,7 +7,6 @@ export default defineConfig({
     pool: "forks",
     // The browser suite starts a real host and a real Chromium: one file at a time keeps a 2-core machine usable.
     fileParallelism: false,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    ...timeouts,
   },
 });

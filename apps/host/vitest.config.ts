@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { timeouts } from "../../vitest.shared.mjs";
 
 // The suites run once per database dialect (scripts/test-dialects.mjs sets CYRNEL_TEST_DIALECT): SQLite runs
 // every test; PostgreSQL runs the host's end-to-end suites (test/), each test host with a database of its own on
@@ -17,8 +18,7 @@ export default defineConfig({
     // loader then applies module-generation-hooks.mjs, which Vite's module runner would bypass (and cache a
     // reloaded module's older files).
     server: { deps: { external: [/\/cyrnel-test-[^/]+\/modules\//] } },
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    ...timeouts,
     globalSetup: postgres ? ["test/support/postgres-setup.ts"] : [],
     env: { CYRNEL_TEST_DIALECT: dialect },
     projects: [

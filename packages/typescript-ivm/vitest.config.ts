@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { timeouts } from "../../vitest.shared.mjs";
 
 export default defineConfig({
   test: {
@@ -8,7 +9,6 @@ export default defineConfig({
     pool: "forks",
     // isolated-vm needs this on Node 20+ in any process that creates isolates (the worker is forked with it too).
     execArgv: ["--no-node-snapshot"],
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
+    ...timeouts,
   },
 });

@@ -62,9 +62,7 @@ async function run(code: string, extra: Record<string, unknown> = {}): Promise<P
 }
 
 async function waitForState(id: number, state: string): Promise<void> {
-  await expect
-    .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 20_000 })
-    .toBe(state);
+  await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.state).toBe(state);
 }
 
 /** A process that awaits one `/slow` call and then reads one item; outputs both with its index. */
@@ -146,7 +144,7 @@ describe("capacity", () => {
         expect(response.status, response.text).toBe(201);
         await waitForState(response.body.id, "running");
       }
-      await expect.poll(() => shop.slowInFlight.get(30_000), { timeout: 20_000 }).toBe(2);
+      await expect.poll(() => shop.slowInFlight.get(30_000)).toBe(2);
       const queued = await submit("cyrnel.output({ queued: true });");
       expect(queued.status, queued.text).toBe(201);
       expect(queued.body.state).toBe("queued");
@@ -163,7 +161,6 @@ describe("capacity", () => {
                   [queued.body.id],
                 )
               )[0]?.claimed_by ?? null,
-            { timeout: 20_000 },
           )
           .not.toBeNull();
       }

@@ -240,8 +240,8 @@ cyrnel.output({ city: forecast.city.name, alert: alert.id });`,
       stderr += chunk.toString("utf8");
     });
     const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
-    await expect.poll(() => stdout, { timeout: 15_000 }).toBe("first line\n");
-    await expect.poll(() => stderr, { timeout: 5_000 }).toContain("a warning\n");
+    await expect.poll(() => stdout).toBe("first line\n");
+    await expect.poll(() => stderr).toContain("a warning\n");
     // Printed while the code is still waiting: the process is running, not finished.
     const [running] = (await host.api("GET", "/processes?ref=chatty")).body.items;
     expect(running.state).toBe("running");
@@ -334,9 +334,7 @@ cyrnel.output({ alert: alert.id });`,
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
     });
-    await expect
-      .poll(() => stderr, { timeout: 30_000 })
-      .toMatch(/suspended: weather\.createAlert waits for approval \d+/);
+    await expect.poll(() => stderr).toMatch(/suspended: weather\.createAlert waits for approval \d+/);
     const id = /waits for approval (\d+)/.exec(stderr)![1]!;
 
     const listed = await cli(["approvals", "list"]);
@@ -393,13 +391,10 @@ cyrnel.output({ alert: alert.id });`,
 async function pendingApprovals(): Promise<Record<string, any>[]> {
   let items: Record<string, any>[] = [];
   await expect
-    .poll(
-      async () => {
-        items = (await host.api("GET", "/approvals?state=pending")).body.items;
-        return items.length;
-      },
-      { timeout: 30_000 },
-    )
+    .poll(async () => {
+      items = (await host.api("GET", "/approvals?state=pending")).body.items;
+      return items.length;
+    }, {})
     .toBeGreaterThan(0);
   return items;
 }

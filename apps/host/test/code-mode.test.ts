@@ -67,9 +67,7 @@ async function startIn(state: "queued" | "running", code: string): Promise<numbe
   const response = await host.api("POST", "/processes", { code, timeoutMs: 30_000 });
   expect(response.status, response.text).toBe(201);
   const id = response.body.id as number;
-  await expect
-    .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 10_000 })
-    .toBe(state);
+  await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.state).toBe(state);
   return id;
 }
 

@@ -60,9 +60,7 @@ async function start(code: string, timeoutMs = 60_000): Promise<number> {
 }
 
 async function waitIdle(id: number): Promise<Record<string, any>> {
-  await expect
-    .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 30_000 })
-    .toBe("idle");
+  await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.state).toBe("idle");
   return (await host.api("GET", `/processes/${id}`)).body;
 }
 
@@ -70,14 +68,11 @@ async function waitIdle(id: number): Promise<Record<string, any>> {
 async function pendingApproval(processId: number): Promise<Record<string, any>> {
   let found: Record<string, any> | undefined;
   await expect
-    .poll(
-      async () => {
-        const page = await host.api("GET", `/approvals?state=pending&processId=${processId}`);
-        found = page.body.items[0];
-        return found !== undefined;
-      },
-      { timeout: 30_000 },
-    )
+    .poll(async () => {
+      const page = await host.api("GET", `/approvals?state=pending&processId=${processId}`);
+      found = page.body.items[0];
+      return found !== undefined;
+    }, {})
     .toBe(true);
   return found!;
 }
@@ -502,7 +497,7 @@ describe("restarts and expiry", () => {
     const postgres = testDialect() === "postgres";
     if (postgres) {
       await expect
-        .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 45_000, interval: 200 })
+        .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { interval: 200 })
         .toBe("idle");
     }
     expect((await host.api("GET", `/approvals/${approval.id}`)).body).toMatchObject({

@@ -44,9 +44,7 @@ async function newestProcessId(): Promise<number> {
 
 async function expectStillRunningThenKill(id: number): Promise<void> {
   // Queued while its code is type-checked (the first check loads the compiler), then running: never ended by the abort.
-  await expect
-    .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 20_000 })
-    .toBe("running");
+  await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.state).toBe("running");
   expect((await host.api("POST", `/processes/${id}/signals/kill`)).status).toBe(200);
 }
 

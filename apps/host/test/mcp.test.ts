@@ -293,13 +293,10 @@ try {
       const { id } = started.structuredContent as any;
       let suspended: any;
       await expect
-        .poll(
-          async () => {
-            suspended = (await call(client, "get_process", { id })).structuredContent;
-            return suspended.state;
-          },
-          { timeout: 30_000 },
-        )
+        .poll(async () => {
+          suspended = (await call(client, "get_process", { id })).structuredContent;
+          return suspended.state;
+        }, {})
         .toBe("suspended");
       expect(suspended.pendingApprovalIds).toHaveLength(1);
       expect(suspended.next).toContain("waits for an operator to approve or deny it");

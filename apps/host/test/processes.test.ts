@@ -23,9 +23,7 @@ describe("across restarts", () => {
     crashed = await restart(crashed);
     expect((await crashed.api("GET", `/processes/${done.id}/output`)).body).toEqual({ echo: "kept" });
     if (postgres) {
-      await expect
-        .poll(async () => (await crashed!.api("GET", `/processes/${running.id}`)).body.state, { timeout: 30_000 })
-        .toBe("idle");
+      await expect.poll(async () => (await crashed!.api("GET", `/processes/${running.id}`)).body.state).toBe("idle");
     }
     expect((await crashed.api("GET", `/processes/${running.id}`)).body).toMatchObject({
       state: "idle",

@@ -53,25 +53,21 @@ describe("the sandbox process", () => {
       timeoutMs: null,
     });
     expect(created.status, created.text).toBe(201);
-    await expect
-      .poll(async () => (await host!.api("GET", `/processes/${created.body.id}`)).body.state, { timeout: 15_000 })
-      .toBe("running");
+    await expect.poll(async () => (await host!.api("GET", `/processes/${created.body.id}`)).body.state).toBe("running");
     const pid = host.child.pid as number;
     const sandboxes = sandboxesOf(pid);
     expect(sandboxes).toHaveLength(1);
     const sandbox = sandboxes[0] as number;
 
     await host.kill();
-    await expect.poll(() => alive(sandbox), { timeout: 30_000, interval: 50 }).toBe(false);
+    await expect.poll(() => alive(sandbox), { interval: 50 }).toBe(false);
 
     host = await restart(host);
     const running = sandboxesOf(host.child.pid as number);
     expect(running).toHaveLength(1);
     expect(running[0]).not.toBe(sandbox);
     if (postgres) {
-      await expect
-        .poll(async () => (await host!.api("GET", `/processes/${created.body.id}`)).body.state, { timeout: 30_000 })
-        .toBe("idle");
+      await expect.poll(async () => (await host!.api("GET", `/processes/${created.body.id}`)).body.state).toBe("idle");
     }
     expect((await host.api("GET", `/processes/${created.body.id}`)).body).toMatchObject({
       state: "idle",
@@ -95,7 +91,7 @@ describe("the sandbox process", () => {
       30_000,
     );
     const pid = host.child.pid as number;
-    await expect.poll(() => sandboxesOf(pid).length, { timeout: 30_000, interval: 50 }).toBe(0);
+    await expect.poll(() => sandboxesOf(pid).length, { interval: 50 }).toBe(0);
     expect(await host.stop()).toBe(0);
   });
 

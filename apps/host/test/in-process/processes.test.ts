@@ -29,9 +29,7 @@ beforeAll(async () => {
 afterAll(() => host?.stop());
 
 const waitIdle = async (id: number) => {
-  await expect
-    .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 10_000 })
-    .toBe("idle");
+  await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.state).toBe("idle");
   return (await host.api("GET", `/processes/${id}`)).body;
 };
 

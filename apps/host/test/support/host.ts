@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scaled } from "../../../../vitest.shared.mjs";
 import { databaseEnv } from "./database.js";
 
 const hostDir = join(import.meta.dirname, "..", "..");
@@ -135,7 +136,7 @@ export class TestHost implements ApiHost {
   /** Resolves when a log line matching `predicate` appears. */
   async waitForLog(
     predicate: (entry: Record<string, unknown>) => boolean,
-    timeoutMs = 15_000,
+    timeoutMs = scaled(60_000),
   ): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -197,7 +198,7 @@ export async function startHost(options: StartOptions = {}): Promise<TestHost> {
   if (options.expectListening === false) return host;
 
   const listening = await Promise.race([
-    host.waitForLog((entry) => entry.msg === "listening", 30_000),
+    host.waitForLog((entry) => entry.msg === "listening", scaled(120_000)),
     host.waitForExit().then((code) => {
       throw new Error(`host exited with ${code} before listening:\n${host.output.join("\n")}`);
     }),

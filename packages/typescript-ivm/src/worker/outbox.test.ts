@@ -57,7 +57,7 @@ describe("Outbox", () => {
     outbox.send({ type: "stdout", executionId: 1, chunk: "later\n" });
     expect(sent).toHaveLength(1);
     await expect
-      .poll(() => sent, { timeout: 5_000 })
+      .poll(() => sent)
       .toEqual([
         { type: "stdout", executionId: 1, chunk: "now\n" },
         { type: "stdout", executionId: 1, chunk: "later\n" },
