@@ -25,7 +25,7 @@ describe("within the open-file limit", () => {
     hosts.push(host);
     expect(await host.waitForExit()).toBe(1);
     const said = host.output.join("\n");
-    expect(said).toMatch(/^cyrnel: could not start: too many open files .*\(ulimit -n\) is 200: raise it/m);
+    expect(said).toMatch(/^cyrnel: could not start: the open-file limit \(ulimit -n\) is 200; .*raise it/m);
     expect(said).not.toContain("    at ");
   });
 
