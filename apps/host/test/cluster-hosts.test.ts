@@ -20,12 +20,12 @@
  * reads the services from the database); the last test installs a service
  * after they started, which reaches them through the change feed.
  */
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "./support/cluster.js";
 import { type CounterApi, startCounterApi } from "./support/counter-api.js";
 import { databaseEnv, testDialect } from "./support/database.js";
 import { startHost, type TestHost, tempDir } from "./support/host.js";
+import { queryPostgres } from "./support/postgres.js";
 import { followProcess, readEvents } from "./support/process-events.js";
 
 const API_KEY = "cluster-hosts-admin-key";
@@ -53,15 +53,7 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
   /** Every process submitted: its tag (one upstream call each) and how it must end. */
   const submitted = new Map<number, { tag: string; expected: Expected }>();
 
-  const query = async <Row>(sql: string, params: unknown[] = []): Promise<Row[]> => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as Row[];
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <Row>(sql: string, params: unknown[] = []) => queryPostgres<Row>(databaseUrl, sql, params);
 
   const start = async (role: "api" | "worker") => {
     const host = await startHost({ env: { ...env, CYRNEL_ROLE: role } });

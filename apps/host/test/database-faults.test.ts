@@ -14,13 +14,12 @@
  * test's timeout is the only clock. A longer campaign with a report of each
  * round is `bench/database-faults.mjs`.
  */
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "./support/cluster.js";
 import { type CounterApi, startCounterApi } from "./support/counter-api.js";
 import { testDialect } from "./support/database.js";
 import { type ApiResponse, startHost, type TestHost } from "./support/host.js";
-import { startThrowawayPostgres, type ThrowawayPostgres } from "./support/postgres.js";
+import { queryPostgres, startThrowawayPostgres, type ThrowawayPostgres } from "./support/postgres.js";
 
 const API_KEY = "database-faults-admin-key";
 const COUNTER_KEY = "database-faults-counter-key";
@@ -68,15 +67,8 @@ describe.skipIf(testDialect() !== "postgres")("database faults under load (Postg
   };
 
   /** On the hosts' database (`admin`: on the server's own, for what is done to the server). */
-  const query = async <Row>(sql: string, params: unknown[] = [], admin = false): Promise<Row[]> => {
-    const client = new pg.Client({ connectionString: admin ? server.adminUrl : databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as Row[];
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <Row>(sql: string, params: unknown[] = [], admin = false) =>
+    queryPostgres<Row>(admin ? server.adminUrl : databaseUrl, sql, params);
 
   beforeAll(async () => {
     server = await startThrowawayPostgres({ own: true });

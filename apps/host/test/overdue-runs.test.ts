@@ -10,24 +10,16 @@
  * queues it, and the test marks it claimed by that live host five minutes
  * ago and deletes its job, as if the claim's host had lost track of it.
  */
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseEnv, testDialect } from "./support/database.js";
 import { startHost, type TestHost, tempDir } from "./support/host.js";
+import { queryPostgres } from "./support/postgres.js";
 
 describe.skipIf(testDialect() !== "postgres")("runs a live host claimed but never ended", () => {
   let host: TestHost;
   let databaseUrl: string;
 
-  const query = async <Row>(sql: string, params: unknown[] = []): Promise<Row[]> => {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows as Row[];
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <Row>(sql: string, params: unknown[] = []) => queryPostgres<Row>(databaseUrl, sql, params);
 
   beforeAll(async () => {
     databaseUrl = (await databaseEnv(tempDir())).CYRNEL_DATABASE_URL!;

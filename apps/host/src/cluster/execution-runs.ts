@@ -254,30 +254,11 @@ export class ExecutionRuns {
    * a claim: whichever commits first wins. Resolves how many it ended.
    */
   endTimedOutWaiting(): Promise<number> {
-    return inTransaction(this.pool, async (tx) => {
-      const finishedAt = new Date().toISOString();
-      const { rows } = await tx.query(
-        `UPDATE executions e SET exit_state = 'timeout', finished_at = $1
-         FROM processes p
-         WHERE p.id = e.process_id AND e.claimed_by IS NULL AND e.finished_at IS NULL AND p.timeout_ms IS NOT NULL
-           AND e.enqueued_at + p.timeout_ms * interval '1 millisecond' < now()
-         RETURNING e.id AS "executionId", e.process_id AS "processId"`,
-        [finishedAt],
-      );
-      const ended = rows.map((row: { executionId: number; processId: number }) => ({
-        executionId: Number(row.executionId),
-        processId: Number(row.processId),
-      }));
-      if (ended.length === 0) return 0;
-      await tx.query(
-        `UPDATE processes SET state = 'idle', exit_state = 'timeout', finished_at = $2,
-           error = 'timed out after ' || timeout_ms || ' ms waiting in the queue; the code never ran'
-         WHERE id = ANY($1)`,
-        [ended.map((run) => run.processId), finishedAt],
-      );
-      for (const run of ended) await sendRunEnded(tx, run.processId, run.executionId);
-      return ended.length;
-    });
+    return this.endTimedOut(
+      `e.claimed_by IS NULL AND e.enqueued_at + p.timeout_ms * interval '1 millisecond' < now()`,
+      [],
+      "ms waiting in the queue; the code never ran",
+    );
   }
 
   /**
@@ -290,28 +271,40 @@ export class ExecutionRuns {
    * them `timeout`, tells the readers; resolves how many it ended.
    */
   endOverdueClaimed(graceMs: number): Promise<number> {
+    return this.endTimedOut(
+      `e.claimed_by IS NOT NULL AND p.state <> 'suspended'
+       AND e.claimed_at + (p.timeout_ms + $2::bigint) * interval '1 millisecond' < now()
+       AND NOT EXISTS (
+         SELECT 1 FROM approvals a WHERE a.process_id = p.id
+           AND a.created_at >= to_char(e.claimed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')
+       )`,
+      [graceMs],
+      "ms; the host running it did not record its end",
+    );
+  }
+
+  /**
+   * The sweeps' one statement pair: the unended runs with a timeout that match `condition` (over `e`, the
+   * execution, and `p`, its process; its parameters from `$2`) end `timeout`, their processes say
+   * `timed out after <timeoutMs> <why>`, and their readers are told, in one transaction.
+   */
+  private endTimedOut(condition: string, params: unknown[], why: string): Promise<number> {
     return inTransaction(this.pool, async (tx) => {
       const finishedAt = new Date().toISOString();
       const { rows } = await tx.query(
         `UPDATE executions e SET exit_state = 'timeout', finished_at = $1
          FROM processes p
-         WHERE p.id = e.process_id AND e.claimed_by IS NOT NULL AND e.finished_at IS NULL
-           AND p.timeout_ms IS NOT NULL AND p.state <> 'suspended'
-           AND e.claimed_at + (p.timeout_ms + $2::bigint) * interval '1 millisecond' < now()
-           AND NOT EXISTS (
-             SELECT 1 FROM approvals a WHERE a.process_id = p.id
-               AND a.created_at >= to_char(e.claimed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')
-           )
+         WHERE p.id = e.process_id AND e.finished_at IS NULL AND p.timeout_ms IS NOT NULL AND ${condition}
          RETURNING e.id AS "executionId", e.process_id AS "processId"`,
-        [finishedAt, graceMs],
+        [finishedAt, ...params],
       );
       const ended = toQueuedRuns(rows);
       if (ended.length === 0) return 0;
       await tx.query(
         `UPDATE processes SET state = 'idle', exit_state = 'timeout', finished_at = $2,
-           error = 'timed out after ' || timeout_ms || ' ms; the host running it did not record its end'
+           error = 'timed out after ' || timeout_ms || $3
          WHERE id = ANY($1)`,
-        [ended.map((run) => run.processId), finishedAt],
+        [ended.map((run) => run.processId), finishedAt, ` ${why}`],
       );
       for (const run of ended) await sendRunEnded(tx, run.processId, run.executionId);
       return ended.length;

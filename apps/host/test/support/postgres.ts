@@ -37,3 +37,14 @@ export async function databaseFor(adminUrl: string, dataDir: string): Promise<st
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/** Runs one statement on the database at `url`, on a connection of its own; the rows. */
+export async function queryPostgres<Row>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
