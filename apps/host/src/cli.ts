@@ -97,6 +97,20 @@ async function start(_args: string[]): Promise<number> {
   // host is up; the host keeps serving.
   let disableModule = (_id: string, _reason: string): void => {};
   guardUncaught(logger, join(config.dataDir, "modules"), (id, reason) => disableModule(id, reason));
+  // Signals are taken from the first moment: one that arrives while the host starts (or between its "listening"
+  // line and the next step) stops it gracefully once it is up, instead of Node's default killing it outright.
+  let stopRequested: string | null = null;
+  let startupDeadline: NodeJS.Timeout | undefined;
+  let onSignal = (signal: string): void => {
+    stopRequested = signal;
+    // A start that does not finish within the shutdown timeout is not waited for.
+    startupDeadline ??= setTimeout(() => {
+      process.stderr.write(`cyrnel: received ${signal} while starting; stopped\n`);
+      exit(1);
+    }, config.shutdownTimeoutMs);
+  };
+  process.once("SIGINT", () => onSignal("SIGINT"));
+  process.once("SIGTERM", () => onSignal("SIGTERM"));
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer(config, { logger });
@@ -117,8 +131,9 @@ async function start(_args: string[]): Promise<number> {
         () => exit(1),
       );
     };
-    process.once("SIGINT", () => stop("SIGINT"));
-    process.once("SIGTERM", () => stop("SIGTERM"));
+    clearTimeout(startupDeadline);
+    onSignal = stop;
+    if (stopRequested !== null) stop(stopRequested);
     // Other hosts may already have ended this host's runs: it must not go on as if it were the same host. Its
     // supervisor starts it again, as a new host with a new lease.
     void server.lost.then((reason) => {
