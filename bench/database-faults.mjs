@@ -13,7 +13,7 @@
 // ROUNDS=12, CLIENTS=6, SEED=<number> (replays an order of faults),
 // RESTART_EVERY=3 (every third round restarts the server; the others terminate backends).
 import { createServer } from "node:http";
-import { startThrowawayPostgres } from "@cyrnel/test-servers";
+import { seededRandom, startThrowawayPostgres } from "@cyrnel/test-servers";
 import pg from "pg";
 import { startHost } from "./lib/host.mjs";
 
@@ -22,17 +22,6 @@ const CLIENTS = Number(process.env.CLIENTS ?? 6);
 const RESTART_EVERY = Number(process.env.RESTART_EVERY ?? 3);
 const SEED = Number(process.env.SEED ?? Math.floor(Math.random() * 2 ** 31));
 const SECRETS_KEY = Buffer.alloc(32, 5).toString("base64");
-
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,7 +54,7 @@ async function startCounter() {
 }
 
 async function main() {
-  const next = random(SEED);
+  const next = seededRandom(SEED);
   console.log(`database faults campaign: ${ROUNDS} rounds, ${CLIENTS} clients, seed ${SEED}`);
   const server = await startThrowawayPostgres({ own: true });
   const admin = async (sql) => {

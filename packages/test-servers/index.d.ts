@@ -22,3 +22,6 @@ export type FoundChromium =
   | { missing: string };
 
 export function findChromium(): Promise<FoundChromium>;
+
+/** A small deterministic generator in [0, 1): a fault campaign's order replays from its seed. */
+export function seededRandom(seed: number): () => number;

@@ -274,3 +274,17 @@ export async function findChromium() {
     return { missing: `Chromium: could not unpack @sparticuz/chromium (${error.message}): ${CHROMIUM_HOW}` };
   }
 }
+
+// ─── Replayable randomness ───────────────────────────────────────────────────────────────────────────────────
+
+/** A small deterministic generator (mulberry32) in [0, 1): a fault campaign's order replays from its seed. */
+export function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

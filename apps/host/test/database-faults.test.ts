@@ -14,6 +14,8 @@
  * test's timeout is the only clock. A longer campaign with a report of each
  * round is `bench/database-faults.mjs`.
  */
+
+import { seededRandom } from "@cyrnel/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "./support/cluster.js";
 import { type CounterApi, startCounterApi } from "./support/counter-api.js";
@@ -27,18 +29,6 @@ const SECRETS_KEY = Buffer.alloc(32, 9).toString("base64");
 const CLIENTS = 4;
 const TERMINATIONS = 4;
 const RESTARTS = 2;
-
-/** A small deterministic generator, so a failing order of faults can be replayed with its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -104,7 +94,7 @@ describe.skipIf(testDialect() !== "postgres")("database faults under load (Postg
   it("keeps every host alive, ends every run, sends no POST twice, records each POST, and never answers 500", async () => {
     const seed = Number(process.env.CYRNEL_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
     console.log(`database faults: seed ${seed} (CYRNEL_FAULT_SEED=${seed} replays this order)`);
-    const next = random(seed);
+    const next = seededRandom(seed);
     let loading = true;
     let submitted = 0;
 
