@@ -106,7 +106,7 @@ export class OpenApiAdapter implements AdapterModule {
   }
 
   async teardown(): Promise<void> {
-    this.lifetime.abort();
+    this.lifetime.abort("the openapi adapter was stopped");
     this.lifetime = new AbortController();
     this.services.clear();
     await this.definitions.stop();
@@ -147,7 +147,7 @@ export class OpenApiAdapter implements AdapterModule {
     const baseUrl = operationBaseUrl(service.base, tool.server);
     const parameters = isRecord(input.parameters) ? input.parameters : {};
     const request = buildRequest(tool, baseUrl, service.headers, parameters);
-    return this.perform(service, tool, request, parameters, baseUrl, true);
+    return this.perform(service, tool, request, parameters, baseUrl, true, input.signal);
   }
 
   private async perform(
@@ -157,7 +157,9 @@ export class OpenApiAdapter implements AdapterModule {
     parameters: Record<string, unknown>,
     baseUrl: string,
     mayRetry: boolean,
+    caller: AbortSignal | undefined,
   ): Promise<unknown> {
+    const cancel = [this.lifetime.signal, caller];
     const { credentials: given, tokens, tokenOf } = await this.credentials(service, tool, request, parameters, baseUrl);
     // Form fields a secret provides are filled in now that the tokens are known; messages keep showing the
     // request as the caller made it (a GET sends its form fields in the URL).
@@ -174,7 +176,7 @@ export class OpenApiAdapter implements AdapterModule {
       timeoutMs: service.timeoutMs,
       maxResponseBytes: service.maxResponseBytes,
       crossOriginRedirects: service.crossOriginRedirects,
-      cancel: this.lifetime.signal,
+      cancel,
       credentialHeaders: [
         ...credentials.headers.map(([name]) => name.toLowerCase()),
         ...(credentials.cookies.length > 0 ? ["cookie"] : []),
@@ -185,7 +187,7 @@ export class OpenApiAdapter implements AdapterModule {
     // A cached OAuth2 token may have been revoked early: fetch a new one and retry once, with credentials.
     if (reply.status === 401 && mayRetry && tokens.some((use) => !use.fresh)) {
       for (const use of tokens) service.tokens.invalidate(use.request);
-      return this.perform(service, tool, request, parameters, baseUrl, false);
+      return this.perform(service, tool, request, parameters, baseUrl, false, caller);
     }
     return successBody(exchange, reply);
   }
@@ -223,6 +225,7 @@ export class OpenApiAdapter implements AdapterModule {
           scopes,
           clientAuthentication: own(secret, "clientAuthentication") === "body" ? "body" : "basic",
           timeoutMs: service.timeoutMs,
+          // The adapter's lifetime only: a token fetched for one call is shared by the calls that wait for it.
           cancel: this.lifetime.signal,
         };
         const { token, fresh } = await service.tokens.get(tokenRequest);

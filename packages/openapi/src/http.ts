@@ -1,7 +1,5 @@
-import { lookup } from "node:dns/promises";
 import { STATUS_CODES } from "node:http";
-import { isIP } from "node:net";
-import { AdapterError, secretForms } from "@cyrnel/sdk";
+import { AdapterError, fetchFollowingRedirects, secretForms } from "@cyrnel/sdk";
 import type { BodyBytes } from "./body.js";
 import { isJsonType } from "./media-types.js";
 import { nodeRequest } from "./node-request.js";
@@ -12,14 +10,12 @@ import { isRecord } from "./records.js";
  *
  * - One deadline (`timeoutMs`) covers connecting, redirects and reading
  *   the body; the adapter's teardown cancels exchanges still in flight.
- * - Redirects (at most 5) are followed by hand. One to another origin fails
- *   the call unless the service allows it (`crossOriginRedirects`): an open
- *   redirect on an allowed service would reach whatever the host can (its
- *   own ports, its network). Allowed, it still never goes to a link-local
- *   address (cloud metadata services), and credentials never leave the
- *   original origin: the credential headers and cookies are dropped
- *   (credential query parameters were never part of the `Location`). 303,
- *   and 301/302 after a POST, continue as GET.
+ * - Redirects (at most 5) are followed by the SDK's `fetchFollowingRedirects`,
+ *   the rules every adapter shares: one to another origin fails the call
+ *   unless the service allows it (`crossOriginRedirects`); allowed, it never
+ *   goes to a link-local or metadata address, and the credential headers
+ *   and cookies stay behind (credential query parameters were never part of
+ *   the `Location`). 303, and 301/302 after a POST, continue as GET.
  * - Bodies: none for HEAD, 204, 205 and 304 or an empty body (`null`); JSON
  *   when the content type says so (text if it does not parse); text
  *   otherwise. A body is read as it streams and never held past
@@ -31,7 +27,6 @@ import { isRecord } from "./records.js";
  *   from returned bodies.
  */
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 const REDACTED = "[redacted]";
 /** Most of an error body kept on the thrown error. */
@@ -50,8 +45,11 @@ export interface Exchange {
   timeoutMs: number;
   /** Largest body accepted (see the module comment). */
   maxResponseBytes: number;
-  /** Aborted when the adapter is torn down: the exchange ends at once (see {@link callSignal}). */
-  cancel?: AbortSignal;
+  /**
+   * Aborted when the adapter is torn down, or when the host stops waiting for the call (the `signal` of its
+   * `InvokeInput`): the exchange ends at once (see {@link callSignal}).
+   */
+  cancel?: Cancel;
   /** Follow redirects to another origin (never to a link-local address); false: such a redirect fails the call. */
   crossOriginRedirects?: boolean;
   /** Lower-case header names that carry credentials (dropped on cross-origin redirects). */
@@ -125,6 +123,8 @@ export interface CallSignal {
   signal: AbortSignal;
   /** Why `signal` aborted, once it has. */
   readonly reason: "timeout" | "canceled" | null;
+  /** What a cancel said when it aborted (a string reason given to `abort()`), once one has. */
+  readonly canceledBecause: string | null;
   /** Stop the deadline timer and forget `cancel`; call when the exchange is over. */
   dispose(): void;
 }
@@ -136,9 +136,14 @@ export interface CallSignal {
  * host stops waiting for a slow call, but only the adapter can end it).
  * The listener on the long-lived `cancel` signal is removed by `dispose`.
  */
-export function callSignal(timeoutMs: number, cancel: AbortSignal | undefined): CallSignal {
+/** What cancels a call: one signal, or several (the adapter's lifetime and the caller's). */
+export type Cancel = AbortSignal | readonly (AbortSignal | undefined)[] | undefined;
+
+export function callSignal(timeoutMs: number, cancel: Cancel): CallSignal {
+  const cancels = (Array.isArray(cancel) ? cancel : [cancel]).filter((one): one is AbortSignal => one !== undefined);
   const controller = new AbortController();
   let reason: CallSignal["reason"] = null;
+  let canceledBecause: string | null = null;
   const stop = (why: "timeout" | "canceled") => {
     if (reason !== null) return;
     reason = why;
@@ -147,22 +152,31 @@ export function callSignal(timeoutMs: number, cancel: AbortSignal | undefined): 
   // Node runs longer timers after 1 ms; ~24.8 days is "no deadline" in practice.
   const timer = setTimeout(() => stop("timeout"), Math.min(timeoutMs, MAX_TIMER_MS));
   timer.unref();
-  const onCancel = () => stop("canceled");
-  if (cancel?.aborted) stop("canceled");
-  else cancel?.addEventListener("abort", onCancel, { once: true });
+  const onCancel = (event: Event) => {
+    const why = (event.target as AbortSignal).reason;
+    if (reason === null && typeof why === "string") canceledBecause = why;
+    stop("canceled");
+  };
+  for (const one of cancels) {
+    if (one.aborted) onCancel({ target: one } as unknown as Event);
+    else one.addEventListener("abort", onCancel, { once: true });
+  }
   return {
     signal: controller.signal,
     get reason() {
       return reason;
     },
+    get canceledBecause() {
+      return canceledBecause;
+    },
     dispose() {
       clearTimeout(timer);
-      cancel?.removeEventListener("abort", onCancel);
+      for (const one of cancels) one.removeEventListener("abort", onCancel);
     },
   };
 }
 
-const CANCELED = "was canceled: the openapi adapter was stopped";
+const CANCELED = "the caller stopped waiting for it";
 
 /**
  * Run one outbound call under {@link callSignal}: an abort becomes "canceled"
@@ -172,7 +186,7 @@ const CANCELED = "was canceled: the openapi adapter was stopped";
 export async function withinDeadline<T>(
   label: string,
   timeoutMs: number,
-  cancel: AbortSignal | undefined,
+  cancel: Cancel,
   secrets: readonly string[],
   run: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -180,8 +194,9 @@ export async function withinDeadline<T>(
   try {
     return await run(call.signal);
   } catch (error) {
-    if (error instanceof UpstreamError) throw error;
-    if (call.reason === "canceled") throw new Error(`${label} ${CANCELED}`);
+    // The upstream's answer, or a redirect the rules refused: passed on with its status.
+    if (error instanceof AdapterError) throw error;
+    if (call.reason === "canceled") throw new Error(`${label} was canceled: ${call.canceledBecause ?? CANCELED}`);
     if (call.reason === "timeout") throw new Error(`${label} timed out after ${timeoutMs} ms`);
     throw new Error(redact(`${label} failed: ${describeFailure(error)}`, secrets));
   } finally {
@@ -205,64 +220,24 @@ export async function send(exchange: Exchange): Promise<Reply> {
   });
 }
 
-async function follow(exchange: Exchange, signal: AbortSignal, label: string): Promise<Response> {
-  let { url, method, body } = exchange;
-  const headers = new Headers(exchange.headers);
-  const origin = new URL(url).origin;
-  for (let hop = 0; ; hop++) {
-    // fetch refuses a body on GET/HEAD; node:http sends it (see node-request.ts).
-    const response =
-      body !== undefined && (method === "GET" || method === "HEAD")
-        ? await nodeRequest(url, { method, headers, body, signal })
-        : await fetch(url, { method, headers, body, redirect: "manual", signal });
-    const location = response.headers.get("location");
-    if (!REDIRECTS.has(response.status) || location === null) return response;
-    await response.body?.cancel();
-    if (hop >= MAX_REDIRECTS) throw new UpstreamError(`${label} → too many redirects`, response.status, null);
-    const next = new URL(location, url);
-    if (next.origin !== origin) {
-      if (!exchange.crossOriginRedirects) {
-        throw new UpstreamError(
-          `${label} → ${response.status} redirect to another origin (${next.origin}) refused; the service's config ` +
-            "followCrossOriginRedirects allows it",
-          response.status,
-          null,
-        );
-      }
-      if (await isLinkLocal(next.hostname)) {
-        throw new UpstreamError(
-          `${label} → ${response.status} redirect to a link-local address (${next.hostname}) refused`,
-          response.status,
-          null,
-        );
-      }
-      for (const name of exchange.credentialHeaders) headers.delete(name);
-    }
-    if (
-      (response.status === 303 && method !== "HEAD") ||
-      ((response.status === 301 || response.status === 302) && method === "POST")
-    ) {
-      method = "GET";
-      body = undefined;
-      headers.delete("content-type");
-    }
-    url = next.href;
-  }
-}
-
-/** Whether `hostname` is, or resolves to, a link-local address (169.254.0.0/16, fe80::/10: metadata services). */
-async function isLinkLocal(hostname: string): Promise<boolean> {
-  const bare = hostname.replace(/^\[(.*)\]$/, "$1");
-  const addresses =
-    isIP(bare) !== 0
-      ? [bare]
-      : await lookup(bare, { all: true }).then(
-          (found) => found.map((entry) => entry.address),
-          () => [],
-        );
-  return addresses.some(
-    (address) =>
-      /^169\.254\./.test(address) || /^fe[89ab][0-9a-f]:/i.test(address) || /^::ffff:169\.254\./i.test(address),
+/** The exchange's answer after the redirects it may follow (the rules are the SDK's, shared by every adapter). */
+function follow(exchange: Exchange, signal: AbortSignal, label: string): Promise<Response> {
+  const { method, headers, body } = exchange;
+  return fetchFollowingRedirects(
+    exchange.url,
+    { method, headers, ...(body === undefined ? {} : { body }), signal },
+    {
+      crossOriginRedirects: exchange.crossOriginRedirects === true,
+      credentialHeaders: exchange.credentialHeaders,
+      maxRedirects: MAX_REDIRECTS,
+      label,
+      allowHint: "the service's config followCrossOriginRedirects allows it",
+      // fetch refuses a body on GET/HEAD; node:http sends it (see node-request.ts).
+      send: (url, hop) =>
+        hop.body !== undefined && (hop.method === "GET" || hop.method === "HEAD")
+          ? nodeRequest(url, { method: hop.method, headers: hop.headers, body: hop.body as BodyBytes, signal })
+          : fetch(url, { ...hop, redirect: "manual" }),
+    },
   );
 }
 

@@ -371,6 +371,27 @@ describe("transport failures", () => {
     expect(await stoppingHost.invoke("stopping", "slow")).toEqual({ ok: true });
   });
 
+  it("the call's signal (its run ended) ends the exchange at once and closes the upstream connection", async () => {
+    let closed = false;
+    server.handle((_request, response) => {
+      response.socket?.on("close", () => {
+        closed = true;
+      });
+      // never answer
+    });
+    const host = new FakeHost(instantiate());
+    await host.install("waiting", document(server.url), { timeoutMs: 60_000 }, { key: "signal-secret" });
+    const before = server.requests.length;
+    const run = new AbortController();
+    const pending = rejection(host.invoke("waiting", "slow", { q: "z" }, run.signal));
+    await expect.poll(() => server.requests.length).toBe(before + 1);
+    // The call's own timeout is a minute away: only the signal can end it now.
+    run.abort("the run was killed");
+    const error = await pending;
+    expect(error.message).toBe(`GET ${server.url}/slow?q=z was canceled: the run was killed`);
+    await expect.poll(() => closed).toBe(true);
+  });
+
   it("a refused connection names method and URL, not the credentials", async () => {
     const port = await closedPort();
     const downHost = new FakeHost(instantiate());

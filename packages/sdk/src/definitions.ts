@@ -134,6 +134,17 @@ export interface InvokeInput {
   toolId: string;
   /** Already validated by the host against the tool's `inputSchema` when it reaches an adapter. */
   parameters: Record<string, unknown>;
+  /**
+   * Set by the host on every call it hands an adapter: aborted when nobody
+   * waits for the answer any more — the call's own timeout, or the end of
+   * the run that made it (a kill, the run's timeout, the host shutting
+   * down, a cancelled MCP request). Pass it to every request the call makes
+   * (`fetch(url, { signal })`, {@link fetchFollowingRedirects}): a call that
+   * ignores it keeps its connection open until it ends by itself, and its
+   * key's in-flight calls stay counted until then. An environment sending a
+   * call to the host leaves it out.
+   */
+  signal?: AbortSignal;
 }
 
 /** Passed to {@link EnvironmentModule.generateToolDocs} to render one tool's reference page. */

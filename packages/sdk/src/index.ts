@@ -40,4 +40,10 @@ export {
   type ToolDocsOptions,
   type TypesOptions,
 } from "./modules.js";
+export {
+  fetchFollowingRedirects,
+  forbiddenAddress,
+  type OutboundRequest,
+  type RedirectRules,
+} from "./outbound.js";
 export { MIN_SECRET_LENGTH, secretForms } from "./secret-forms.js";

@@ -42,13 +42,18 @@ export class FakeHost {
     });
   }
 
-  async invoke(serviceId: string, toolId: string, parameters: Record<string, unknown> = {}): Promise<unknown> {
+  async invoke(
+    serviceId: string,
+    toolId: string,
+    parameters: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const tool = this.definitions.get(serviceId)?.tools.find((candidate) => candidate.id === toolId);
     if (!tool) throw new Error(`test: no tool ${serviceId}.${toolId}`);
     const validate = this.exact.compile(tool.inputSchema);
     const checked = structuredClone(parameters);
     if (!validate(checked)) throw new Error(`parameters: ${this.exact.errorsText(validate.errors)}`);
-    return this.adapter.invoke({ serviceId, toolId, parameters: checked });
+    return this.adapter.invoke({ serviceId, toolId, parameters: checked, ...(signal ? { signal } : {}) });
   }
 }
 
