@@ -55,8 +55,29 @@ describe("download with denyPrivate", () => {
       /localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
     );
   });
+});
 
-  it("does nothing when off", async () => {
-    await expect(download(`${base}/to-private`, { ...options, denyPrivate: false })).rejects.toThrow(/ECONNREFUSED/);
+describe("download without denyPrivate", () => {
+  const byDefault = { ...options, denyPrivate: false };
+
+  it("refuses a redirect from a public URL into a private range before requesting it", async () => {
+    requests = [];
+    await expect(download(`${base}/to-private`, byDefault)).rejects.toThrow(
+      /from http:\/\/127\.0\.0\.2:\d+\/secret: it is 127\.0\.0\.2, a test-private address, and a download from a public URL is never redirected into a private range/,
+    );
+    expect(requests).toEqual(["/to-private"]);
+  });
+
+  it("a private URL given by the operator may be fetched, and redirect within private ranges", async () => {
+    const everythingPrivate = { ...byDefault, addressKind: () => "test-private" };
+    expect((await download(`${base}/ok`, everythingPrivate)).body.toString()).toBe("fine");
+    // Followed (the target is not listening: the connection, not the rule, fails it).
+    await expect(download(`${base}/to-private`, everythingPrivate)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it("follows redirects on the same host", async () => {
+    const loopbackPrivate = { ...byDefault, addressKind: () => "test-private" as string | null };
+    expect((await download(`${base}/to-public`, loopbackPrivate)).body.toString()).toBe("fine");
+    expect((await download(`${base}/to-public`, byDefault)).body.toString()).toBe("fine");
   });
 });

@@ -10,14 +10,16 @@
  * a URL the caller passed in this very request, or a 502 `upstream_error`
  * when the host reads a registry on the caller's behalf.
  *
- * Redirects are followed to any http(s) URL, other hosts included: operators
- * install services that live on their own networks. With `denyPrivate`
- * (CYRNEL_DOWNLOAD_DENY_PRIVATE=1) the host name of every hop, the first and
- * each redirect target, is resolved and the download is refused if any
- * address is loopback, private, link-local or otherwise not public
- * (public-address.ts). The check runs before each request; a name whose DNS
- * answer changes between the check and the connection (DNS rebinding) is not
- * caught by it, so hard guarantees need an egress firewall as well.
+ * The URL the operator gives may be private: operators install services that
+ * live on their own networks. A redirect may not lead into a private range
+ * from a public URL, though: a redirect to another host is refused when that
+ * host resolves to a loopback, private, link-local or otherwise non-public
+ * address (public-address.ts), unless the URL given is itself non-public
+ * (the operator already trusts that network). With `denyPrivate`
+ * (CYRNEL_DOWNLOAD_DENY_PRIVATE=1) every hop, the first included, must be
+ * public. The checks run before each request; a name whose DNS answer
+ * changes between the check and the connection (DNS rebinding) is not caught
+ * by them, so hard guarantees need an egress firewall as well.
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -47,10 +49,24 @@ export async function download(
   const maxRedirects = options.maxRedirects ?? 5;
   const upstream = options.upstreamFailure ?? "bad_request";
   const signal = AbortSignal.timeout(options.timeoutMs);
-  let current = checkUrl(url, options.what);
+  const given = checkUrl(url, options.what);
+  let current = given;
+  /** Whether the URL given resolves to a non-public address (asked at the first redirect to another host). */
+  let givenIsPrivate: Promise<boolean> | undefined;
   try {
     for (let redirects = 0; ; redirects++) {
-      if (options.denyPrivate) await refuseNonPublic(current, options);
+      if (options.denyPrivate)
+        await refuseNonPublic(current, options, "CYRNEL_DOWNLOAD_DENY_PRIVATE=1 allows public addresses only");
+      else if (redirects > 0 && new URL(current).host !== new URL(given).host) {
+        givenIsPrivate ??= nonPublicAddress(given, options).then((found) => found !== null);
+        if (!(await givenIsPrivate)) {
+          await refuseNonPublic(
+            current,
+            options,
+            "a download from a public URL is never redirected into a private range",
+          );
+        }
+      }
       const response = await fetch(current, {
         redirect: "manual",
         signal,
@@ -106,21 +122,36 @@ export async function downloadJson(url: string, options: DownloadOptions): Promi
   }
 }
 
-/** Resolves the URL's host and refuses it if any of its addresses is not public. */
-async function refuseNonPublic(url: string, options: DownloadOptions): Promise<void> {
+/** The first of the URL's addresses that is not public, with its kind, or null (a name that does not resolve: null). */
+async function nonPublicAddress(
+  url: string,
+  options: DownloadOptions,
+): Promise<{ host: string; address: string; kind: string } | null> {
   const kindOf = options.addressKind ?? nonPublicKind;
   const host = new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  const addresses = isIP(host)
+    ? [host]
+    : await lookup(host, { all: true, verbatim: true }).then(
+        (found) => found.map((a) => a.address),
+        () => [],
+      );
   for (const address of addresses) {
     const kind = kindOf(address);
-    if (kind === null) continue;
-    const where = address === host ? `it is ${address}` : `${host} resolves to ${address}`;
-    throw new CyrnelError(
-      "bad_request",
-      `could not download ${options.what} from ${url}: ${where}, a ${kind} address, and ` +
-        "CYRNEL_DOWNLOAD_DENY_PRIVATE=1 allows public addresses only",
-    );
+    if (kind !== null) return { host, address, kind };
   }
+  return null;
+}
+
+/** Refuses the URL if any of its host's addresses is not public; `rule` says why that is refused. */
+async function refuseNonPublic(url: string, options: DownloadOptions, rule: string): Promise<void> {
+  const found = await nonPublicAddress(url, options);
+  if (found === null) return;
+  const { host, address, kind } = found;
+  const where = address === host ? `it is ${address}` : `${host} resolves to ${address}`;
+  throw new CyrnelError(
+    "bad_request",
+    `could not download ${options.what} from ${url}: ${where}, a ${kind} address, and ${rule}`,
+  );
 }
 
 function checkUrl(raw: string, what: string): string {
