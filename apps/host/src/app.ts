@@ -43,6 +43,7 @@ import { bearerAuth } from "./http/auth.js";
 import { type ConsoleBuild, findConsoleBuild, mountConsole } from "./http/console-assets.js";
 import { crossSiteGuard } from "./http/cross-site.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
+import { keyRequestLimits } from "./http/key-limits.js";
 import { mountRoutes } from "./http/mount.js";
 import { buildOpenApiDocument } from "./http/openapi-document.js";
 import { accessOf, type RouteDefinition } from "./http/route.js";
@@ -228,6 +229,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     validator,
     logger,
     invokeTimeoutMs: config.invokeTimeoutMs,
+    maxInFlightPerKey: config.keyLimits.inFlightCalls,
     unavailable: (id) => services.unavailableReason(id),
   });
   const runner = new ProcessRunner({
@@ -239,6 +241,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       outputBytes: config.processOutputLimitBytes,
       followers: config.processFollowersLimit,
       ...(descriptors && { followersTotal: descriptors.followers }),
+      perKey: config.keyLimits.processes,
     },
     environment: () => moduleEntries.activeEnvironment(),
     events: moduleEvents,
@@ -418,6 +421,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     // HEAD is answered by the GET route (a load balancer's health check often sends it): as public as that GET.
     bearerAuth(keys, (method, path) => publicRequests.has(`${method === "HEAD" ? "GET" : method} ${path}`)),
   );
+  app.use(
+    "*",
+    keyRequestLimits({ perSecond: config.keyLimits.requestsPerSecond, burst: config.keyLimits.requestsBurst }),
+  );
   mountRoutes(app, routes, {
     bodyLimit: config.bodyLimitBytes,
     definitionBodyLimit: config.definitionLimitBytes,
@@ -451,6 +458,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     lost: cluster?.lost ?? new Promise<string>(() => {}),
     async stop() {
       stopping = true;
+      // Direct invokes still at their adapters are answered 503 shutting_down, their requests aborted.
+      gate.stop();
       // Running processes end `canceled`, which also answers requests blocked on them; then in-flight requests finish.
       const queueStopped = cluster?.stopTaking();
       // The runs' ends are written before the host goes, waiting out a storage fault — for shutdownTimeoutMs at most.

@@ -49,6 +49,17 @@ export interface HostConfig {
   processOutputLimitBytes: number;
   /** `CYRNEL_PROCESS_FOLLOWERS_LIMIT`: live `GET /processes/:id/events` readers per running process. */
   processFollowersLimit: number;
+  /** Per-key limits: past one, `429 rate_limited` with `Retry-After` (see the README's "Per-key limits"). */
+  keyLimits: {
+    /** `CYRNEL_KEY_INFLIGHT_CALLS`: tool calls at adapters at once per key (the bootstrap caller is one key). */
+    inFlightCalls: number;
+    /** `CYRNEL_KEY_PROCESSES`: processes of one stored key queued, running or suspended at once. */
+    processes: number;
+    /** `CYRNEL_KEY_REQUESTS_PER_SECOND`: sustained requests a second per stored key, per host. */
+    requestsPerSecond: number;
+    /** `CYRNEL_KEY_REQUESTS_BURST`: requests a stored key may send at once before the rate applies. */
+    requestsBurst: number;
+  };
   /** Timeout of outbound downloads (definition URLs, registries, module archives). */
   downloadTimeoutMs: number;
   /** `CYRNEL_DOWNLOAD_DENY_PRIVATE`: refuse downloads from loopback, private, link-local and other non-public addresses. */
@@ -155,6 +166,12 @@ export function loadConfig(env: Env = process.env): HostConfig {
       1024,
     ),
     processFollowersLimit: integer("CYRNEL_PROCESS_FOLLOWERS_LIMIT", read("CYRNEL_PROCESS_FOLLOWERS_LIMIT"), 32, 1),
+    keyLimits: {
+      inFlightCalls: integer("CYRNEL_KEY_INFLIGHT_CALLS", read("CYRNEL_KEY_INFLIGHT_CALLS"), 256, 1),
+      processes: integer("CYRNEL_KEY_PROCESSES", read("CYRNEL_KEY_PROCESSES"), 100, 1),
+      requestsPerSecond: integer("CYRNEL_KEY_REQUESTS_PER_SECOND", read("CYRNEL_KEY_REQUESTS_PER_SECOND"), 50, 1),
+      requestsBurst: integer("CYRNEL_KEY_REQUESTS_BURST", read("CYRNEL_KEY_REQUESTS_BURST"), 500, 1),
+    },
     downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
     downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
     validateResponses: flag("CYRNEL_VALIDATE_RESPONSES", read("CYRNEL_VALIDATE_RESPONSES")),

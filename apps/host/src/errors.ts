@@ -32,6 +32,10 @@ export const ERROR_STATUS = {
   too_many_followers: 429,
   /** The active environment is past its capacity (executions, memory, queue); answered with `Retry-After`. */
   at_capacity: 429,
+  /** The caller's key is past one of its per-key limits (requests, concurrent processes, in-flight tool calls); with `Retry-After`. */
+  rate_limited: 429,
+  /** A tool call whose run ended before it answered (killed, timed out, stopped); the adapter's request was aborted. */
+  call_canceled: 409,
   internal: 500,
   adapter_error: 502,
   /** A registry could not be reached or failed (connection refused, timeout, redirect loop, HTTP 5xx). */
@@ -86,6 +90,10 @@ export const atCapacity = (reason: string, retryAfterSeconds: number) =>
   new CyrnelError("at_capacity", `${reason}; nothing was run, submit again in ${retryAfterSeconds} s`, {
     retryAfterSeconds,
   });
+
+/** A per-key limit refused the request or call (`details.retryAfterSeconds` becomes `Retry-After`). */
+export const rateLimited = (reason: string, retryAfterSeconds: number) =>
+  new CyrnelError("rate_limited", `${reason}; try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
 
 export const noEnvironment = () =>
   new CyrnelError("no_environment", "no environment module is active; enable one under /modules");

@@ -28,7 +28,8 @@ let shop: ShopApi;
 
 beforeAll(async () => {
   shop = await startShopApi(SHOP_KEY);
-  host = await startHost({ env: { CYRNEL_LOG_LEVEL: "info" } });
+  // 300 calls of one key in flight at once: past the default per-key cap (256).
+  host = await startHost({ env: { CYRNEL_LOG_LEVEL: "info", CYRNEL_KEY_INFLIGHT_CALLS: "1000" } });
   const installed = await host.api("POST", "/services", {
     id: "shop",
     adapter: "openapi",

@@ -88,7 +88,8 @@ export interface RouteDefinition<
  * and `insufficient_storage` (a storage fault, on every route that reads or
  * writes the database: all but the public ones), `cross_site_refused` (a
  * host without keys refusing another web site: http/cross-site.ts, all but
- * the public ones), `forbidden` (an
+ * the public ones), `rate_limited` (a stored key past its request rate:
+ * http/key-limits.ts, all but the public ones), `forbidden` (an
  * agent key on an admin route), and for a route that
  * takes a JSON body, what reading it can answer: `payload_too_large`,
  * `unsupported_media_type` (not sent as application/json),
@@ -107,6 +108,7 @@ export function implicitErrors(route: Pick<RouteDefinition, "access" | "body">):
           "database_unavailable",
           "insufficient_storage",
           "cross_site_refused",
+          "rate_limited",
         ] as const)),
     ...(access === "admin" ? (["forbidden"] as const) : []),
     ...(route.body

@@ -5,6 +5,9 @@
  * answers once the test calls `open("a")` (at once if it already did).
  *
  * - `GET /gates/{name}` → 200 `{ "passed": name }` once gate `name` is open
+ *
+ * `waiting()` counts the requests held at a gate whose connection is still
+ * open: a client that gives up (aborts its request) leaves the count.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +18,10 @@ export interface GateApi {
   definition: string;
   /** Lets every request to gate `name` through, now and later. */
   open(name: string): void;
+  /** Requests that reached a closed gate and whose connection is still open. */
+  waiting(): number;
+  /** Requests that reached any gate so far. */
+  arrived(): number;
   close(): Promise<void>;
 }
 
@@ -33,6 +40,8 @@ export async function startGateApi(): Promise<GateApi> {
     return entry;
   };
 
+  let waiting = 0;
+  let arrived = 0;
   const server = createServer((request, response) => {
     const match = /^\/gates\/([^/?]+)$/.exec(request.url ?? "");
     if (request.method !== "GET" || !match) {
@@ -40,7 +49,16 @@ export async function startGateApi(): Promise<GateApi> {
       return;
     }
     const name = decodeURIComponent(match[1]!);
+    arrived++;
+    waiting++;
+    let counted = true;
+    const leave = () => {
+      if (counted) waiting--;
+      counted = false;
+    };
+    response.once("close", leave);
     void gate(name).opened.then(() => {
+      leave();
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ passed: name }));
     });
   });
@@ -72,6 +90,8 @@ export async function startGateApi(): Promise<GateApi> {
     url,
     definition: JSON.stringify(document),
     open: (name) => gate(name).open(),
+    waiting: () => waiting,
+    arrived: () => arrived,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -32,6 +32,13 @@ export interface CallContext {
   caller: Caller;
   processId: number | null;
   executionId: number | null;
+  /** Aborted when the run that makes the call ends (kill, timeout, shutdown): the call is canceled with it. */
+  ended?: AbortSignal;
+}
+
+/** The bucket of a caller's per-key limits: its stored key, or the one bootstrap caller (`CYRNEL_API_KEY`, no keys). */
+export function limitKeyOf(caller: Pick<Caller, "keyId">): string {
+  return caller.keyId ?? "(bootstrap)";
 }
 
 /**

@@ -32,7 +32,7 @@ import type {
 } from "@cyrnel/sdk";
 import type { CallCounts } from "../../contract/governance.js";
 import type { ProcessEvent } from "../../contract/processes.js";
-import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound } from "../../errors.js";
+import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound, rateLimited } from "../../errors.js";
 import { retryStorage, type StorageHealth } from "../../lib/storage-faults.js";
 import type { HostLogger } from "../../log.js";
 import type { ApprovalRow } from "../governance/approval-store.js";
@@ -59,6 +59,8 @@ export interface ProcessLimits {
   followers: number;
   /** Live readers this host serves at once, over all processes (its descriptor budget); absent: no total. */
   followersTotal?: number;
+  /** Processes of one stored key that may be active (not idle) at once (`CYRNEL_KEY_PROCESSES`); absent: no cap. */
+  perKey?: number;
 }
 
 /** The longest delay a Node timer takes (about 24.8 days); a longer `timeoutMs` would fire at once. */
@@ -215,6 +217,8 @@ interface LiveExecution {
   writes: Promise<void>;
   /** Expiring the approvals it waited for, once a kill or a deadline ended it (awaited before its results). */
   approvalsEnding: Promise<void>;
+  /** Aborted when the run ends, however it ends: its tool calls still in flight are canceled (`CallContext.ended`). */
+  calls: AbortController;
   done: Promise<void>;
   finish(exitState: ExecutionExitState): void;
 }
@@ -279,7 +283,8 @@ export class ProcessRunner {
         throw new CyrnelError("conflict", `execution ${executionId} is not running`);
       }
       const caller = await this.options.caller(execution.keyId);
-      return this.options.invokeTool(input, { caller, processId: execution.processId, executionId });
+      const ended = execution.calls.signal;
+      return this.options.invokeTool(input, { caller, processId: execution.processId, executionId, ended });
     },
     setState: (executionId, state) => {
       const execution = this.live.get(executionId);
@@ -334,6 +339,7 @@ export class ProcessRunner {
         `"timeoutMs" must be an integer from 1 to ${MAX_TIMEOUT_MS} (about 24.8 days), or null for no limit`,
       );
     }
+    await this.admitKey(keyId);
     const queue = this.options.queue;
     if (queue) {
       const environment = this.requireEnvironment(input.typecheck, queue.admitsLocally);
@@ -357,6 +363,22 @@ export class ProcessRunner {
     return this.get(processId);
   }
 
+  /**
+   * A stored key past its cap of active processes is refused (`429 rate_limited`); counted on every host, at the
+   * moment of the submission (submissions racing each other may pass it by a few).
+   */
+  private async admitKey(keyId: string | null): Promise<void> {
+    const cap = this.options.limits.perKey;
+    if (keyId === null || cap === undefined) return;
+    const active = await this.options.store.countActive(keyId);
+    if (active >= cap) {
+      throw rateLimited(
+        `this key already has ${active} processes queued or running, its limit (CYRNEL_KEY_PROCESSES); nothing was run`,
+        1,
+      );
+    }
+  }
+
   /** Runs an idle process again; `typecheck` as for {@link create} (each run decides for itself). */
   async run(id: number, force: boolean, typecheck?: boolean): Promise<ProcessView> {
     const row = await this.get(id);
@@ -368,6 +390,7 @@ export class ProcessRunner {
         `process ${id} has results from an earlier run; pass "force": true to replace them`,
       );
     }
+    await this.admitKey(row.keyId);
     const queue = this.options.queue;
     if (queue) {
       const environment = this.requireEnvironment(typecheck, queue.admitsLocally);
@@ -802,6 +825,7 @@ export class ProcessRunner {
       backstopDue: null,
       backstopPaused: null,
       readers: new Set(),
+      calls: new AbortController(),
       writes: Promise.resolve(),
       approvalsEnding: Promise.resolve(),
       done: new Promise<void>((resolve) => {
@@ -928,6 +952,8 @@ export class ProcessRunner {
   ): void {
     if (execution.forced || !this.live.has(execution.executionId)) return;
     execution.forced = { exitState, error };
+    // Its calls still at their adapters are aborted now: nobody will read their answers.
+    execution.calls.abort();
     if (execution.state === "running" || execution.state === "suspended") {
       execution.state = "terminating";
       this.persist(execution, () => execution.recorder.setState("terminating"));
@@ -951,6 +977,8 @@ export class ProcessRunner {
     clearTimeout(execution.backstop);
     const exitState = execution.forced?.exitState ?? reported;
     this.live.delete(execution.executionId);
+    // A run that ended without awaiting its calls: they are aborted too.
+    execution.calls.abort();
     // A run that ended without awaiting a call that waits for approval; whoever waits for the end sees them expired.
     // After a kill's or a deadline's own expiry, which says why.
     const approvalsEnded = execution.approvalsEnding.then(() =>

@@ -24,6 +24,9 @@ const param = (name: string) => sql.placeholder(name);
 /** A placeholder where drizzle's types want SQL (`set`). */
 const raw = (name: string) => sql`${sql.placeholder(name)}`;
 
+/** Every state but idle: a process in one of them counts against its key (`countActive`). */
+const ACTIVE_STATES = ["queued", "running", "suspended", "terminating"] as const;
+
 export class PgProcessStore implements ProcessStore {
   private readonly statements;
 
@@ -174,6 +177,14 @@ export class PgProcessStore implements ProcessStore {
         .set({ exitState: result.exitState, finishedAt })
         .where(eq(executions.id, executionId));
     });
+  }
+
+  async countActive(keyId: string): Promise<number> {
+    const [row] = await this.db
+      .select({ count: sql<number>`count(*)::int` })
+      .from(processes)
+      .where(and(inArray(processes.state, ACTIVE_STATES), eq(processes.keyId, keyId)));
+    return Number(row?.count ?? 0);
   }
 
   async delete(id: number): Promise<void> {

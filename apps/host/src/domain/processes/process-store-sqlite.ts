@@ -21,6 +21,9 @@ const param = (name: string) => sql.placeholder(name);
 /** A placeholder where drizzle's types want SQL (`set`). Bound as given: JSON columns take their text. */
 const raw = (name: string) => sql`${sql.placeholder(name)}`;
 
+/** Every state but idle: a process in one of them counts against its key (`countActive`). */
+const ACTIVE_STATES = ["queued", "running", "suspended", "terminating"] as const;
+
 export class SqliteProcessStore implements ProcessStore {
   private readonly statements;
 
@@ -153,6 +156,15 @@ export class SqliteProcessStore implements ProcessStore {
       });
       this.statements.finishExecution.run({ id: executionId, exitState: result.exitState, finishedAt });
     })();
+  }
+
+  async countActive(keyId: string): Promise<number> {
+    const row = this.db
+      .select({ count: sql<number>`count(*)` })
+      .from(processes)
+      .where(and(inArray(processes.state, ACTIVE_STATES), eq(processes.keyId, keyId)))
+      .get();
+    return Number(row?.count ?? 0);
   }
 
   async delete(id: number): Promise<void> {

@@ -70,6 +70,8 @@ export interface ProcessStore {
   /** The process's results and its run's exit state; one transaction. */
   finish(processId: number, executionId: number, result: ProcessResult): Promise<void>;
   delete(id: number): Promise<void>;
+  /** How many of the key's processes are not idle (queued, running, suspended, terminating), on any host. */
+  countActive(keyId: string): Promise<number>;
   /**
    * Deletes the idle processes that finished before `finishedBefore` (ISO; with `exitState`, only those), with their
    * runs, call records and approvals; one transaction. How many processes went.

@@ -8,16 +8,25 @@
  * call from code wait for an operator's decision (and refuses a direct
  * invoke, 403 `approval_required`). So a disabled or denied tool can never
  * cause an outbound request. Every call, however it ends, is recorded.
+ *
+ * A call that reaches its adapter is handed an `AbortSignal` (the SDK's
+ * `InvokeInput.signal`), aborted when nobody waits for the answer any more:
+ * the call's timeout (504 `invoke_timeout`), the end of the run that made it
+ * (`call_canceled`), or the host stopping (503 `shutting_down`). The gate
+ * stops waiting at once; the signal lets the adapter close its request.
+ * Each key has at most `maxInFlightPerKey` calls at its adapters at once
+ * (counted until the adapter settles, or a grace period after the abort for
+ * an adapter that ignores it): past it a call is `429 rate_limited`, so
+ * kill-and-resubmit cannot pile up upstream requests.
  */
 import { adapterErrorDetails, type InvokeInput } from "@cyrnel/sdk";
 import type { ValidateFunction } from "ajv";
-import { CyrnelError, MAX_MESSAGE_CHARS, messageOf } from "../../errors.js";
+import { CyrnelError, MAX_MESSAGE_CHARS, messageOf, rateLimited } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
-import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
 import type { Approvals } from "../governance/approvals.js";
 import type { CallLog } from "../governance/call-log.js";
-import { type CallContext, seesService, type Viewer } from "../governance/caller.js";
+import { type CallContext, limitKeyOf, seesService, type Viewer } from "../governance/caller.js";
 import type { Policies } from "../governance/policies.js";
 import type { PolicyAction } from "../governance/policy.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
@@ -32,6 +41,8 @@ export interface ToolGateOptions {
   validator: SchemaValidator;
   logger: HostLogger;
   invokeTimeoutMs: number;
+  /** Most calls one key has at adapters at once (`CYRNEL_KEY_INFLIGHT_CALLS`). */
+  maxInFlightPerKey: number;
   policies: Pick<Policies, "actionFor" | "revision">;
   approvals: Pick<Approvals, "request">;
   calls: Pick<CallLog, "record">;
@@ -50,6 +61,8 @@ interface Lookup {
 
 /** A call record's preview of the parameters is at most this many characters of JSON. */
 const PARAMETERS_PREVIEW_CHARS = 2048;
+/** How long an aborted call that its adapter does not end still counts against its key. */
+const ABORT_GRACE_MS = 5_000;
 
 export class ToolGate {
   /**
@@ -62,8 +75,17 @@ export class ToolGate {
   /** Services a lookup found in this revision (whether or not the tool was there). */
   private readonly services = new Set<string>();
   private lookupsRevision = "";
+  /** Calls at adapters right now, per key (see `limitKeyOf`). */
+  private readonly inFlight = new Map<string, number>();
+  /** Aborted when the host stops: calls still at their adapters end `shutting_down`. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: ToolGateOptions) {}
+
+  /** The host is stopping: every call in flight is aborted and answered `503 shutting_down`. */
+  stop(): void {
+    this.stopping.abort();
+  }
 
   /**
    * One call, recorded however it ends. `call` says who calls (its key's
@@ -129,16 +151,70 @@ export class ToolGate {
         `adapter module "${service.adapter}" of service "${serviceId}" is not active`,
       );
     }
+    const release = this.takeSlot(call);
+    const controller = new AbortController();
+    const stop = (error: CyrnelError) => () => controller.abort(error);
+    const timer = setTimeout(
+      stop(
+        new CyrnelError(
+          "invoke_timeout",
+          `tool ${serviceId}.${toolId} did not answer within ${this.options.invokeTimeoutMs} ms`,
+        ),
+      ),
+      this.options.invokeTimeoutMs,
+    );
+    const unlink = [
+      listen(call.ended, stop(new CyrnelError("call_canceled", `the run that called ${serviceId}.${toolId} ended`))),
+      listen(
+        this.stopping.signal,
+        stop(
+          new CyrnelError(
+            "shutting_down",
+            `the host is shutting down; the call to ${serviceId}.${toolId} was canceled (it may have reached the service)`,
+          ),
+        ),
+      ),
+    ];
+    const aborted = new Promise<never>((_resolve, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    const invoked = Promise.resolve().then(() =>
+      adapter.invoke({ serviceId, toolId, parameters, signal: controller.signal }),
+    );
+    // The key's slot is free once the adapter settles, or a grace period after the abort if it never does.
+    invoked.then(release, release);
+    aborted.catch(() => setTimeout(release, ABORT_GRACE_MS).unref());
     try {
-      return await withTimeout(`tool ${serviceId}.${toolId}`, this.options.invokeTimeoutMs, () =>
-        adapter.invoke({ serviceId, toolId, parameters }),
-      );
+      return await Promise.race([invoked, aborted]);
     } catch (error) {
-      if (error instanceof TimeoutError) {
-        throw new CyrnelError("invoke_timeout", `tool ${serviceId}.${toolId} did not answer within ${error.ms} ms`);
-      }
+      if (controller.signal.aborted && error === controller.signal.reason) throw error;
       throw await this.adapterError(serviceId, toolId, error);
+    } finally {
+      clearTimeout(timer);
+      for (const off of unlink) off();
     }
+  }
+
+  /** A slot among the key's calls in flight, or `429 rate_limited`; the function frees it (once). */
+  private takeSlot(call: CallContext): () => void {
+    const key = limitKeyOf(call.caller);
+    const taken = this.inFlight.get(key) ?? 0;
+    if (taken >= this.options.maxInFlightPerKey) {
+      throw rateLimited(
+        `this key already has ${taken} tool calls in flight, its limit (CYRNEL_KEY_INFLIGHT_CALLS); nothing was sent`,
+        1,
+      );
+    }
+    this.inFlight.set(key, taken + 1);
+    let freed = false;
+    return () => {
+      if (freed) return;
+      freed = true;
+      const left = (this.inFlight.get(key) ?? 1) - 1;
+      if (left === 0) this.inFlight.delete(key);
+      else this.inFlight.set(key, left);
+    };
   }
 
   /** The checks before the policy: exists (404), enabled (409), valid parameters (400). */
@@ -243,6 +319,17 @@ export class ToolGate {
   private async needles(serviceId: unknown): Promise<readonly string[]> {
     return typeof serviceId === "string" && this.services.has(serviceId) ? this.options.masks.of(serviceId) : [];
   }
+}
+
+/** Calls `then` once `signal` aborts (at once if it has); the function removes the listener. */
+function listen(signal: AbortSignal | undefined, then: () => void): () => void {
+  if (!signal) return () => {};
+  if (signal.aborted) {
+    then();
+    return () => {};
+  }
+  signal.addEventListener("abort", then, { once: true });
+  return () => signal.removeEventListener("abort", then);
 }
 
 function denied(serviceId: string, toolId: string): CyrnelError {

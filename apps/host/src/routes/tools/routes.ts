@@ -176,8 +176,9 @@ export function toolRoutes(
         "and not stale (409 service_disabled), tool enabled (409 tool_disabled), parameters match the input schema " +
         "(400 validation_failed), the service's policy allows the tool (403 tool_denied; a tool whose policy is " +
         "ask needs an approval for every call, which only a call from process code can wait for: 403 " +
-        "approval_required). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout. " +
-        "Every call is recorded (GET /calls).",
+        "approval_required), the key has fewer than CYRNEL_KEY_INFLIGHT_CALLS calls in flight (429 rate_limited). " +
+        "Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout (its request is aborted), a " +
+        "host stopping meanwhile → 503 shutting_down. Every call is recorded (GET /calls).",
       tags,
       params: ToolParams,
       body: Type.Object({ parameters: Type.Optional(JsonObject) }, { additionalProperties: false }),
