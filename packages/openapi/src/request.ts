@@ -43,6 +43,21 @@ function checkHeaderValue(name: string, value: string): string {
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /**
+ * Whether the segment, once a server decodes it, holds `.` or `..` between
+ * separators: `..%2Fadmin` is `../admin` to a server that decodes `%2F`
+ * (or `%5C`) before it resolves the path.
+ */
+function hidesDotSegment(expanded: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(expanded);
+  } catch {
+    return false;
+  }
+  return decoded !== expanded && decoded.split(/[/\\]/).some((piece) => piece === "." || piece === "..");
+}
+
+/**
  * The path template with its `{placeholders}` expanded, segment by segment.
  * Expanded values are percent-encoded (`/`, `?`, `#`, `\`, `%` never leave
  * their segment), but `.` is unreserved, and label style even adds dots of
@@ -51,6 +66,9 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
  * way before sending it) resolves it to another path, which would let one
  * enabled operation reach a disabled one (`/files/{a}/{b}` → `/admin`).
  * Percent-encoding the dots does not help: `%2e%2e` is a dot segment too.
+ * Nor does hiding the separator: a value that decodes to a dot segment
+ * between `/` or `\` (`../admin`, sent as `..%2Fadmin`) is refused as well,
+ * since many servers decode `%2F` before they resolve the path.
  */
 function expandPath(
   tool: ToolDomain,
@@ -66,7 +84,7 @@ function expandPath(
         keys.push(key);
         return text;
       });
-      if (keys.length > 0 && DOT_SEGMENT.test(expanded)) {
+      if (keys.length > 0 && (DOT_SEGMENT.test(expanded) || hidesDotSegment(expanded))) {
         const names = keys.map((key) => `"${key}"`).join(", ");
         throw new Error(
           `Path parameter ${names} of ${tool.method.toUpperCase()} ${tool.path} makes the path segment "${expanded}": ` +

@@ -83,6 +83,11 @@ describe("dot segments in path parameters", () => {
     ["labelExploded", { v: [""] }, "v"],
     // Two parameters that only together make a dot segment.
     ["joined", { x: ".", y: "." }, "x"],
+    // A dot segment behind an encoded separator: a server that decodes %2F or %5C first resolves it.
+    ["getFile", { a: "../admin", b: "x", c: "y" }, "a"],
+    ["getFile", { a: "x", b: "y", c: "..\\..\\x" }, "c"],
+    ["getFile", { a: "x", b: "a/./b", c: "y" }, "b"],
+    ["simpleOne", { v: ["../x"] }, "v"],
   ])("%s %j is refused before any request", async (tool, parameters, named) => {
     const error = await rejection(host.invoke("files", tool, parameters));
     expect(error.message).toContain(`"${named}"`);
@@ -95,7 +100,7 @@ describe("dot segments in path parameters", () => {
     ["getFile", { a: "%2e%2e", b: "admin", c: "secret" }, "/api/files/%252e%252e/admin/secret"],
     ["getFile", { a: "%2E%2e", b: ".%2E", c: "%2e." }, "/api/files/%252E%252e/.%252E/%252e."],
     // Separators and delimiters inside a value stay inside the segment.
-    ["getFile", { a: "../admin", b: "a/b", c: "..\\..\\x" }, "/api/files/..%2Fadmin/a%2Fb/..%5C..%5Cx"],
+    ["getFile", { a: "..admin", b: "a/b", c: "x\\...\\.x" }, "/api/files/..admin/a%2Fb/x%5C...%5C.x"],
     ["getFile", { a: "q?x=1", b: "h#f", c: "%" }, "/api/files/q%3Fx%3D1/h%23f/%25"],
     ["getFile", { a: "...", b: ".a", c: "a." }, "/api/files/.../.a/a."],
     ["getFile", { a: " ..", b: "..\t", c: "\n.." }, "/api/files/%20../..%09/%0A.."],
