@@ -1418,6 +1418,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -1500,6 +1509,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description unauthorized */
             401: {
@@ -1921,6 +1939,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -2162,6 +2189,15 @@ export interface operations {
                         /** @description Names of the secrets that have a value (never the values) */
                         set: string[];
                     };
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description unauthorized */
@@ -2898,6 +2934,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -2984,6 +3029,15 @@ export interface operations {
                 };
                 content: {
                     "text/markdown; charset=utf-8": string;
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description unauthorized */
@@ -3400,6 +3454,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -3761,6 +3824,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -3844,7 +3916,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description bad_request */
+            /** @description bad_request, validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4229,6 +4301,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -4452,6 +4533,15 @@ export interface operations {
                         /** @description Names of the secrets that have a value (never the values) */
                         set: string[];
                     };
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description unauthorized */
@@ -5354,6 +5444,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -5436,6 +5535,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description unauthorized */
             401: {
@@ -8331,7 +8439,7 @@ export interface operations {
                     "text/plain; charset=utf-8": string;
                 };
             };
-            /** @description bad_request */
+            /** @description bad_request, validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8704,6 +8812,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -8786,6 +8903,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description unauthorized */
             401: {

@@ -4,7 +4,7 @@
  */
 import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 import { ERROR_STATUS } from "../errors.js";
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../http/pagination.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_ROW_ID } from "../http/pagination.js";
 
 export const ErrorBody = Type.Object(
   {
@@ -21,6 +21,10 @@ export const ErrorBody = Type.Object(
 /** `schema` or `null`; `options` (e.g. a description) go on the union. */
 export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
   Type.Union([schema, Type.Null()], options);
+
+/** A row's id in a path or a query (processes, approvals, calls): 1 to PostgreSQL's largest `integer`. */
+export const RowId = (options: { description?: string } = {}) =>
+  Type.Integer({ minimum: 1, maximum: MAX_ROW_ID, ...options });
 
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());
 

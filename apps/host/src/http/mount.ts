@@ -58,8 +58,10 @@ export function mountRoutes(app: Hono, routes: RouteDefinition[], options: Mount
       }
       const input = {
         caller,
-        params: params ? check(params, { ...c.req.param() }, "path parameter") : {},
-        query: query ? check(query, queryObject(c.req.url, route.query!), "query parameter") : {},
+        params: params ? check(params, withoutNul({ ...c.req.param() }, "path parameter"), "path parameter") : {},
+        query: query
+          ? check(query, withoutNul(queryObject(c.req.url, route.query!), "query parameter"), "query parameter")
+          : {},
         body: undefined as unknown,
         context: c,
         signal: c.req.raw.signal,
@@ -106,6 +108,19 @@ function check(validate: ValidateFunction, value: unknown, what: string, missing
     return { path: at, message: `"${at || what}" ${error.message}` };
   });
   throw new CyrnelError("validation_failed", summariseIssues(`invalid ${what}`, dedupe(issues)), validate.errors);
+}
+
+/**
+ * Path and query parameters never carry a NUL: no id, name or search has one, and PostgreSQL refuses it in any
+ * string (the query would fail, not match nothing), so it is refused here for every route and both databases.
+ */
+function withoutNul<T extends Record<string, string | string[]>>(values: T, what: string): T {
+  for (const [name, value] of Object.entries(values)) {
+    if ((Array.isArray(value) ? value : [value]).some((one) => one.includes("\u0000"))) {
+      throw new CyrnelError("validation_failed", `${what} "${name}" must not contain a NUL character (%00)`);
+    }
+  }
+  return values;
 }
 
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {

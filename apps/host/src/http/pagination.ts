@@ -2,6 +2,8 @@
 import { CyrnelError } from "../errors.js";
 
 export const DEFAULT_LIMIT = 100;
+/** The largest id (and offset) a row or a cursor can have: PostgreSQL's `integer`. */
+export const MAX_ROW_ID = 2_147_483_647;
 export const MAX_LIMIT = 1000;
 
 export function encodeCursor(key: unknown): string {
@@ -47,15 +49,21 @@ export async function pageById<Row extends { id: number }, Item>(
   return toPage(await read(limit, decodeCursor(query.cursor, isNumber)), limit, item, (row) => row.id);
 }
 
-export const isString = (value: unknown): value is string => typeof value === "string";
-export const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
+/**
+ * What a cursor may carry, checked like any other input: the numbers are ids and offsets, which PostgreSQL keeps as
+ * `integer` (a larger one would fail the query, not match nothing), and text never holds a NUL (PostgreSQL refuses
+ * it in any string).
+ */
+export const isString = (value: unknown): value is string => typeof value === "string" && !value.includes("\u0000");
+export const isNumber = (value: unknown): value is number =>
+  typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= MAX_ROW_ID;
 export const isStringPair = (value: unknown): value is [string, number] =>
-  Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "number";
+  Array.isArray(value) && value.length === 2 && isString(value[0]) && isNumber(value[1]);
 export const isTwoStrings = (value: unknown): value is [string, string] =>
-  Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string";
+  Array.isArray(value) && value.length === 2 && isString(value[0]) && isString(value[1]);
 /** The cursor of a page of ranked results: how many results came before it (ranked lists have no key to resume after). */
 export const isRankCursor = (value: unknown): value is { rank: number } =>
   typeof value === "object" &&
   value !== null &&
-  Number.isSafeInteger((value as { rank?: unknown }).rank) &&
+  isNumber((value as { rank?: unknown }).rank) &&
   (value as { rank: number }).rank >= 0;

@@ -94,9 +94,11 @@ export interface RouteDefinition<
  * takes a JSON body, what reading it can answer: `payload_too_large`,
  * `unsupported_media_type` (not sent as application/json),
  * `bad_request` (missing, not JSON, malformed, nested too deep, not UTF-8)
- * and `validation_failed` (against the body schema).
+ * and `validation_failed` (against the body schema); for a route with path
+ * or query parameters, `validation_failed` (against their schemas, or a
+ * NUL in one).
  */
-export function implicitErrors(route: Pick<RouteDefinition, "access" | "body">): ErrorCode[] {
+export function implicitErrors(route: Pick<RouteDefinition, "access" | "body" | "params" | "query">): ErrorCode[] {
   const access = accessOf(route);
   return [
     "internal",
@@ -113,7 +115,9 @@ export function implicitErrors(route: Pick<RouteDefinition, "access" | "body">):
     ...(access === "admin" ? (["forbidden"] as const) : []),
     ...(route.body
       ? (["bad_request", "payload_too_large", "unsupported_media_type", "validation_failed"] as const)
-      : []),
+      : route.params || route.query
+        ? (["validation_failed"] as const)
+        : []),
   ];
 }
 

@@ -1,12 +1,12 @@
 import { Type } from "@sinclair/typebox";
-import { ListOf, ListQuery } from "../../contract/common.js";
+import { ListOf, ListQuery, RowId } from "../../contract/common.js";
 import { Approval, ApprovalDecision, ApprovalState } from "../../contract/governance.js";
 import type { Approvals } from "../../domain/governance/approvals.js";
 import { pageById } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
 
 const tags = ["approvals"];
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const IdParams = Type.Object({ id: RowId() });
 
 export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
   const decision = (verb: "approve" | "deny") =>
@@ -50,7 +50,7 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       access: "admin",
       query: Type.Object({
         state: Type.Optional(ApprovalState),
-        processId: Type.Optional(Type.Integer({ minimum: 1 })),
+        processId: Type.Optional(RowId()),
         ...ListQuery,
       }),
       responses: { 200: { description: "A page of approvals", schema: ListOf(Approval) } },

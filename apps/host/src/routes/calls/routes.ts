@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { ListOf, ListQuery, Timestamp } from "../../contract/common.js";
+import { ListOf, ListQuery, RowId, Timestamp } from "../../contract/common.js";
 import { CallRecord } from "../../contract/governance.js";
 import { type CallLog, callRecord } from "../../domain/governance/call-log.js";
 import type { CallFilter } from "../../domain/governance/call-store.js";
@@ -31,7 +31,7 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
         serviceId: Type.Optional(Type.String()),
         toolId: Type.Optional(Type.String()),
         keyId: Type.Optional(Type.String()),
-        processId: Type.Optional(Type.Integer({ minimum: 1 })),
+        processId: Type.Optional(RowId()),
         outcome: Type.Optional(Type.String({ description: "`ok` or an error code, e.g. tool_denied" })),
         since: Type.Optional({ ...Timestamp, description: "Only calls that started at or after this time" }),
         ...ListQuery,
@@ -53,7 +53,7 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
         "An agent key reaches the calls of the processes it created.",
       tags,
       access: "agent",
-      params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ id: RowId() }),
       query: Type.Object(ListQuery),
       responses: { 200: { description: "A page of call records", schema: ListOf(CallRecord) } },
       errors: ["bad_request", "validation_failed", "not_found"],

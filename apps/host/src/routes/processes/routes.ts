@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Context } from "hono";
-import { ListOf, ListQuery, Timestamp } from "../../contract/common.js";
+import { ListOf, ListQuery, RowId, Timestamp } from "../../contract/common.js";
 import {
   BoundedResult,
   ExitState,
@@ -26,7 +26,7 @@ const TYPECHECK_DESCRIPTION =
   "Type-check the code against the types of the services it can reach before it runs; on errors the run ends " +
   "`failed` with `error` listing them, and nothing runs. Default: the environment's (on for typescript-ivm); " +
   "`true` on an environment that cannot check is a 400.";
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const IdParams = Type.Object({ id: RowId() });
 const numberFormat = new Intl.NumberFormat("en-US");
 
 export interface ProcessRouteOptions {
