@@ -70,9 +70,22 @@ export function mountMcp(app: Hono, deps: McpDeps): void {
       maxRequestBodySize: deps.bodyLimitBytes,
     });
     // A client that goes away aborts in-flight tool handlers (run_code stops waiting; the process keeps running).
-    c.req.raw.signal.addEventListener("abort", () => void server.close(), { once: true });
+    const signal = c.req.raw.signal;
+    const close = () => {
+      signal.removeEventListener("abort", close);
+      void server.close();
+    };
+    signal.addEventListener("abort", close, { once: true });
     await server.connect(transport);
-    return transport.handleRequest(c.req.raw);
+    const response = await transport.handleRequest(c.req.raw);
+    // Once the answer is sent, the server goes and the listener with it: the request's signal outlives the request
+    // on a kept-alive connection, and a listener left on it kept each request's server (~50 KB) for good.
+    if (!response.body) {
+      close();
+      return response;
+    }
+    const body = response.body.pipeThrough(new TransformStream({ flush: close }));
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   });
 }
 
