@@ -173,6 +173,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     store: db.approvals,
     logger,
     timeoutMs: config.approvalTimeoutMs,
+    maxPendingPerKey: config.pendingApprovalsLimit,
+    // An approval holds at most what a direct invoke may send.
+    parametersLimitBytes: config.bodyLimitBytes,
     onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
     onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
     ...(cluster && { onDecided: cluster.approvalDecided }),

@@ -32,6 +32,11 @@ export const ERROR_STATUS = {
   too_many_followers: 429,
   /** The active environment is past its capacity (executions, memory, queue); answered with `Retry-After`. */
   at_capacity: 429,
+  /**
+   * A call that needs an approval was not made: the key of its process already has as many approvals pending as
+   * allowed (CYRNEL_PENDING_APPROVALS_LIMIT); answered with `Retry-After`.
+   */
+  too_many_pending_approvals: 429,
   internal: 500,
   adapter_error: 502,
   /** A registry could not be reached or failed (connection refused, timeout, redirect loop, HTTP 5xx). */

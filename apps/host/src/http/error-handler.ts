@@ -38,6 +38,7 @@ export function errorHandler(logger: HostLogger, storage?: StorageHealth) {
     if (problem.code === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="cyrnel"';
     if (
       problem.code === "at_capacity" ||
+      problem.code === "too_many_pending_approvals" ||
       problem.code === "database_unavailable" ||
       problem.code === "insufficient_storage"
     ) {
