@@ -609,6 +609,52 @@ describe("bounded approvals", () => {
   });
 });
 
+describe("a revoked key's approvals", () => {
+  it("expire when the key is revoked: the call fails approval_expired and nothing is sent", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const agent = await createKey("revoked-while-waiting");
+    const before = notesSent();
+    const id = await startAs(agent.key, createNoteCatching("after revocation"));
+    const approval = await pendingApproval(id);
+    expect((await host.api("DELETE", `/keys/${agent.id}`)).status).toBe(204);
+
+    expect((await host.api("GET", `/approvals/${approval.id}`)).body).toMatchObject({
+      state: "expired",
+      decidedBy: null,
+      reason: "the API key that started this process was revoked",
+    });
+    const late = await host.api("POST", `/approvals/${approval.id}/approve`, {});
+    expect([late.status, late.body.code]).toEqual([409, "conflict"]);
+    const done = await waitIdle(id);
+    expect(done).toMatchObject({ exitState: "success", pendingApprovalIds: [] });
+    const { failed } = (await host.api("GET", `/processes/${id}/output`)).body;
+    expect(failed).toMatchObject({ status: 403, code: "approval_expired" });
+    expect(failed.message).toContain("revoked");
+    expect(notesSent()).toBe(before);
+  });
+
+  it("send nothing once approved if the key expired meanwhile: the key is read again after the decision", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const agent = await createKey("expired-while-waiting");
+    const before = notesSent();
+    const id = await startAs(agent.key, createNoteCatching("after expiry"));
+    const approval = await pendingApproval(id);
+    await queryDatabase(host.dataDir, "update api_keys set expires_at = ? where id = ?", [
+      new Date(Date.now() - 60_000).toISOString(),
+      agent.id,
+    ]);
+    const approved = await host.api("POST", `/approvals/${approval.id}/approve`, {});
+    expect(approved.body.state).toBe("approved");
+    expect((await waitIdle(id)).exitState).toBe("success");
+    const { failed } = (await host.api("GET", `/processes/${id}/output`)).body;
+    expect(failed).toMatchObject({ status: 403, code: "forbidden" });
+    expect(failed.message).toContain("expired");
+    expect(notesSent()).toBe(before);
+    const [call] = (await host.api("GET", `/calls?processId=${id}`)).body.items;
+    expect(call).toMatchObject({ toolId: "createNote", outcome: "forbidden" });
+  });
+});
+
 describe("restarts and expiry", () => {
   it("a host that dies with a suspended process expires the approval and marks the process interrupted", async () => {
     await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });

@@ -75,6 +75,10 @@ export class PgApprovalStore implements ApprovalStore {
     return this.expireWhere(eq(approvals.state, "pending"), reason);
   }
 
+  expireKey(keyId: string, reason: string): Promise<ApprovalSummary[]> {
+    return this.expireWhere(and(eq(approvals.state, "pending"), eq(approvals.keyId, keyId)), reason);
+  }
+
   private expireWhere(where: SQL | undefined, reason: string): Promise<ApprovalSummary[]> {
     return this.db
       .update(approvals)

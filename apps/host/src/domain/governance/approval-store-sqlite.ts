@@ -72,6 +72,10 @@ export class SqliteApprovalStore implements ApprovalStore {
     return this.expireWhere(eq(approvals.state, "pending"), reason);
   }
 
+  async expireKey(keyId: string, reason: string): Promise<ApprovalSummary[]> {
+    return this.expireWhere(and(eq(approvals.state, "pending"), eq(approvals.keyId, keyId)), reason);
+  }
+
   private expireWhere(where: SQL | undefined, reason: string): ApprovalSummary[] {
     return this.db
       .update(approvals)

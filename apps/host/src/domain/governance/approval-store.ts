@@ -52,4 +52,6 @@ export interface ApprovalStore {
   list(filter: ApprovalFilter): Promise<ApprovalSummary[]>;
   /** Every pending approval expired at once (at start: nobody waits for them any more). */
   expirePending(reason: string): Promise<ApprovalSummary[]>;
+  /** The pending approvals of the processes of one key expired at once (the key was revoked). */
+  expireKey(keyId: string, reason: string): Promise<ApprovalSummary[]>;
 }

@@ -21,6 +21,10 @@
  * parameters — lists, events, decisions and the waiting calls here hold a
  * summary with a preview of at most APPROVAL_PREVIEW_CHARS characters, the
  * whole value's size and its SHA-256.
+ *
+ * A key that is revoked takes its pending approvals with it (`expireKey`),
+ * and the tool gate reads the key again after any approval, so an approval
+ * never sends a call for a key that is gone.
  */
 import { createHash } from "node:crypto";
 import { APPROVAL_PREVIEW_CHARS, type Approval } from "../../contract/governance.js";
@@ -166,6 +170,19 @@ export class Approvals {
   /** Expires what a process still waits for (it was killed, or ended without awaiting its calls). */
   async expireProcess(processId: number, reason: string): Promise<void> {
     await Promise.all([...(this.byProcess.get(processId) ?? [])].map((id) => this.expire(id, reason)));
+  }
+
+  /**
+   * The key was revoked: its pending approvals expire, saying so, and their calls fail `approval_expired` (here, or
+   * on the host where they wait). Resolves how many there were.
+   */
+  async expireKey(keyId: string): Promise<number> {
+    const expired = await this.options.store.expireKey(keyId, "the API key that started this process was revoked");
+    for (const approval of expired) await this.settleAndTell(approval);
+    if (expired.length > 0) {
+      this.options.logger.info("the pending approvals of a revoked key expired", { key: keyId, count: expired.length });
+    }
+    return expired.length;
   }
 
   /** The process's pending approvals, oldest first. */
