@@ -117,7 +117,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       poolSize: 10 + Math.min(20, Math.ceil(config.cluster.workerConcurrency / 4)),
     }),
   });
-  const keys = new ApiKeys(db.keys, config.apiKey);
+  // A revoked key's pending approvals expire with it (`approvals` is built below; revoking needs a request).
+  const keys = new ApiKeys(db.keys, config.apiKey, { onRevoked: (id) => approvals.expireKey(id) });
   let cluster: ProcessCluster | null = null;
   let listener: NotificationListener | null = null;
   let sync: ChangeSync;
@@ -174,6 +175,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     store: db.approvals,
     logger,
     timeoutMs: config.approvalTimeoutMs,
+    maxPendingPerKey: config.pendingApprovalsLimit,
+    // An approval holds at most what a direct invoke may send.
+    parametersLimitBytes: config.bodyLimitBytes,
     onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
     onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
     ...(cluster && { onDecided: cluster.approvalDecided }),
@@ -226,6 +230,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     policies,
     approvals,
     calls,
+    caller: (keyId) => keys.processCaller(keyId),
     validator,
     logger,
     invokeTimeoutMs: config.invokeTimeoutMs,

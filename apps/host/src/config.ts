@@ -76,6 +76,11 @@ export interface HostConfig {
   agentTextLimitChars: number;
   /** `CYRNEL_APPROVAL_TIMEOUT_MS`: how long a call under an `ask` policy waits for a decision before it is refused. */
   approvalTimeoutMs: number;
+  /**
+   * `CYRNEL_PENDING_APPROVALS_LIMIT`: approvals one key (the bootstrap key counting as one) may have pending at once;
+   * a call past it fails `429 too_many_pending_approvals` without being made.
+   */
+  pendingApprovalsLimit: number;
   /** `CYRNEL_CALLS_RETENTION_DAYS`: call records older than this are deleted (at start and daily). */
   callsRetentionDays: number;
   /**
@@ -183,6 +188,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
       1,
       MAX_TIMER_MS,
     ),
+    pendingApprovalsLimit: integer("CYRNEL_PENDING_APPROVALS_LIMIT", read("CYRNEL_PENDING_APPROVALS_LIMIT"), 100, 1),
     callsRetentionDays: integer("CYRNEL_CALLS_RETENTION_DAYS", read("CYRNEL_CALLS_RETENTION_DAYS"), 30, 1, 36_500),
     processesRetentionDays: integer(
       "CYRNEL_PROCESSES_RETENTION_DAYS",

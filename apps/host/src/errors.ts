@@ -36,6 +36,11 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   /** A tool call whose run ended before it answered (killed, timed out, stopped); the adapter's request was aborted. */
   call_canceled: 409,
+  /**
+   * A call that needs an approval was not made: the key of its process already has as many approvals pending as
+   * allowed (CYRNEL_PENDING_APPROVALS_LIMIT); answered with `Retry-After`.
+   */
+  too_many_pending_approvals: 429,
   internal: 500,
   adapter_error: 502,
   /** A registry could not be reached or failed (connection refused, timeout, redirect loop, HTTP 5xx). */

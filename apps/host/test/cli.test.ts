@@ -339,7 +339,7 @@ cyrnel.output({ alert: alert.id });`,
 
     const listed = await cli(["approvals", "list"]);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(/^ID\s+STATE\s+PROCESS\s+TOOL\s+CREATED\s+PARAMETERS\n/);
+    expect(listed.stdout).toMatch(/^ID\s+STATE\s+PROCESS\s+TOOL\s+CREATED\s+SIZE\s+PARAMETERS\n/);
     expect(listed.stdout).toMatch(new RegExp(`\\n${id}\\s+pending\\s+\\d+\\s+weather\\.createAlert\\s`));
     const approved = await cli(["approvals", "approve", id, "--reason", "cold enough"]);
     expect(approved.code, approved.stderr).toBe(0);

@@ -1,9 +1,10 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { everyRowText, testDialect } from "./support/database.js";
+import { everyRowText, queryDatabase, testDialect } from "./support/database.js";
 import { startHost, type TestHost } from "./support/host.js";
 import { followProcess, readEvents } from "./support/process-events.js";
 import { type ShopApi, shopDocument, startShopApi } from "./support/shop-api.js";
@@ -19,13 +20,15 @@ const SHOP_KEY = "shop-key-governance-7d1f0a93";
 /** Code must never contain the secret itself (the code is stored): it builds it from parts. */
 const SHOP_KEY_IN_CODE = `["shop-key", "governance", "7d1f0a93"].join("-")`;
 const API_KEY = "governance-api-key-4be1";
+/** Pending approvals one key may have (CYRNEL_PENDING_APPROVALS_LIMIT), small so a case can reach it. */
+const PENDING_LIMIT = 3;
 
 let host: TestHost;
 let shop: ShopApi;
 
 beforeAll(async () => {
   shop = await startShopApi(SHOP_KEY);
-  host = await startHost({ env: { CYRNEL_API_KEY: API_KEY } });
+  host = await startHost({ env: { CYRNEL_API_KEY: API_KEY, CYRNEL_PENDING_APPROVALS_LIMIT: String(PENDING_LIMIT) } });
   await install("shop");
 });
 afterAll(async () => {
@@ -77,9 +80,28 @@ async function pendingApproval(processId: number): Promise<Record<string, any>> 
   return found!;
 }
 
-const createNoteCatching = (text: string) => `
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+async function createKey(name: string): Promise<{ id: string; key: string }> {
+  const response = await host.api("POST", "/keys", { name, role: "agent", services: ["shop"] });
+  expect(response.status, response.text).toBe(201);
+  return response.body;
+}
+
+/** Starts a process as an agent key (unchecked, as `start`). */
+async function startAs(key: string, code: string): Promise<number> {
+  const response = await host.api("POST", "/processes", { code, timeoutMs: 60_000, typecheck: false }, bearer(key));
+  expect(response.status, response.text).toBe(201);
+  return response.body.id;
+}
+
+const createNoteCatching = (text: string) => createNoteOf(JSON.stringify(text));
+
+/** Creates a note whose text is what `expression` evaluates to in the code (code is at most 100 KiB: big texts are built there). */
+const createNoteOf = (expression: string) => `
   try {
-    const note = await cyrnel.services.shop.tools.createNote.invoke({ body: { text: ${JSON.stringify(text)} } });
+    const note = await cyrnel.services.shop.tools.createNote.invoke({ body: { text: ${expression} } });
     cyrnel.output({ note });
   } catch (error) {
     const e = error as { status?: number; code?: string; message: string };
@@ -476,6 +498,160 @@ describe("call records", () => {
     }
     if (testDialect() === "postgres") expect(await everyRowText(host.dataDir)).not.toContain(SHOP_KEY);
     await setPolicy({ rules: [] });
+  });
+});
+
+describe("bounded approvals", () => {
+  it("list and stream a preview with the whole value's size and SHA-256; GET /approvals/:id has it whole", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const text = "y".repeat(100_000);
+    const whole = { body: { text } };
+    const wholeJson = JSON.stringify(whole);
+    const id = await start(createNoteOf(`"y".repeat(${text.length})`));
+    const listed = await pendingApproval(id);
+
+    // The list: a cut preview (a string, at most 2048 characters of JSON), the size and digest of the whole.
+    expect(typeof listed.parameters).toBe("string");
+    expect(listed.parameters).toMatch(/^\{"body":\{"text":"yyy/);
+    expect(listed.parameters).toMatch(/… \[cut: [\d,]+ more characters\]$/);
+    expect(JSON.stringify(listed.parameters).length).toBeLessThanOrEqual(2048);
+    expect(listed).toMatchObject({ parametersBytes: wholeJson.length, parametersSha256: sha256(wholeJson) });
+    const page = await host.api("GET", `/approvals?processId=${id}`);
+    expect(page.text.length).toBeLessThan(4096);
+
+    // One approval: the parameters whole, which the digest is of.
+    const one = await host.api("GET", `/approvals/${listed.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.parameters).toEqual(whole);
+    expect(sha256(JSON.stringify(one.body.parameters))).toBe(listed.parametersSha256);
+    expect(
+      await queryDatabase(host.dataDir, "select parameters_bytes, parameters_sha256 from approvals where id = ?", [
+        listed.id,
+      ]),
+    ).toEqual([{ parameters_bytes: wholeJson.length, parameters_sha256: sha256(wholeJson) }]);
+
+    // The event stream carries the preview too, and so does the decision's answer.
+    const reader = await followProcess(host, id);
+    const [first] = await readEvents(reader, () => true);
+    expect(first).toMatchObject({ type: "approval", id: listed.id, parameters: listed.parameters });
+    const approved = await host.api("POST", `/approvals/${listed.id}/approve`, {});
+    expect(approved.body).toMatchObject({ state: "approved", parameters: listed.parameters });
+    await readEvents(reader, (event) => event.type === "end");
+
+    // The call is made with the parameters whole.
+    await waitIdle(id);
+    expect((await host.api("GET", `/processes/${id}/output`)).body.note).toMatchObject({ text });
+    const sent = shop.requests.filter((request) => request.method === "POST" && request.path === "/notes").at(-1)!;
+    expect(JSON.parse(sent.body)).toEqual({ text });
+  });
+
+  it("refuse parameters past CYRNEL_BODY_LIMIT_BYTES with 413 payload_too_large, storing and sending nothing", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const before = notesSent();
+    const run = await host.api("POST", "/processes", {
+      block: true,
+      typecheck: false,
+      code: createNoteOf(`"z".repeat(${1024 * 1024 + 1})`),
+    });
+    expect(run.body.output.failed).toMatchObject({ status: 413, code: "payload_too_large" });
+    expect(run.body.output.failed.message).toContain("CYRNEL_BODY_LIMIT_BYTES");
+    expect((await host.api("GET", `/approvals?processId=${run.body.id}`)).body.items).toEqual([]);
+    expect(notesSent()).toBe(before);
+  });
+
+  it("cap the pending approvals of a key: past the limit a call fails 429 too_many_pending_approvals", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const agent = await createKey("pending-cap-agent");
+    const before = notesSent();
+    // One call more than the limit, at once: the count and the insert take turns, so exactly one is refused.
+    const id = await startAs(
+      agent.key,
+      `
+      const results = await Promise.all(
+        Array.from({ length: ${PENDING_LIMIT + 1} }, (_, i) =>
+          cyrnel.services.shop.tools.createNote.invoke({ body: { text: "capped " + i } }).then(
+            () => "ok",
+            (error) => ({ status: error.status, code: error.code, message: error.message, details: error.details }),
+          ),
+        ),
+      );
+      cyrnel.output({ results });`,
+    );
+    let refused: Record<string, any>[] = [];
+    await expect
+      .poll(async () => {
+        refused = (await host.api("GET", `/calls?processId=${id}&outcome=too_many_pending_approvals`)).body.items;
+        return refused.length;
+      })
+      .toBe(1);
+    const pending = (await host.api("GET", `/approvals?state=pending&processId=${id}`)).body.items;
+    expect(pending).toHaveLength(PENDING_LIMIT);
+    expect(pending.every((approval: any) => approval.keyId === agent.id)).toBe(true);
+
+    // Another key is not held back by this one's.
+    const other = await start(createNoteCatching("another key"));
+    const othersApproval = await pendingApproval(other);
+    await host.api("POST", `/approvals/${othersApproval.id}/deny`, { reason: "not needed" });
+
+    for (const approval of pending) await host.api("POST", `/approvals/${approval.id}/approve`, {});
+    expect((await waitIdle(id)).exitState).toBe("success");
+    const { results } = (await host.api("GET", `/processes/${id}/output`)).body;
+    expect(results.filter((result: unknown) => result === "ok")).toHaveLength(PENDING_LIMIT);
+    const failure = results.find((result: unknown) => result !== "ok");
+    expect(failure).toMatchObject({
+      status: 429,
+      code: "too_many_pending_approvals",
+      details: { pending: PENDING_LIMIT, limit: PENDING_LIMIT, retryAfterSeconds: expect.any(Number) },
+    });
+    expect(failure.message).toContain("CYRNEL_PENDING_APPROVALS_LIMIT");
+    expect(notesSent()).toBe(before + PENDING_LIMIT);
+    await waitIdle(other);
+  });
+});
+
+describe("a revoked key's approvals", () => {
+  it("expire when the key is revoked: the call fails approval_expired and nothing is sent", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const agent = await createKey("revoked-while-waiting");
+    const before = notesSent();
+    const id = await startAs(agent.key, createNoteCatching("after revocation"));
+    const approval = await pendingApproval(id);
+    expect((await host.api("DELETE", `/keys/${agent.id}`)).status).toBe(204);
+
+    expect((await host.api("GET", `/approvals/${approval.id}`)).body).toMatchObject({
+      state: "expired",
+      decidedBy: null,
+      reason: "the API key that started this process was revoked",
+    });
+    const late = await host.api("POST", `/approvals/${approval.id}/approve`, {});
+    expect([late.status, late.body.code]).toEqual([409, "conflict"]);
+    const done = await waitIdle(id);
+    expect(done).toMatchObject({ exitState: "success", pendingApprovalIds: [] });
+    const { failed } = (await host.api("GET", `/processes/${id}/output`)).body;
+    expect(failed).toMatchObject({ status: 403, code: "approval_expired" });
+    expect(failed.message).toContain("revoked");
+    expect(notesSent()).toBe(before);
+  });
+
+  it("send nothing once approved if the key expired meanwhile: the key is read again after the decision", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "ask" }] });
+    const agent = await createKey("expired-while-waiting");
+    const before = notesSent();
+    const id = await startAs(agent.key, createNoteCatching("after expiry"));
+    const approval = await pendingApproval(id);
+    await queryDatabase(host.dataDir, "update api_keys set expires_at = ? where id = ?", [
+      new Date(Date.now() - 60_000).toISOString(),
+      agent.id,
+    ]);
+    const approved = await host.api("POST", `/approvals/${approval.id}/approve`, {});
+    expect(approved.body.state).toBe("approved");
+    expect((await waitIdle(id)).exitState).toBe("success");
+    const { failed } = (await host.api("GET", `/processes/${id}/output`)).body;
+    expect(failed).toMatchObject({ status: 403, code: "forbidden" });
+    expect(failed.message).toContain("expired");
+    expect(notesSent()).toBe(before);
+    const [call] = (await host.api("GET", `/calls?processId=${id}`)).body.items;
+    expect(call).toMatchObject({ toolId: "createNote", outcome: "forbidden" });
   });
 });
 

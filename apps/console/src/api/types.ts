@@ -17,7 +17,10 @@ export type ProcessRecord = Json<"getProcess", 200>;
 export type ProcessState = ProcessRecord["state"];
 export type ExitState = NonNullable<ProcessRecord["exitState"]>;
 export type CallRecord = Json<"listCalls", 200>["items"][number];
+/** One approval with its parameters whole (`GET /approvals/{id}`). */
 export type Approval = Json<"getApproval", 200>;
+/** An approval as lists, events and decisions carry it: `parameters` is a preview (a string when cut). */
+export type ApprovalSummary = Json<"listApprovals", 200>["items"][number];
 export type KeyRecord = Json<"listKeys", 200>["items"][number];
 export type CreatedKey = Json<"createKey", 201>;
 export type ModuleRecord = Json<"listModules", 200>["items"][number];

@@ -1,5 +1,8 @@
-/** One approval: what is asked, by which process and key, and (pending) the buttons that decide it. */
-import type { Approval } from "../api/types";
+/**
+ * One approval: what is asked, by which process and key, and (pending) the buttons that decide it. Lists carry a
+ * preview of the parameters (the start of their JSON when they are large); the decision dialog reads them whole.
+ */
+import type { ApprovalSummary } from "../api/types";
 import { Link } from "../router/router";
 import { Badge, toneOf } from "./badge";
 import { TimeAgo } from "./time-ago";
@@ -8,9 +11,10 @@ export function ApprovalCard({
   approval,
   onDecide,
 }: {
-  approval: Approval;
+  approval: ApprovalSummary;
   onDecide?(verb: "approve" | "deny"): void;
 }) {
+  const cut = isCut(approval);
   const label = `${approval.serviceId}.${approval.toolId}`;
   return (
     <article className="card approval" aria-label={`Approval ${approval.id}: ${label}`}>
@@ -22,7 +26,13 @@ export function ApprovalCard({
           {approval.keyId && <> · key {approval.keyId}</>} · <TimeAgo at={approval.createdAt} />
         </span>
       </header>
-      <pre className="code-block small">{JSON.stringify(approval.parameters, null, 2)}</pre>
+      <pre className="code-block small">{previewText(approval)}</pre>
+      {cut && (
+        <p className="muted">
+          Only the start of the parameters is shown: they are {sizeText(approval.parametersBytes)}
+          {onDecide ? "; approving or denying shows them whole first." : "."}
+        </p>
+      )}
       {approval.state !== "pending" && (
         <p className="muted">
           {approval.state} <TimeAgo at={approval.decidedAt} />
@@ -42,4 +52,17 @@ export function ApprovalCard({
       )}
     </article>
   );
+}
+
+/** Whether the list's preview is the start of the parameters only (parameters are objects: a string is a cut one). */
+export const isCut = (approval: ApprovalSummary) => typeof approval.parameters === "string";
+
+/** The preview as shown: a cut one is the start of the JSON text already; a whole one is pretty-printed. */
+export const previewText = (approval: ApprovalSummary) =>
+  typeof approval.parameters === "string" ? approval.parameters : JSON.stringify(approval.parameters, null, 2);
+
+export function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

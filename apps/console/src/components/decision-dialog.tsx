@@ -1,8 +1,14 @@
-/** Approving or denying one pending tool call, with an optional reason (a denial's reason reaches the code). */
+/**
+ * Approving or denying one pending tool call, with an optional reason (a denial's reason reaches the code). Lists
+ * carry a preview of the parameters; the dialog reads the approval whole (GET /approvals/{id}) and shows what is
+ * decided on, with its size and SHA-256.
+ */
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/client";
-import type { Approval } from "../api/types";
+import type { ApprovalSummary } from "../api/types";
 import { useAction } from "../hooks/use-action";
+import { useLoad } from "../hooks/use-load";
+import { isCut, previewText, sizeText } from "./approval-card";
 import { Dialog } from "./dialog";
 import { ErrorBox } from "./error-box";
 
@@ -14,11 +20,19 @@ export function DecisionDialog({
   onClose,
   onDecided,
 }: {
-  approval: Approval | null;
+  approval: ApprovalSummary | null;
   verb: Verb;
   onClose(): void;
-  onDecided(approval: Approval): void;
+  onDecided(approval: ApprovalSummary): void;
 }) {
+  const id = approval?.id;
+  // Only a cut preview needs the whole approval read; a whole one is on screen already.
+  const cut = approval !== null && isCut(approval);
+  const whole = useLoad(
+    async () =>
+      id === undefined || !cut ? null : await unwrap(api.GET("/approvals/{id}", { params: { path: { id } } })),
+    [id, cut],
+  );
   const [reason, setReason] = useState("");
   // A new approval starts with an empty reason and no earlier error.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset only when the approval changes.
@@ -48,7 +62,14 @@ export function DecisionDialog({
           <p>
             Process {approval.processId} asks to call <code>{`${approval.serviceId}.${approval.toolId}`}</code> with:
           </p>
-          <pre className="code-block small">{JSON.stringify(approval.parameters, null, 2)}</pre>
+          <pre className="code-block small">
+            {whole.data ? JSON.stringify(whole.data.parameters, null, 2) : previewText(approval)}
+          </pre>
+          {cut && whole.loading && <p className="muted">Reading the whole parameters…</p>}
+          <ErrorBox error={whole.error} title="Could not read the whole parameters (the start is shown)" />
+          <p className="muted">
+            {sizeText(approval.parametersBytes)} · SHA-256 <code>{approval.parametersSha256}</code>
+          </p>
           <label>
             <span>
               Reason <span className="muted">(optional{verb === "deny" ? "; the code sees it in the error" : ""})</span>
@@ -63,7 +84,8 @@ export function DecisionDialog({
             <button
               type="submit"
               className={verb === "approve" ? "button primary" : "button danger"}
-              disabled={decide.busy}
+              // A cut preview is not what is decided on: wait for the whole parameters (or their error).
+              disabled={decide.busy || (cut && whole.data == null && whole.error == null)}
             >
               {decide.busy ? "Sending…" : verb === "approve" ? "Approve call" : "Deny call"}
             </button>

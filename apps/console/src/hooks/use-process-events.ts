@@ -6,7 +6,7 @@
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/client";
 import { followProcess } from "../api/process-events";
-import type { Approval, CallRecord, ProcessEvent } from "../api/types";
+import type { ApprovalSummary, CallRecord, ProcessEvent } from "../api/types";
 
 export type EndedProcess = Extract<ProcessEvent, { type: "end" }>["process"];
 
@@ -14,7 +14,7 @@ export interface ProcessLive {
   stdout: string;
   stderr: string;
   calls: CallRecord[];
-  approvals: Approval[];
+  approvals: ApprovalSummary[];
   ended: EndedProcess | null;
   following: boolean;
   error: unknown;

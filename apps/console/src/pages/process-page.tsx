@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/client";
-import type { Approval } from "../api/types";
+import type { ApprovalSummary } from "../api/types";
 import { ApprovalCard } from "../components/approval-card";
 import { Badge, toneOf } from "../components/badge";
 import { CodeView } from "../components/code-view";
@@ -29,7 +29,7 @@ export function ProcessPage({ id }: { id: number }) {
     [id],
   );
   const live = useProcessEvents(id, run);
-  const [deciding, setDeciding] = useState<{ approval: Approval; verb: Verb } | null>(null);
+  const [deciding, setDeciding] = useState<{ approval: ApprovalSummary; verb: Verb } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
 
   const state = live.ended?.state ?? record.data?.state;

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Page } from "../contract/common.js";
-import type { Approval } from "../contract/governance.js";
+import type { ApprovalSummary } from "../contract/governance.js";
 import type { ProcessEvent, ProcessRecord, ProcessReport, ProcessResult } from "../contract/processes.js";
 
 export class ApiError extends Error {
@@ -31,7 +31,7 @@ export interface FollowOptions {
   signal?: AbortSignal;
   onText?: (stream: "stdout" | "stderr", text: string) => void;
   /** An approval the process waits for: when it is created (or pending as the client comes) and when decided. */
-  onApproval?: (approval: Approval) => void;
+  onApproval?: (approval: ApprovalSummary) => void;
 }
 
 export interface RequestOptions {

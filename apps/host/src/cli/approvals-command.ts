@@ -1,5 +1,5 @@
 /** `cyrnel approvals ...`: the calls that wait for an operator's decision (tools whose policy is `ask`). */
-import type { Approval } from "../contract/governance.js";
+import type { Approval, ApprovalSummary } from "../contract/governance.js";
 import { CyrnelApi } from "./api-client.js";
 import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
@@ -14,8 +14,9 @@ export const APPROVALS_HELP = `Usage:
 
 A call of a tool whose policy is ask waits, its process suspended, until it is approved (the call
 runs) or denied (the call throws approval_denied with the reason); undecided, it expires. list shows
-the pending ones unless --state says otherwise, newest first; parameters are shown with the service's
-secret values masked. Deciding an approval twice is refused.
+the pending ones unless --state says otherwise, newest first, with the start of their parameters and
+their size; show prints one approval with its parameters whole and their SHA-256. Parameters are shown
+with the service's secret values masked. Deciding an approval twice is refused.
 
 ${COMMON_HELP}`;
 
@@ -44,7 +45,7 @@ export async function approvalsCommand(args: string[]): Promise<number> {
     if (values.reason !== undefined) throw new UsageError("--reason belongs to approve and deny");
     const state = values.state ?? "pending";
     if (!STATES.includes(state)) throw new UsageError(`--state must be one of ${STATES.join(", ")}`);
-    const approvals = await api.listAll<Approval>("/approvals", {
+    const approvals = await api.listAll<ApprovalSummary>("/approvals", {
       state: state === "all" ? undefined : state,
       processId: values.process === undefined ? undefined : positiveId(values.process, "--process"),
     });
@@ -53,14 +54,19 @@ export async function approvalsCommand(args: string[]): Promise<number> {
     else
       printLine(
         table(
-          ["ID", "STATE", "PROCESS", "TOOL", "CREATED", "PARAMETERS"],
+          ["ID", "STATE", "PROCESS", "TOOL", "CREATED", "SIZE", "PARAMETERS"],
           approvals.map((approval) => [
             String(approval.id),
             approval.state,
             String(approval.processId),
             `${approval.serviceId}.${approval.toolId}`,
             approval.createdAt,
-            clip(JSON.stringify(approval.parameters), 60),
+            `${approval.parametersBytes} B`,
+            // A cut preview is the start of the JSON text already (a string); a whole one is the value.
+            clip(
+              typeof approval.parameters === "string" ? approval.parameters : JSON.stringify(approval.parameters),
+              60,
+            ),
           ]),
         ),
       );
@@ -77,7 +83,7 @@ export async function approvalsCommand(args: string[]): Promise<number> {
   }
   if (sub === "approve" || sub === "deny") {
     const [id] = positionals(given, ["id"], `cyrnel approvals ${sub} <id> [--reason <text>]`);
-    const decided = await api.json<Approval>("POST", `/approvals/${positiveId(id!, "an approval id")}/${sub}`, {
+    const decided = await api.json<ApprovalSummary>("POST", `/approvals/${positiveId(id!, "an approval id")}/${sub}`, {
       body: values.reason === undefined ? {} : { reason: values.reason },
     });
     if (values.json) printJson(decided);
@@ -91,7 +97,7 @@ export async function approvalsCommand(args: string[]): Promise<number> {
 }
 
 /** What a process run prints about an approval it waits for (`cyrnel run`). */
-export function approvalNote(approval: Approval): string {
+export function approvalNote(approval: ApprovalSummary): string {
   const call = `${approval.serviceId}.${approval.toolId}`;
   const reason = approval.reason ? `: ${approval.reason}` : "";
   if (approval.state === "pending") {

@@ -22,7 +22,8 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
 import type { PgDb } from "../db/client-pg.js";
 import { approvals, escapeNul, executions, processes, unescapeNul } from "../db/schema-pg.js";
-import type { ApprovalRow } from "../domain/governance/approval-store.js";
+import type { ApprovalSummary } from "../domain/governance/approval-store.js";
+import { approvalSummaryColumns } from "../domain/governance/approval-store-pg.js";
 import type { ClaimedRun } from "../domain/processes/process-runner.js";
 import type { ProcessResult, ProcessState, RunIds } from "../domain/processes/process-store.js";
 import { type QueuedRun, type RunClaims, toQueuedRuns, WORKER_LOST } from "./run-claims.js";
@@ -144,11 +145,11 @@ export class ExecutionRuns {
   }
 
   /** The pending approvals of these processes, oldest first, by process. */
-  async pendingApprovals(processIds: readonly number[]): Promise<Map<number, ApprovalRow[]>> {
-    const byProcess = new Map<number, ApprovalRow[]>();
+  async pendingApprovals(processIds: readonly number[]): Promise<Map<number, ApprovalSummary[]>> {
+    const byProcess = new Map<number, ApprovalSummary[]>();
     if (processIds.length === 0) return byProcess;
     const rows = await this.db
-      .select()
+      .select(approvalSummaryColumns)
       .from(approvals)
       .where(and(inArray(approvals.processId, [...processIds]), eq(approvals.state, "pending")))
       .orderBy(asc(approvals.id));

@@ -27,7 +27,7 @@
  */
 import type { Logger } from "@cyrnel/sdk";
 import type { PgDb } from "../db/client-pg.js";
-import type { ApprovalRow } from "../domain/governance/approval-store.js";
+import type { ApprovalSummary } from "../domain/governance/approval-store.js";
 import type { Approvals } from "../domain/governance/approvals.js";
 import type { ProcessRunner, RemoteRun, RunQueue, RunRecorder } from "../domain/processes/process-runner.js";
 import { atCapacity } from "../errors.js";
@@ -204,7 +204,7 @@ export class ProcessCluster {
   };
 
   /** A decision made through this host, for the host whose call waits for it. */
-  readonly approvalDecided = async (approval: ApprovalRow): Promise<void> => {
+  readonly approvalDecided = async (approval: ApprovalSummary): Promise<void> => {
     if (approval.state === "pending") return;
     await this.signals.approvalDecided(approval.processId, approval.id, approval.state);
   };

@@ -63,14 +63,22 @@ export const ApprovalState = Type.Union([
   Type.Literal("expired"),
 ]);
 
-export const Approval = Type.Object({
+/** Longest preview of an approval's parameters in lists, events and decisions: characters of JSON. */
+export const APPROVAL_PREVIEW_CHARS = 2048;
+
+const approvalFields = {
   id: Type.Integer(),
   processId: Type.Integer(),
   keyId: Nullable(Type.String(), { description: "The key the process was created with; null for the bootstrap key" }),
   serviceId: Type.String(),
   toolId: Type.String(),
-  parameters: Type.Record(Type.String(), Type.Unknown(), {
-    description: "The call's parameters, with the service's secret values replaced by [redacted]",
+  parametersBytes: Type.Integer({
+    description: "The size of the whole parameters' JSON text (as `GET /approvals/{id}` has it), in UTF-8 bytes",
+  }),
+  parametersSha256: Type.String({
+    description:
+      "SHA-256 (hex) of that JSON text: `sha256(JSON.stringify(parameters))` of the whole parameters, to tell that " +
+      "what was read in full is what is decided",
   }),
   state: ApprovalState,
   createdAt: Timestamp,
@@ -79,6 +87,26 @@ export const Approval = Type.Object({
     description: "The deciding key's id; null for the bootstrap key, no auth, and expiries",
   }),
   reason: Nullable(Type.String(), { description: "The operator's reason, or why the approval expired" }),
+};
+
+/** An approval in lists, events and decisions: its parameters as a bounded preview. */
+export const ApprovalSummary = Type.Object({
+  ...approvalFields,
+  parameters: Type.Unknown({
+    description:
+      `A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most ` +
+      `${APPROVAL_PREVIEW_CHARS} characters; else a string with the start of that JSON, ending with ` +
+      "`… [cut: N more characters]` (parameters are always an object, so a string means cut). " +
+      "`GET /approvals/{id}` has them whole",
+  }),
+});
+
+/** One approval (`GET /approvals/{id}`), with its parameters whole. */
+export const Approval = Type.Object({
+  ...approvalFields,
+  parameters: Type.Record(Type.String(), Type.Unknown(), {
+    description: "The call's parameters, whole, with the service's secret values replaced by [redacted]",
+  }),
 });
 
 export const ApprovalDecision = Type.Object(
@@ -114,5 +142,6 @@ export const CallCounts = Type.Object({
 export type PolicyAction = Static<typeof PolicyAction>;
 export type ServicePolicy = Static<typeof ServicePolicy>;
 export type Approval = Static<typeof Approval>;
+export type ApprovalSummary = Static<typeof ApprovalSummary>;
 export type CallRecord = Static<typeof CallRecord>;
 export type CallCounts = Static<typeof CallCounts>;

@@ -1,7 +1,7 @@
 /** Processes: submitted TypeScript, its runs, and what a run leaves behind. */
 import { type Static, Type } from "@sinclair/typebox";
 import { Nullable, Timestamp } from "./common.js";
-import { Approval, CallCounts, CallRecord } from "./governance.js";
+import { ApprovalSummary, CallCounts, CallRecord } from "./governance.js";
 
 export const ExitState = Type.Union([
   Type.Literal("success"),
@@ -96,7 +96,7 @@ export const TextPage = Type.Object({
 export const ProcessEvent = Type.Union([
   Type.Object({ type: Type.Union([Type.Literal("stdout"), Type.Literal("stderr")]), text: Type.String() }),
   Type.Composite([Type.Object({ type: Type.Literal("call") }), CallRecord]),
-  Type.Composite([Type.Object({ type: Type.Literal("approval") }), Approval]),
+  Type.Composite([Type.Object({ type: Type.Literal("approval") }), ApprovalSummary]),
   Type.Object({ type: Type.Literal("end"), process: ProcessResult }),
 ]);
 

@@ -201,8 +201,17 @@ export const approvals = sqliteTable(
     keyId: text("key_id"),
     serviceId: text("service_id").notNull(),
     toolId: text("tool_id").notNull(),
-    /** The call's parameters with the service's secret values masked. */
+    /**
+     * The call's parameters with the service's secret values masked, whole (at most CYRNEL_BODY_LIMIT_BYTES of
+     * JSON): what an operator reads before deciding. Only `GET /approvals/:id` reads this column; the call itself is
+     * made with the unmasked value its waiting caller holds.
+     */
     parameters: text("parameters", { mode: "json" }).$type<Json>().notNull(),
+    /** What lists and events show instead: the value when its JSON fits 2048 characters, else the start of it, cut. */
+    parametersPreview: text("parameters_preview", { mode: "json" }).$type<unknown>().notNull(),
+    /** The size of `parameters`' JSON text in UTF-8 bytes, and its SHA-256 (hex). */
+    parametersBytes: integer("parameters_bytes").notNull(),
+    parametersSha256: text("parameters_sha256").notNull(),
     state: text("state", { enum: ["pending", "approved", "denied", "expired"] }).notNull(),
     createdAt: text("created_at").notNull(),
     decidedAt: text("decided_at"),

@@ -39,6 +39,7 @@ export function errorHandler(logger: HostLogger, storage?: StorageHealth) {
     if (
       problem.code === "at_capacity" ||
       problem.code === "rate_limited" ||
+      problem.code === "too_many_pending_approvals" ||
       problem.code === "database_unavailable" ||
       problem.code === "insufficient_storage"
     ) {

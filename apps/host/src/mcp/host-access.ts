@@ -10,7 +10,7 @@
  */
 import type { CyrnelApi } from "../cli/api-client.js";
 import type { Page } from "../contract/common.js";
-import type { Approval } from "../contract/governance.js";
+import type { ApprovalSummary } from "../contract/governance.js";
 import type {
   BoundedResult,
   ExitState,
@@ -63,7 +63,7 @@ export interface HostAccess {
     id: number,
     signal: AbortSignal,
     onStdout: (text: string) => void,
-    onApproval?: (approval: Approval) => void,
+    onApproval?: (approval: ApprovalSummary) => void,
   ): Promise<ProcessRecord>;
   /** The process, with its results sized for an LLM once it is idle. */
   getProcess(id: number): Promise<ProcessRecord | BoundedResult>;

@@ -20,7 +20,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../cli/api-client.js";
-import type { Approval } from "../contract/governance.js";
+import type { ApprovalSummary } from "../contract/governance.js";
 import type { BoundedResult, ProcessRecord } from "../contract/processes.js";
 import { cutText } from "../cut-text.js";
 import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
@@ -247,7 +247,7 @@ const durationOf = (startedAt: string | null, finishedAt: string | null) =>
 interface Progress {
   stdout(text: string): void;
   /** An approval the process waits for was created or decided: said at once, and while it is pending. */
-  approval(approval: Approval): void;
+  approval(approval: ApprovalSummary): void;
   stop(): void;
 }
 
@@ -257,7 +257,7 @@ function startProgress(id: number, extra: Extra): Progress | undefined {
   if (token === undefined) return undefined;
   const started = Date.now();
   let recent = "";
-  const pending = new Map<number, Approval>();
+  const pending = new Map<number, ApprovalSummary>();
   let last = -1;
   const send = () => {
     // Progress must increase with every notification, and approvals can come within the same tenth of a second.

@@ -36,6 +36,10 @@ export class ApiKeys {
     private readonly store: KeyStore,
     /** `CYRNEL_API_KEY`, or null. */
     bootstrapKey: string | null,
+    private readonly events: {
+      /** A key was revoked (after its row is gone): what its processes wait for ends with it. */
+      onRevoked?(id: string): Promise<unknown>;
+    } = {},
   ) {
     this.bootstrapDigest = bootstrapKey === null ? null : sha256(bootstrapKey);
   }
@@ -139,7 +143,11 @@ export class ApiKeys {
     return this.store.list(filter);
   }
 
-  /** Deletes the key: the next request with it is refused, and its processes can no longer call tools. */
+  /**
+   * Deletes the key: the next request with it is refused, its processes can no longer call tools, and the approvals
+   * they wait for expire (`onRevoked`). Were that to fail, those approvals could still be approved, but the call would
+   * not be made: the tool gate reads the key again after every decision.
+   */
   async revoke(id: string): Promise<void> {
     const outcome = await this.store.delete(id, (key, remaining) =>
       this.bootstrapDigest === null && key.role === "admin" && remaining.admins === 0
@@ -149,6 +157,7 @@ export class ApiKeys {
     );
     if (outcome === "not_found") throw notFound(`API key "${id}"`);
     if (typeof outcome === "object") throw new CyrnelError("conflict", outcome.refused);
+    await this.events.onRevoked?.(id);
   }
 }
 

@@ -1,8 +1,28 @@
-/** The approvals store. A decision is one conditional update, so deciding twice cannot both succeed. */
+/**
+ * The approvals store. A decision is one conditional update, so deciding twice cannot both succeed. Only `get`
+ * reads an approval's whole parameters: everything else (lists, decisions, expiries, the waiting calls) carries a
+ * summary whose `parameters` is the bounded preview, so no list or event grows with what code sends.
+ */
 import type { approvals } from "../../db/schema.js";
 
+/** The row as stored: `parameters` whole (masked), `parametersPreview` what lists show. */
 export type ApprovalRow = typeof approvals.$inferSelect;
 export type ApprovalState = ApprovalRow["state"];
+
+/** An approval as lists, events and decisions show it: `parameters` is the preview (see `parametersPreview`). */
+export type ApprovalSummary = Omit<ApprovalRow, "parametersPreview" | "parameters"> & { parameters: unknown };
+
+export type NewApproval = Pick<
+  ApprovalRow,
+  | "processId"
+  | "keyId"
+  | "serviceId"
+  | "toolId"
+  | "parameters"
+  | "parametersPreview"
+  | "parametersBytes"
+  | "parametersSha256"
+>;
 
 export interface ApprovalFilter {
   state?: ApprovalState;
@@ -18,14 +38,20 @@ export interface Decision {
 }
 
 export interface ApprovalStore {
-  insert(
-    values: Pick<ApprovalRow, "processId" | "keyId" | "serviceId" | "toolId" | "parameters">,
-  ): Promise<ApprovalRow>;
+  /**
+   * Inserts a pending approval unless its key (null: the bootstrap key, or no authentication) already has
+   * `maxPendingPerKey` pending ones; then answers how many it has. Counting and inserting take turns per key (one
+   * transaction; on PostgreSQL under a lock of the key), so concurrent calls cannot pass the limit together.
+   */
+  insert(values: NewApproval, maxPendingPerKey: number): Promise<ApprovalSummary | { pending: number }>;
+  /** The whole row, parameters included. */
   get(id: number): Promise<ApprovalRow | undefined>;
   /** The approval with the decision, or undefined when it was not pending (any more). */
-  decide(id: number, decision: Decision): Promise<ApprovalRow | undefined>;
+  decide(id: number, decision: Decision): Promise<ApprovalSummary | undefined>;
   /** Newest first; `limit + 1` rows. */
-  list(filter: ApprovalFilter): Promise<ApprovalRow[]>;
+  list(filter: ApprovalFilter): Promise<ApprovalSummary[]>;
   /** Every pending approval expired at once (at start: nobody waits for them any more). */
-  expirePending(reason: string): Promise<ApprovalRow[]>;
+  expirePending(reason: string): Promise<ApprovalSummary[]>;
+  /** The pending approvals of the processes of one key expired at once (the key was revoked). */
+  expireKey(keyId: string, reason: string): Promise<ApprovalSummary[]>;
 }

@@ -13,10 +13,28 @@
  * the decision is written, then `onDecided` tells the other hosts, and the
  * host where the call waits settles it from the row (`settleFromStore`);
  * pending approvals of a lost host are expired by the reaper, not at start.
+ *
+ * What code can make big is bounded: an approval's parameters are at most
+ * `parametersLimitBytes` of JSON (else the call fails 413, nothing sent);
+ * each key has at most `maxPendingPerKey` approvals pending (else the call
+ * fails 429 `too_many_pending_approvals`); and only `get` reads the whole
+ * parameters — lists, events, decisions and the waiting calls here hold a
+ * summary with a preview of at most APPROVAL_PREVIEW_CHARS characters, the
+ * whole value's size and its SHA-256.
+ *
+ * A key that is revoked takes its pending approvals with it (`expireKey`),
+ * and the tool gate reads the key again after any approval, so an approval
+ * never sends a call for a key that is gone.
  */
+import { createHash } from "node:crypto";
+import { APPROVAL_PREVIEW_CHARS, type Approval } from "../../contract/governance.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
-import type { ApprovalFilter, ApprovalRow, ApprovalStore, Decision } from "./approval-store.js";
+import { boundedJson } from "../secrets/secret-masks.js";
+import type { ApprovalFilter, ApprovalStore, ApprovalSummary, Decision } from "./approval-store.js";
+
+/** Seconds a call refused for too many pending approvals is told to wait (`Retry-After`): decisions are people's. */
+export const PENDING_RETRY_AFTER_SECONDS = 60;
 
 export interface ApprovalRequest {
   processId: number;
@@ -32,19 +50,23 @@ export interface ApprovalsOptions {
   logger: HostLogger;
   /** `CYRNEL_APPROVAL_TIMEOUT_MS`. */
   timeoutMs: number;
+  /** `CYRNEL_PENDING_APPROVALS_LIMIT`: approvals one key (null: the bootstrap key, no auth) may have pending. */
+  maxPendingPerKey: number;
+  /** Largest JSON text of an approval's parameters, in UTF-8 bytes (`CYRNEL_BODY_LIMIT_BYTES`). */
+  parametersLimitBytes: number;
   /** An approval was created or decided (expiries included). */
-  onChange(approval: ApprovalRow): void;
+  onChange(approval: ApprovalSummary): void;
   /** The pending approvals of a process changed; `pending` lists them (empty: none is left). */
   onPending(processId: number, pending: readonly number[]): void;
   /** An approval was decided through this host (after the row is written), for hosts where its call may wait. */
-  onDecided?(approval: ApprovalRow): Promise<void>;
+  onDecided?(approval: ApprovalSummary): Promise<void>;
 }
 
 interface Waiting {
-  row: ApprovalRow;
+  row: ApprovalSummary;
   processId: number;
   timer: NodeJS.Timeout;
-  settle(approval: ApprovalRow): void;
+  settle(approval: ApprovalSummary): void;
 }
 
 export class Approvals {
@@ -61,12 +83,42 @@ export class Approvals {
   /**
    * Creates a pending approval and resolves once it is approved; rejects
    * with `approval_denied` (the operator's reason in the message) or
-   * `approval_expired`.
+   * `approval_expired`. Refuses at once (nothing stored) parameters past
+   * the size limit (413) and a key that has too many pending (429).
    */
   async request(request: ApprovalRequest): Promise<void> {
-    const row = await this.options.store.insert(request);
-    const { id, processId } = row;
     const call = `${request.serviceId}.${request.toolId}`;
+    const json = JSON.stringify(request.parameters);
+    const bytes = Buffer.byteLength(json, "utf8");
+    const { parametersLimitBytes: limit, maxPendingPerKey } = this.options;
+    if (bytes > limit) {
+      throw new CyrnelError(
+        "payload_too_large",
+        `the parameters of this call to ${call} are ${bytes} bytes of JSON; a call that waits for approval may ` +
+          `carry at most ${limit} (CYRNEL_BODY_LIMIT_BYTES, as a direct invoke); nothing was sent`,
+        { bytes, limitBytes: limit },
+      );
+    }
+    const inserted = await this.options.store.insert(
+      {
+        ...request,
+        parametersPreview: boundedJson(request.parameters, APPROVAL_PREVIEW_CHARS, []).value,
+        parametersBytes: bytes,
+        parametersSha256: createHash("sha256").update(json, "utf8").digest("hex"),
+      },
+      maxPendingPerKey,
+    );
+    if ("pending" in inserted) {
+      const whose = request.keyId === null ? "the bootstrap key" : `API key ${request.keyId}`;
+      throw new CyrnelError(
+        "too_many_pending_approvals",
+        `the call to ${call} was not made: ${whose} already has ${inserted.pending} approvals pending, the most ` +
+          `allowed (CYRNEL_PENDING_APPROVALS_LIMIT); wait for decisions before making more calls that need one`,
+        { pending: inserted.pending, limit: maxPendingPerKey, retryAfterSeconds: PENDING_RETRY_AFTER_SECONDS },
+      );
+    }
+    const row = inserted;
+    const { id, processId } = row;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => void this.expire(id, `nobody decided within ${this.options.timeoutMs} ms`),
@@ -90,11 +142,11 @@ export class Approvals {
     });
   }
 
-  approve(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalRow> {
+  approve(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalSummary> {
     return this.decideAndTell(id, { state: "approved", decidedBy, reason });
   }
 
-  deny(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalRow> {
+  deny(id: number, decidedBy: string | null, reason: string | null): Promise<ApprovalSummary> {
     return this.decideAndTell(id, { state: "denied", decidedBy, reason });
   }
 
@@ -120,18 +172,33 @@ export class Approvals {
     await Promise.all([...(this.byProcess.get(processId) ?? [])].map((id) => this.expire(id, reason)));
   }
 
+  /**
+   * The key was revoked: its pending approvals expire, saying so, and their calls fail `approval_expired` (here, or
+   * on the host where they wait). Resolves how many there were.
+   */
+  async expireKey(keyId: string): Promise<number> {
+    const expired = await this.options.store.expireKey(keyId, "the API key that started this process was revoked");
+    for (const approval of expired) await this.settleAndTell(approval);
+    if (expired.length > 0) {
+      this.options.logger.info("the pending approvals of a revoked key expired", { key: keyId, count: expired.length });
+    }
+    return expired.length;
+  }
+
   /** The process's pending approvals, oldest first. */
-  pendingOf(processId: number): ApprovalRow[] {
+  pendingOf(processId: number): ApprovalSummary[] {
     return [...(this.byProcess.get(processId) ?? [])].flatMap((id) => this.waiting.get(id)?.row ?? []);
   }
 
-  async get(id: number): Promise<ApprovalRow> {
+  /** One approval with its parameters whole. */
+  async get(id: number): Promise<Approval> {
     const row = await this.options.store.get(id);
     if (!row) throw notFound(`approval ${id}`);
-    return row;
+    const { parametersPreview: _preview, ...approval } = row;
+    return approval as Approval;
   }
 
-  list(filter: ApprovalFilter): Promise<ApprovalRow[]> {
+  list(filter: ApprovalFilter): Promise<ApprovalSummary[]> {
     return this.options.store.list(filter);
   }
 
@@ -148,35 +215,45 @@ export class Approvals {
     }
   }
 
-  private async decideAndTell(id: number, decision: Decision): Promise<ApprovalRow> {
-    // A call that waits on this host is settled by `decide` itself; another host's is told.
-    const waitsHere = this.waiting.has(id);
-    const decided = await this.decide(id, decision);
+  private async decideAndTell(id: number, decision: Decision): Promise<ApprovalSummary> {
+    const decided = await this.options.store.decide(id, decision);
+    if (!decided) throw await this.alreadyDecided(id);
+    this.options.logger.info("an approval was decided", { approval: id, state: decided.state });
+    await this.settleAndTell(decided);
+    return decided;
+  }
+
+  /** A decision written: the call waiting on this host goes on or fails; another host's is told. */
+  private async settleAndTell(decided: ApprovalSummary): Promise<void> {
+    const waitsHere = this.waiting.has(decided.id);
+    this.settleWaiting(decided.id, decided);
     if (this.options.onDecided && !waitsHere) {
       // The row holds the decision already; telling is the fast path (a host that misses it re-reads the rows).
       await this.options.onDecided(decided).catch((error) =>
         this.options.logger.warn("could not tell the other hosts of a decision", {
-          approval: id,
+          approval: decided.id,
           error: error instanceof Error ? error.message : String(error),
         }),
       );
     }
-    return decided;
   }
 
-  private async decide(id: number, decision: Decision): Promise<ApprovalRow> {
+  private async decide(id: number, decision: Decision): Promise<ApprovalSummary> {
     const decided = await this.options.store.decide(id, decision);
-    if (!decided) {
-      const row = await this.get(id);
-      throw new CyrnelError("conflict", `approval ${id} is already ${row.state}`);
-    }
+    if (!decided) throw await this.alreadyDecided(id);
     this.options.logger.info("an approval was decided", { approval: id, state: decided.state });
     this.settleWaiting(id, decided);
     return decided;
   }
 
+  private async alreadyDecided(id: number): Promise<CyrnelError> {
+    const row = await this.options.store.get(id);
+    if (!row) return notFound(`approval ${id}`);
+    return new CyrnelError("conflict", `approval ${id} is already ${row.state}`);
+  }
+
   /** The process is told first (it resumes), then the event, then the waiting call goes on or fails. */
-  private settleWaiting(id: number, approval: ApprovalRow): void {
+  private settleWaiting(id: number, approval: ApprovalSummary): void {
     const waiting = this.waiting.get(id);
     this.waiting.delete(id);
     if (waiting) {
@@ -191,7 +268,7 @@ export class Approvals {
   }
 }
 
-function refusal(id: number, call: string, approval: ApprovalRow): CyrnelError {
+function refusal(id: number, call: string, approval: ApprovalSummary): CyrnelError {
   if (approval.state === "denied") {
     const why = approval.reason ? `: ${approval.reason}` : " (no reason given)";
     return new CyrnelError("approval_denied", `the call to ${call} was denied by an operator${why}`, {

@@ -35,7 +35,7 @@ import type { ProcessEvent } from "../../contract/processes.js";
 import { atCapacity, CyrnelError, messageOf, noEnvironment, notFound, rateLimited } from "../../errors.js";
 import { retryStorage, type StorageHealth } from "../../lib/storage-faults.js";
 import type { HostLogger } from "../../log.js";
-import type { ApprovalRow } from "../governance/approval-store.js";
+import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { CallContext, Caller } from "../governance/caller.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { CappedText } from "./capped-text.js";
@@ -80,7 +80,7 @@ export interface ProcessRunnerOptions {
   /** Tool calls from code go through the same gate as `POST /tools/.../invoke`, naming the run they come from. */
   invokeTool(input: InvokeInput, call: CallContext): Promise<unknown>;
   /** The approvals a process waits for right now, oldest first. */
-  pendingApprovals(processId: number): readonly ApprovalRow[];
+  pendingApprovals(processId: number): readonly ApprovalSummary[];
   /** A run ends (or is being ended): what its calls still wait for will never be needed. */
   runEnding(processId: number, reason: string): Promise<void>;
   /** The tool calls of a process's latest run. */
@@ -120,7 +120,7 @@ export interface RunQueue {
   /** The SQL that adds the run's job, evaluated in the statement that writes its rows. */
   addJob: QueuedRunOptions["addJob"];
   /** The pending approvals of these processes, from the approvals table, oldest first. */
-  pendingApprovals(processIds: readonly number[]): Promise<Map<number, ApprovalRow[]>>;
+  pendingApprovals(processIds: readonly number[]): Promise<Map<number, ApprovalSummary[]>>;
   /**
    * Follows the process's current run wherever it runs: its text so far, each new event, then its end. `text`:
    * the reader shows the text as it comes (false: it only waits for the end).
@@ -236,7 +236,7 @@ export interface FollowedProcess {
   stdout: string;
   stderr: string;
   /** The approvals the process waits for right now (their events were sent before the reader came). */
-  approvals: readonly ApprovalRow[];
+  approvals: readonly ApprovalSummary[];
   /** The process once it is idle (at once if it already is). */
   done: Promise<ProcessView>;
   /** Stops delivering chunks (the reader went away). */
@@ -676,7 +676,7 @@ export class ProcessRunner {
     const queue = this.options.queue;
     // Only a run that has started can wait for a decision (queued: not yet; terminating: its approvals expired).
     const live = rows.filter((row) => row.state === "running" || row.state === "suspended").map((row) => row.id);
-    const stored = queue && live.length > 0 ? await queue.pendingApprovals(live) : new Map<number, ApprovalRow[]>();
+    const stored = queue && live.length > 0 ? await queue.pendingApprovals(live) : new Map<number, ApprovalSummary[]>();
     return rows.map((row) => {
       const waiting =
         row.state === "idle" ? [] : queue ? (stored.get(row.id) ?? []) : this.options.pendingApprovals(row.id);
@@ -707,7 +707,7 @@ export class ProcessRunner {
       }
     };
     let followed: RemoteRun;
-    let approvals: ApprovalRow[];
+    let approvals: ApprovalSummary[];
     try {
       followed = await queue.follow(id, send, true);
       approvals = (await queue.pendingApprovals([id])).get(id) ?? [];

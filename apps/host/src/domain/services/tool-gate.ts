@@ -7,7 +7,10 @@
  * the call through — `deny` refuses it (403 `tool_denied`), `ask` makes a
  * call from code wait for an operator's decision (and refuses a direct
  * invoke, 403 `approval_required`). So a disabled or denied tool can never
- * cause an outbound request. Every call, however it ends, is recorded.
+ * cause an outbound request. After an approval every check runs again, with
+ * the process's key read again: a decision can take minutes, and a key
+ * revoked or expired (or narrowed) meanwhile must not have its call sent.
+ * Every call, however it ends, is recorded.
  *
  * A call that reaches its adapter is handed an `AbortSignal` (the SDK's
  * `InvokeInput.signal`), aborted when nobody waits for the answer any more:
@@ -26,7 +29,7 @@ import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib
 import type { HostLogger } from "../../log.js";
 import type { Approvals } from "../governance/approvals.js";
 import type { CallLog } from "../governance/call-log.js";
-import { type CallContext, limitKeyOf, seesService, type Viewer } from "../governance/caller.js";
+import { type CallContext, type Caller, limitKeyOf, seesService, type Viewer } from "../governance/caller.js";
 import type { Policies } from "../governance/policies.js";
 import type { PolicyAction } from "../governance/policy.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
@@ -46,6 +49,8 @@ export interface ToolGateOptions {
   policies: Pick<Policies, "actionFor" | "revision">;
   approvals: Pick<Approvals, "request">;
   calls: Pick<CallLog, "record">;
+  /** The caller a process's key stands for now; throws `forbidden` for a key revoked or expired (`ApiKeys.processCaller`). */
+  caller(keyId: string | null): Promise<Caller>;
   /** Why an enabled service is not running (it failed to hydrate), or null. */
   unavailable?: (serviceId: string) => string | null;
 }
@@ -139,9 +144,10 @@ export class ToolGate {
         toolId,
         parameters: maskDeep(parameters, await this.needles(serviceId)) as Record<string, unknown>,
       });
-      // The decision may have taken minutes: the tool must still be there, enabled and not denied meanwhile.
-      if ((await this.check(serviceId, toolId, parameters, call.caller)).action === "deny")
-        throw denied(serviceId, toolId);
+      // The decision may have taken minutes: the key must still be valid (read again), and the tool still there,
+      // enabled, allowed to that key and not denied meanwhile.
+      const caller = await this.options.caller(call.caller.keyId);
+      if ((await this.check(serviceId, toolId, parameters, caller)).action === "deny") throw denied(serviceId, toolId);
     }
 
     const adapter = this.options.modules.activeAdapter(service.adapter);

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { ListOf, ListQuery, RowId } from "../../contract/common.js";
-import { Approval, ApprovalDecision, ApprovalState } from "../../contract/governance.js";
+import { Approval, ApprovalDecision, ApprovalState, ApprovalSummary } from "../../contract/governance.js";
 import type { Approvals } from "../../domain/governance/approvals.js";
 import { pageById } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
@@ -25,7 +25,7 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       access: "admin",
       params: IdParams,
       body: ApprovalDecision,
-      responses: { 200: { description: "The decided approval", schema: Approval } },
+      responses: { 200: { description: "The decided approval (parameters as a preview)", schema: ApprovalSummary } },
       errors: ["validation_failed", "not_found", "conflict"],
       // `decidedBy`: the deciding key's id (null for CYRNEL_API_KEY or an open host, which have none).
       handler: async ({ params, body, caller }) =>
@@ -45,7 +45,10 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       path: "/approvals",
       operationId: "listApprovals",
       summary: "List approvals, newest first",
-      description: "Calls of tools whose policy is `ask` wait for one of these to be approved or denied.",
+      description:
+        "Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's " +
+        "`parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; " +
+        "`GET /approvals/{id}` has the parameters whole. Paged like every list (`limit`, `cursor`).",
       tags,
       access: "admin",
       query: Type.Object({
@@ -53,7 +56,7 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
         processId: Type.Optional(RowId()),
         ...ListQuery,
       }),
-      responses: { 200: { description: "A page of approvals", schema: ListOf(Approval) } },
+      responses: { 200: { description: "A page of approvals", schema: ListOf(ApprovalSummary) } },
       errors: ["bad_request", "validation_failed"],
       handler: async ({ query }) =>
         json(
@@ -69,7 +72,10 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       method: "get",
       path: "/approvals/{id}",
       operationId: "getApproval",
-      summary: "Get an approval",
+      summary: "Get an approval, with its parameters whole",
+      description:
+        "The call's parameters as the operator decides on them (secret values masked), at most " +
+        "CYRNEL_BODY_LIMIT_BYTES of JSON; `parametersSha256` is the SHA-256 of their JSON text.",
       tags,
       access: "admin",
       params: IdParams,
