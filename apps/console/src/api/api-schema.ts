@@ -755,7 +755,7 @@ export interface paths {
         };
         /**
          * List approvals, newest first
-         * @description Calls of tools whose policy is `ask` wait for one of these to be approved or denied.
+         * @description Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's `parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; `GET /approvals/{id}` has the parameters whole. Paged like every list (`limit`, `cursor`).
          */
         get: operations["listApprovals"];
         put?: never;
@@ -773,7 +773,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an approval */
+        /**
+         * Get an approval, with its parameters whole
+         * @description The call's parameters as the operator decides on them (secret values masked), at most CYRNEL_BODY_LIMIT_BYTES of JSON; `parametersSha256` is the SHA-256 of their JSON text.
+         */
         get: operations["getApproval"];
         put?: never;
         post?: never;
@@ -950,7 +953,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @description Stable machine-readable code */
-            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
+            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "too_many_pending_approvals" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
             details?: unknown;
         };
     };
@@ -7144,10 +7147,10 @@ export interface operations {
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
-                        /** @description The call's parameters, with the service's secret values replaced by [redacted] */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
+                        /** @description The size of the whole parameters' JSON text (as `GET /approvals/{id}` has it), in UTF-8 bytes */
+                        parametersBytes: number;
+                        /** @description SHA-256 (hex) of that JSON text: `sha256(JSON.stringify(parameters))` of the whole parameters, to tell that what was read in full is what is decided */
+                        parametersSha256: string;
                         state: "pending" | "approved" | "denied" | "expired";
                         /** Format: date-time */
                         createdAt: string;
@@ -7156,6 +7159,8 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
+                        parameters: unknown;
                     } | {
                         /** @constant */
                         type: "end";
@@ -7608,10 +7613,10 @@ export interface operations {
                             keyId: string | null;
                             serviceId: string;
                             toolId: string;
-                            /** @description The call's parameters, with the service's secret values replaced by [redacted] */
-                            parameters: {
-                                [key: string]: unknown;
-                            };
+                            /** @description The size of the whole parameters' JSON text (as `GET /approvals/{id}` has it), in UTF-8 bytes */
+                            parametersBytes: number;
+                            /** @description SHA-256 (hex) of that JSON text: `sha256(JSON.stringify(parameters))` of the whole parameters, to tell that what was read in full is what is decided */
+                            parametersSha256: string;
                             state: "pending" | "approved" | "denied" | "expired";
                             /** Format: date-time */
                             createdAt: string;
@@ -7620,6 +7625,8 @@ export interface operations {
                             decidedBy: string | null;
                             /** @description The operator's reason, or why the approval expired */
                             reason: string | null;
+                            /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
+                            parameters: unknown;
                         }[];
                         nextCursor: string | null;
                     };
@@ -7714,10 +7721,10 @@ export interface operations {
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
-                        /** @description The call's parameters, with the service's secret values replaced by [redacted] */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
+                        /** @description The size of the whole parameters' JSON text (as `GET /approvals/{id}` has it), in UTF-8 bytes */
+                        parametersBytes: number;
+                        /** @description SHA-256 (hex) of that JSON text: `sha256(JSON.stringify(parameters))` of the whole parameters, to tell that what was read in full is what is decided */
+                        parametersSha256: string;
                         state: "pending" | "approved" | "denied" | "expired";
                         /** Format: date-time */
                         createdAt: string;
@@ -7726,6 +7733,10 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description The call's parameters, whole, with the service's secret values replaced by [redacted] */
+                        parameters: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -7821,7 +7832,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The decided approval */
+            /** @description The decided approval (parameters as a preview) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7834,10 +7845,10 @@ export interface operations {
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
-                        /** @description The call's parameters, with the service's secret values replaced by [redacted] */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
+                        /** @description The size of the whole parameters' JSON text (as `GET /approvals/{id}` has it), in UTF-8 bytes */
+                        parametersBytes: number;
+                        /** @description SHA-256 (hex) of that JSON text: `sha256(JSON.stringify(parameters))` of the whole parameters, to tell that what was read in full is what is decided */
+                        parametersSha256: string;
                         state: "pending" | "approved" | "denied" | "expired";
                         /** Format: date-time */
                         createdAt: string;
@@ -7846,6 +7857,8 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
+                        parameters: unknown;
                     };
                 };
             };
@@ -7968,7 +7981,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The decided approval */
+            /** @description The decided approval (parameters as a preview) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7981,10 +7994,10 @@ export interface operations {
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
-                        /** @description The call's parameters, with the service's secret values replaced by [redacted] */
-                        parameters: {
-                            [key: string]: unknown;
-                        };
+                        /** @description The size of the whole parameters' JSON text (as `GET /approvals/{id}` has it), in UTF-8 bytes */
+                        parametersBytes: number;
+                        /** @description SHA-256 (hex) of that JSON text: `sha256(JSON.stringify(parameters))` of the whole parameters, to tell that what was read in full is what is decided */
+                        parametersSha256: string;
                         state: "pending" | "approved" | "denied" | "expired";
                         /** Format: date-time */
                         createdAt: string;
@@ -7993,6 +8006,8 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
+                        parameters: unknown;
                     };
                 };
             };
