@@ -182,6 +182,11 @@ export interface ClaimedRun extends RunIds {
  * that a loaded machine never lets the backstop race a working environment.
  */
 const TIMEOUT_BACKSTOP_MS = 1_000;
+/**
+ * The caller an environment sees for runs without a stored key (CYRNEL_API_KEY, or a host without
+ * keys): they share one turn in what the environment shares between callers (its type checks).
+ */
+const UNKEYED_CALLER = "(no key)";
 /** How long a kill waits for the environment to confirm before the host ends the run itself. */
 const KILL_GRACE_MS = 2_000;
 
@@ -824,6 +829,7 @@ export class ProcessRunner {
         code: run.code,
         options: { timeoutMs, ...(run.typecheck === undefined ? {} : { typecheck: run.typecheck }) },
         services,
+        caller: keyId ?? UNKEYED_CALLER,
       })
       .then(
         (exitState) => execution.finish(exitState),
