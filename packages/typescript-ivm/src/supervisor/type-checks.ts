@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { EnvironmentBindings, Logger } from "@cyrnel/sdk";
 import { formatTypeErrors, type TypeErrorLine } from "../checker/code-file.js";
 import type { CheckedService, RenderedService } from "../checker/protocol.js";
+import { renderServiceFile } from "../docs/types-file.js";
 import {
   serviceNotTypeChecked,
   typecheckCrashed,
@@ -20,6 +21,8 @@ export interface ReachableService {
   serviceId: string;
   revision: string;
   tools: string[];
+  /** Declared for these tools only (the ones the code names), not from the service's whole declarations. */
+  named?: true;
 }
 
 /** The services of one catalog, with a digest of them for the result cache. */
@@ -28,7 +31,8 @@ export interface CheckScope {
   digest: string;
 }
 
-type Declarations = { ok: true; rendered: RenderedService } | { ok: false; reason: string };
+/** `tooLarge`: the host refused the service's tools as too large to hand out at once (see `serviceTools`). */
+type Declarations = { ok: true; rendered: RenderedService } | { ok: false; reason: string; tooLarge?: boolean };
 
 /**
  * What became of one check, and whether the same code in the same scope may
@@ -77,6 +81,19 @@ const MAX_BATCH_CHARS = 4 * 1024 * 1024;
  */
 const MAX_FAILED_RECHECKS = 2;
 
+/**
+ * Services with more tools than this are declared per program, with only
+ * the tools its code names (and so are services whose tools the host
+ * refused as too large): rendering and parsing Microsoft Graph's 22,000
+ * tools for every check is out of the question, and their schemas do not
+ * even fit in one string. GitHub's ~1,100 and Stripe's 452 are declared whole.
+ */
+export const MAX_WHOLE_SERVICE_TOOLS = 2_000;
+/** Declarations of named tools kept (by service, revision and tools), most recently used last. */
+const NAMED_DECLARATIONS_KEPT = 64;
+/** A word of code: what a tool id (an ASCII identifier) can be, wherever it is written (`.x`, `{ x }`, `"x"`). */
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
 /** Callers whose last turn is remembered; past it, those without work are forgotten (they then count as never served). */
 const MAX_REMEMBERED_CALLERS = 4096;
 
@@ -124,6 +141,9 @@ export class TypeChecks {
   private readonly threads: CheckerThread[];
   private readonly idle: CheckerThread[];
   private readonly declarations = new Map<string, { revision: string; result: Promise<Declarations> }>();
+  private readonly named = new Map<string, Promise<Declarations>>();
+  /** Services whose whole declarations the host refused as too large, at that revision. */
+  private readonly tooLarge = new Map<string, string>();
   private readonly results = new Map<string, CheckOutcome>();
   private readonly inFlight = new Map<string, Promise<CheckOutcome>>();
   /** Each caller's checks waiting for a thread, in order. */
@@ -185,8 +205,14 @@ export class TypeChecks {
     await Promise.all(this.threads.map((thread) => thread.close()));
   }
 
-  private async run(code: string, scope: CheckScope, caller: string): Promise<Decided> {
-    const prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
+  private async run(code: string, catalogScope: CheckScope, caller: string): Promise<Decided> {
+    let scope = this.programScope(code, catalogScope);
+    let prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
+    if (prepared.some((declarations) => !declarations.ok && declarations.tooLarge)) {
+      // Refused whole (noted in tooLarge by prepare): declared with the tools the code names instead.
+      scope = this.programScope(code, catalogScope);
+      prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
+    }
     return new Promise((resolve) => {
       const queue = this.queues.get(caller);
       const queued = { code, scope, caller, prepared, resolve };
@@ -357,8 +383,31 @@ export class TypeChecks {
     }
   }
 
+  /**
+   * The scope a program is checked in: its run's, with each large service
+   * (more than {@link MAX_WHOLE_SERVICE_TOOLS} tools, or refused whole by the
+   * host) narrowed to the tools whose ids appear in the code as words. A
+   * tool the code reaches without writing its id (`tools[name]`) is then not
+   * declared, as with a small service's `Pick` it would be an error anyway;
+   * one it names that the service lacks is an error as it always was.
+   */
+  private programScope(code: string, scope: CheckScope): CheckScope {
+    const large = (service: ReachableService) =>
+      service.tools.length > MAX_WHOLE_SERVICE_TOOLS || this.tooLarge.get(service.serviceId) === service.revision;
+    if (!scope.services.some(large)) return scope;
+    const words = new Set(code.match(WORD));
+    const services = scope.services.map((service): ReachableService => {
+      if (!large(service)) return service;
+      return { ...service, tools: service.tools.filter((tool) => words.has(tool)), named: true };
+    });
+    const named = services.filter((service) => service.named).map(({ serviceId, tools }) => [serviceId, tools]);
+    const digest = createHash("sha256").update(scope.digest).update(JSON.stringify(named)).digest("base64");
+    return { services, digest };
+  }
+
   /** A service's declarations at its revision: kept while the revision stays the same. */
   private prepare(service: ReachableService): Promise<Declarations> {
+    if (service.named) return this.prepareNamed(service);
     const known = this.declarations.get(service.serviceId);
     if (known?.revision === service.revision) return known.result;
     const result = this.render(service.serviceId, service.revision).catch((error: unknown): Declarations => {
@@ -367,10 +416,47 @@ export class TypeChecks {
         serviceId: service.serviceId,
         error: reason,
       });
-      return { ok: false, reason };
+      const tooLarge = (error as { code?: unknown } | null)?.code === "types_too_large";
+      if (tooLarge) this.tooLarge.set(service.serviceId, service.revision);
+      return { ok: false, reason, tooLarge };
     });
     this.declarations.set(service.serviceId, { revision: service.revision, result });
     return result;
+  }
+
+  /** Declarations of the tools a program names, kept by service, revision and tools. */
+  private prepareNamed(service: ReachableService): Promise<Declarations> {
+    const key = JSON.stringify([service.serviceId, service.revision, service.tools]);
+    const known = this.named.get(key);
+    if (known !== undefined) {
+      this.named.delete(key);
+      this.named.set(key, known);
+      return known;
+    }
+    const result = this.renderNamed(service).catch((error: unknown): Declarations => {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn("typescript-ivm: the types of tools a program names are unavailable; it runs unchecked", {
+        serviceId: service.serviceId,
+        tools: service.tools.length,
+        error: reason,
+      });
+      // Not kept: the next program naming them tries again.
+      this.named.delete(key);
+      return { ok: false, reason };
+    });
+    this.named.set(key, result);
+    if (this.named.size > NAMED_DECLARATIONS_KEPT) this.named.delete(this.named.keys().next().value as string);
+    return result;
+  }
+
+  private async renderNamed(service: ReachableService): Promise<Declarations> {
+    if (service.tools.length === 0) return { ok: true, rendered: renderServiceFile(service.serviceId, []) };
+    const { toolsJson } = await this.bindings.serviceTools(service.serviceId, service.tools);
+    const rendered = this.renders.then(() =>
+      renderInThread({ serviceId: service.serviceId, toolsJson }, this.closing.signal),
+    );
+    this.renders = rendered.catch(() => {});
+    return { ok: true, rendered: await rendered };
   }
 
   private async render(serviceId: string, requested: string): Promise<Declarations> {

@@ -91,7 +91,7 @@ export interface ProcessRunnerOptions {
    */
   caller(keyId: string | null): Promise<Caller>;
   /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
-  serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }>;
+  serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
   /**
    * Hosts sharing a PostgreSQL database: runs go through the durable process queue instead of straight to this
    * host's environment (cluster/process-cluster.ts). Absent on SQLite: one host runs what it admits.
@@ -305,7 +305,7 @@ export class ProcessRunner {
     },
     emitStdout: (executionId, chunk) => this.emit(executionId, "stdout", chunk),
     emitStderr: (executionId, chunk) => this.emit(executionId, "stderr", chunk),
-    serviceTools: async (serviceId) => this.options.serviceTools(serviceId),
+    serviceTools: async (serviceId, toolIds) => this.options.serviceTools(serviceId, toolIds),
     emitOutput: (executionId, patch) => {
       const execution = this.live.get(executionId);
       if (!execution || execution.forced) return;
