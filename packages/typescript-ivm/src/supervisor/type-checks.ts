@@ -412,12 +412,20 @@ export class TypeChecks {
     if (known?.revision === service.revision) return known.result;
     const result = this.render(service.serviceId, service.revision).catch((error: unknown): Declarations => {
       const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn("typescript-ivm: a service's types are unavailable; code calling it runs unchecked", {
-        serviceId: service.serviceId,
-        error: reason,
-      });
       const tooLarge = (error as { code?: unknown } | null)?.code === "types_too_large";
-      if (tooLarge) this.tooLarge.set(service.serviceId, service.revision);
+      if (tooLarge) {
+        // Not a failure: from now on (at this revision) programs are checked against the tools they name.
+        this.tooLarge.set(service.serviceId, service.revision);
+        this.logger.info("typescript-ivm: a service is too large to declare whole; code is checked per program", {
+          serviceId: service.serviceId,
+          reason,
+        });
+      } else {
+        this.logger.warn("typescript-ivm: a service's types are unavailable; code calling it runs unchecked", {
+          serviceId: service.serviceId,
+          error: reason,
+        });
+      }
       return { ok: false, reason, tooLarge };
     });
     this.declarations.set(service.serviceId, { revision: service.revision, result });
