@@ -210,6 +210,26 @@ describe("a service with more tools than are declared whole", () => {
     // Never the whole service: each request for its tools named some.
     expect(large.toolRequests.filter((id) => id === "graph")).toHaveLength(large.namedToolRequests.length);
   });
+
+  it("a service the host refuses whole (types_too_large) is declared per program the same way", async () => {
+    large.services.wide = shop();
+    const serviceTools = large.serviceTools.bind(large);
+    large.serviceTools = async (serviceId, toolIds) => {
+      if (serviceId === "wide" && toolIds === undefined) {
+        throw Object.assign(new Error("the types of service wide exceed the budget"), { code: "types_too_large" });
+      }
+      return serviceTools(serviceId, toolIds);
+    };
+    try {
+      const wrong = await large.run(`await cyrnel.services.wide.tools.getItem.invoke({ id: 1 });`);
+      expect(wrong.exit).toBe("failed");
+      expect(wrong.errors[0]).toMatch(/code\.ts:1:51 TS2322 /);
+      expect(large.namedToolRequests.at(-1)).toEqual({ serviceId: "wide", toolIds: ["getItem"] });
+    } finally {
+      large.serviceTools = serviceTools;
+      delete large.services.wide;
+    }
+  });
 });
 
 describe("a checker that runs out of memory", () => {
