@@ -38,6 +38,7 @@ import { SecretMasks } from "./domain/secrets/secret-masks.js";
 import { SecretStore } from "./domain/secrets/secret-store.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
+import { budgetedServiceTools, TypesBudget } from "./domain/services/types-budget.js";
 import { CyrnelError, messageOf } from "./errors.js";
 import { bearerAuth } from "./http/auth.js";
 import { type ConsoleBuild, findConsoleBuild, mountConsole } from "./http/console-assets.js";
@@ -164,6 +165,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
 
   const validator = new SchemaValidator();
   const store = db.services;
+  const typesBudget = new TypesBudget(store, config.typesBudgetChars);
   const moduleStore = new ModuleRows(db.modules);
   await moduleStore.load();
   const processStore = db.processes;
@@ -222,6 +224,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     denyPrivateDownloads: config.downloadDenyPrivate,
     spaceFreed: () => db.spaceFreed(),
     locks: sync.serviceLocks,
+    typesBudget: typesBudget.limits,
   });
   const gate = new ToolGate({
     store,
@@ -256,7 +259,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     callCounts: (processId) => calls.countsOfLatestRun(processId),
     catalog: async (caller) => visibleCatalog(await store.catalog(), caller),
     caller: (keyId) => keys.processCaller(keyId),
-    serviceTools: (serviceId) => store.toolsJson(serviceId),
+    serviceTools: (serviceId, toolIds) => budgetedServiceTools(store, typesBudget, serviceId, toolIds),
     ...(cluster && { queue: cluster.runQueue }),
     storage: storageHealth,
   });
@@ -344,7 +347,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     moduleLoader,
   });
 
-  const docs = new EnvironmentDocs(moduleEntries, store, policies, config.invokeTimeoutMs, config.agentTextLimitChars);
+  const docs = new EnvironmentDocs(
+    moduleEntries,
+    store,
+    policies,
+    config.invokeTimeoutMs,
+    config.agentTextLimitChars,
+    typesBudget,
+  );
   let document: Record<string, unknown> | undefined;
   const routes: RouteDefinition[] = [
     ...systemRoutes(

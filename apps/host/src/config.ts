@@ -74,6 +74,12 @@ export interface HostConfig {
    * them); a longer one is replaced by an index or shown with less detail.
    */
   agentTextLimitChars: number;
+  /**
+   * `CYRNEL_TYPES_BUDGET_CHARS`: characters of JSON Schema one types answer (`GET /environment/types`, MCP
+   * `get_types`) or one service's declarations for type checks may be made from; a tool may have an eighth of
+   * it (see domain/services/types-budget.ts).
+   */
+  typesBudgetChars: number;
   /** `CYRNEL_APPROVAL_TIMEOUT_MS`: how long a call under an `ask` policy waits for a decision before it is refused. */
   approvalTimeoutMs: number;
   /**
@@ -181,6 +187,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
     downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
     validateResponses: flag("CYRNEL_VALIDATE_RESPONSES", read("CYRNEL_VALIDATE_RESPONSES")),
     agentTextLimitChars: integer("CYRNEL_AGENT_TEXT_LIMIT_CHARS", read("CYRNEL_AGENT_TEXT_LIMIT_CHARS"), 60_000, 1_000),
+    typesBudgetChars: integer("CYRNEL_TYPES_BUDGET_CHARS", read("CYRNEL_TYPES_BUDGET_CHARS"), 256 * MiB, 1024),
     approvalTimeoutMs: integer(
       "CYRNEL_APPROVAL_TIMEOUT_MS",
       read("CYRNEL_APPROVAL_TIMEOUT_MS"),

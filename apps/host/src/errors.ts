@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   service_disabled: 409,
   tool_disabled: 409,
   payload_too_large: 413,
+  /** The types asked for would be made from more JSON Schema than the host's budget (CYRNEL_TYPES_BUDGET_CHARS): ask for fewer tools. */
+  types_too_large: 413,
   /** A request body that is not sent as `Content-Type: application/json`. */
   unsupported_media_type: 415,
   /** A running process already has as many live followers (`GET /processes/:id/events`) as allowed. */

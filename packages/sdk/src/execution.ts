@@ -59,4 +59,12 @@ export interface ExecutionInput {
   options: ExecutionOptions;
   /** Discovery snapshot (a cyrnel extension to the original notes; see {@link ServiceCatalog}). */
   services: ServiceCatalog;
+  /**
+   * Who submitted the run, as an opaque id (cyrnel's host: the key's id, or
+   * one constant for runs without a stored key). Environments share work
+   * that is scarce across runs — such as type-checking code before it runs —
+   * fairly between callers, so that one caller's heavy submissions cannot
+   * hold up another's. Absent: every such run counts as one caller.
+   */
+  caller?: string;
 }

@@ -108,8 +108,14 @@ export interface EnvironmentBindings {
    * {@link ServiceCatalogEntry.revision} the tools are at (newer than a run's
    * catalog when the service changed since). A service that does not exist
    * or cannot be called answers no tools.
+   *
+   * `toolIds`: only these of its tools (unknown ones are left out), for a
+   * service too large to derive everything from at once. A host bounds what
+   * it hands out (cyrnel's: `CYRNEL_TYPES_BUDGET_CHARS` of schema JSON) and
+   * rejects a larger request with an error whose `code` is
+   * `"types_too_large"`; an environment then asks for fewer tools.
    */
-  serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }>;
+  serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
 }
 
 /** Setup context of an environment module: the common context plus the host bindings. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CONFIG_SCHEMA, DEPRECATED_OPTIONS, parseConfig } from "./config.js";
+import { CONFIG_SCHEMA, DEPRECATED_OPTIONS, defaultTypecheckThreads, parseConfig } from "./config.js";
 
 describe("parseConfig", () => {
   it("applies defaults", () => {
@@ -18,7 +18,16 @@ describe("parseConfig", () => {
       typecheck: true,
       typecheckTimeoutMs: 5_000,
       typecheckMemoryMb: 512,
+      typecheckThreads: defaultTypecheckThreads(512),
     });
+  });
+
+  it("defaults to one type-checker thread per core, at most 4, within a quarter of the memory", () => {
+    const threads = defaultTypecheckThreads(512);
+    expect(threads).toBeGreaterThanOrEqual(1);
+    expect(threads).toBeLessThanOrEqual(4);
+    expect(defaultTypecheckThreads(16_384 * 1024)).toBe(1);
+    expect(parseConfig({ typecheckThreads: 3 }).typecheckThreads).toBe(3);
   });
 
   it("keeps given values, including a null default timeout", () => {
@@ -38,6 +47,7 @@ describe("parseConfig", () => {
     [{ typecheck: "yes" }, 'typecheck must be true or false, got "yes"'],
     [{ typecheckTimeoutMs: 10 }, "typecheckTimeoutMs must be an integer from 100 to 600000, got 10"],
     [{ typecheckMemoryMb: 8 }, "typecheckMemoryMb must be an integer from 64 to 16384, got 8"],
+    [{ typecheckThreads: 0 }, "typecheckThreads must be an integer from 1 to 64, got 0"],
   ])("rejects %j", (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(message);
   });

@@ -1,3 +1,4 @@
+import { availableParallelism, totalmem } from "node:os";
 import type { JSONSchema } from "@cyrnel/sdk";
 
 /** The module's configuration, with defaults applied. */
@@ -18,6 +19,8 @@ export interface EnvironmentConfig {
   typecheck: boolean;
   typecheckTimeoutMs: number;
   typecheckMemoryMb: number;
+  /** Type-checker threads; the default depends on the machine ({@link defaultTypecheckThreads}). */
+  typecheckThreads: number;
 }
 
 /** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */
@@ -109,7 +112,26 @@ const INTEGER_OPTIONS = {
     maximum: 16_384,
     default: 512,
   },
-} satisfies Record<Exclude<keyof EnvironmentConfig, "defaultTimeoutMs" | "typecheck">, IntegerOption>;
+} satisfies Record<
+  Exclude<keyof EnvironmentConfig, "defaultTimeoutMs" | "typecheck" | "typecheckThreads">,
+  IntegerOption
+>;
+
+/** Most type-checker threads by default, however large the machine: each holds every service's declarations. */
+const MAX_DEFAULT_TYPECHECK_THREADS = 4;
+const MAX_TYPECHECK_THREADS = 64;
+
+/**
+ * Type-checker threads when the config does not say: one per core, at most
+ * {@link MAX_DEFAULT_TYPECHECK_THREADS}, and no more than fit in a quarter
+ * of the machine's memory at `typecheckMemoryMb` each (a thread reaches its
+ * heap limit only on pathological code, but several callers can send such
+ * code at once). So 2 on a 2-core machine with 4 GB, 1 with 2 GB.
+ */
+export function defaultTypecheckThreads(memoryMb: number): number {
+  const byMemory = Math.floor(totalmem() / 4 / (memoryMb * 1024 * 1024));
+  return Math.max(1, Math.min(MAX_DEFAULT_TYPECHECK_THREADS, availableParallelism(), byMemory));
+}
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -145,6 +167,14 @@ export const CONFIG_SCHEMA: JSONSchema = {
       default: DEFAULT_TIMEOUT_MS,
       description:
         "Wall-clock limit for executions whose options leave timeoutMs undefined (the host normally always sets it). null: no limit.",
+    },
+    typecheckThreads: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_TYPECHECK_THREADS,
+      // This machine's default at the default heap (a larger typecheckMemoryMb may lower it).
+      default: defaultTypecheckThreads(INTEGER_OPTIONS.typecheckMemoryMb.default),
+      description: `Type-checker threads, each with a heap of typecheckMemoryMb. Callers (keys) are served in turn, and one caller holds at most all threads but one. Default: one per core, at most ${MAX_DEFAULT_TYPECHECK_THREADS}, and no more than fit in a quarter of the machine's memory.`,
     },
     typecheck: {
       type: "boolean",
@@ -184,6 +214,18 @@ export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
   if (typeof typecheck !== "boolean") {
     throw new Error(`typescript-ivm config: typecheck must be true or false, got ${JSON.stringify(typecheck)}`);
   }
+  const typecheckMemoryMb = integer("typecheckMemoryMb");
+  const typecheckThreads = raw.typecheckThreads ?? defaultTypecheckThreads(typecheckMemoryMb);
+  if (
+    typeof typecheckThreads !== "number" ||
+    !Number.isInteger(typecheckThreads) ||
+    typecheckThreads < 1 ||
+    typecheckThreads > MAX_TYPECHECK_THREADS
+  ) {
+    throw new Error(
+      `typescript-ivm config: typecheckThreads must be an integer from 1 to ${MAX_TYPECHECK_THREADS}, got ${JSON.stringify(typecheckThreads)}`,
+    );
+  }
   return {
     maxExecutions: integer("maxExecutions"),
     queueSize: integer("queueSize"),
@@ -198,6 +240,7 @@ export function parseConfig(raw: Record<string, unknown>): EnvironmentConfig {
     watchdogTimeoutMs: integer("watchdogTimeoutMs"),
     typecheck,
     typecheckTimeoutMs: integer("typecheckTimeoutMs"),
-    typecheckMemoryMb: integer("typecheckMemoryMb"),
+    typecheckMemoryMb,
+    typecheckThreads,
   };
 }

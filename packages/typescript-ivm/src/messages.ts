@@ -37,6 +37,10 @@ export const typecheckTimedOut = (budgetMs: number) =>
 export const typecheckOutOfMemory = (limitMb: number) =>
   `Type check ran out of memory (the checker's ${limitMb} MB heap limit, typecheckMemoryMb), so the code did not run: simplify the types it uses, or ${RUN_UNCHECKED}`;
 
+/** A program of a batch that failed as a whole, not checked again once its re-checks had found enough culprits. */
+export const typecheckNotRetried = (budgetMs: number) =>
+  `Type check did not finish: the code was checked together with other code of the same caller that ran past the checker's budget of ${budgetMs} ms (typecheckTimeoutMs), and was not checked again on its own, so it did not run: submit it again, or ${RUN_UNCHECKED}`;
+
 export const typecheckCrashed = (message: string) =>
   `Type check failed in the compiler (${clampMessage(message, 500)}), so the code did not run: ${RUN_UNCHECKED}`;
 

@@ -173,6 +173,65 @@ describe("with typecheck on by default (the module's config)", () => {
   });
 });
 
+describe("a service with more tools than are declared whole", () => {
+  const large = new FakeHost();
+  const TOOLS = 2_500;
+  beforeAll(async () => {
+    const tools: FakeService["tools"] = {};
+    for (let i = 0; i < TOOLS; i++) {
+      tools[`op${i}`] = {
+        enabled: true,
+        call: async (parameters) => ({ echoed: parameters.count }),
+        inputSchema: { type: "object", required: ["count"], properties: { count: { type: "integer" } } },
+        outputSchema: { type: "object", required: ["echoed"], properties: { echoed: { type: "integer" } } },
+      };
+    }
+    large.services.graph = { enabled: true, tools };
+    large.services.shop = shop();
+    await large.start({ typecheck: true });
+  });
+  afterAll(() => large.stop());
+
+  it("is declared with only the tools the code names: a misuse of one is a type error, a tool it lacks too", async () => {
+    const wrong = await large.run(`const r = await cyrnel.services.graph.tools.op1234.invoke({ count: "3" });`);
+    expect(wrong.exit).toBe("failed");
+    expect(wrong.errors[0]).toMatch(/^Type check failed with 1 type error[\s\S]*code\.ts:1:61 TS2322 /);
+    expect(large.namedToolRequests).toEqual([{ serviceId: "graph", toolIds: ["op1234"] }]);
+
+    const right = await large.run(
+      `const { op7, op1234 } = cyrnel.services.graph.tools;\nconst r = await op1234.invoke({ count: 3 });\nconst n: number = r.echoed + (await op7.invoke({ count: 1 })).echoed;\ncyrnel.output({ n });`,
+    );
+    expect(right.exit, right.errors.join("\n")).toBe("success");
+    expect(right.output).toEqual({ n: 4 });
+
+    const missing = await large.run(`await cyrnel.services.graph.tools.op999999.invoke({ count: 1 });`);
+    expect(missing.exit).toBe("failed");
+    expect(missing.errors[0]).toMatch(/TS2339 Property 'op999999' does not exist/);
+    // Never the whole service: each request for its tools named some.
+    expect(large.toolRequests.filter((id) => id === "graph")).toHaveLength(large.namedToolRequests.length);
+  });
+
+  it("a service the host refuses whole (types_too_large) is declared per program the same way", async () => {
+    large.services.wide = shop();
+    const serviceTools = large.serviceTools.bind(large);
+    large.serviceTools = async (serviceId, toolIds) => {
+      if (serviceId === "wide" && toolIds === undefined) {
+        throw Object.assign(new Error("the types of service wide exceed the budget"), { code: "types_too_large" });
+      }
+      return serviceTools(serviceId, toolIds);
+    };
+    try {
+      const wrong = await large.run(`await cyrnel.services.wide.tools.getItem.invoke({ id: 1 });`);
+      expect(wrong.exit).toBe("failed");
+      expect(wrong.errors[0]).toMatch(/code\.ts:1:51 TS2322 /);
+      expect(large.namedToolRequests.at(-1)).toEqual({ serviceId: "wide", toolIds: ["getItem"] });
+    } finally {
+      large.serviceTools = serviceTools;
+      delete large.services.wide;
+    }
+  });
+});
+
 describe("a checker that runs out of memory", () => {
   const small = new FakeHost();
   beforeAll(async () => {

@@ -40,9 +40,16 @@ export const EnableFailure = Type.Object(
   { description: "Why enabling failed; the service stays installed and disabled" },
 );
 
+/** Why a service's types are not made whole (see `CYRNEL_TYPES_BUDGET_CHARS`); absent when they fit. */
+const TypesNote = Type.String({
+  description:
+    "Present when the service's tools are too large to type whole: whole-service types are refused (413 " +
+    "types_too_large) and code is type-checked against the tools it names",
+});
+
 export const InstalledService = Type.Composite([
   ServiceDetail,
-  Type.Object({ enableError: Type.Optional(EnableFailure) }),
+  Type.Object({ enableError: Type.Optional(EnableFailure), typesNote: Type.Optional(TypesNote) }),
 ]);
 
 export const UpdateResult = Type.Object({
@@ -50,6 +57,7 @@ export const UpdateResult = Type.Object({
   updated: Type.Boolean({ description: "false when the definition text is unchanged (same hash)" }),
   enabled: Type.Boolean(),
   enableError: Type.Optional(EnableFailure),
+  typesNote: Type.Optional(TypesNote),
 });
 
 export const DefinitionSource = {

@@ -21,6 +21,7 @@ import type { Policies } from "./governance/policies.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
 import { serviceNotFound, toolNotFound } from "./services/not-found.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
+import type { TypesBudget } from "./services/types-budget.js";
 
 /** Which tools `GET /environment/types` covers: all callable ones when both lists are empty. */
 export interface TypesFilter {
@@ -51,6 +52,7 @@ export class EnvironmentDocs {
     private readonly policies: Pick<Policies, "actionFor">,
     private readonly hookTimeoutMs: number,
     private readonly textLimitChars: number,
+    private readonly budget: TypesBudget,
   ) {}
 
   async runtime(): Promise<string> {
@@ -87,30 +89,53 @@ export class EnvironmentDocs {
    * The `.d.ts` of the callable tools the viewer sees, or of those the
    * filter names (all checked first: an unknown or hidden one is a 404, a
    * malformed tool entry a 400, one that cannot be called a 409, as a call
-   * would be).
+   * would be). Tools whose schemas exceed the types budget are refused with
+   * `413 types_too_large` before their schemas are read (see
+   * services/types-budget.ts).
    */
   async types(viewer: Viewer, filter: TypesFilter = {}): Promise<string> {
-    const tools = await this.selectTools(viewer, filter);
+    const selection = await this.selectTools(viewer, filter);
     const { id, module } = this.environment();
     const generateTypes = module.generateTypes?.bind(module);
     if (!generateTypes) {
       throw new CyrnelError("not_found", "the active environment does not provide type declarations");
     }
     const options = { maxChars: this.textLimitChars, narrowHint: NARROW_TYPES_HINT };
-    const inputs = await Promise.all(tools.map((tool) => this.docsInput(tool)));
-    return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(inputs, options)));
+    const budgeted = selection.map(({ serviceId, revision, rows }) => ({
+      serviceId,
+      revision,
+      toolIds: rows === "all" ? ("all" as const) : rows.map((row) => row.id),
+    }));
+    return this.budget.within(budgeted, NARROW_TYPES_HINT, async () => {
+      const rows: ToolRow[] = [];
+      for (const selected of selection) {
+        rows.push(...(selected.rows === "all" ? await this.store.effectiveTools(selected.serviceId) : selected.rows));
+      }
+      const inputs = await Promise.all(rows.map((tool) => this.docsInput(tool)));
+      return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(inputs, options)));
+    });
   }
 
-  private async selectTools(viewer: Viewer, { serviceIds = [], tools = [] }: TypesFilter): Promise<ToolRow[]> {
+  /**
+   * The tools an answer covers, per service, without their schemas for whole
+   * services (those are read only once they fit the budget): every
+   * effectively enabled tool (`"all"`), or the rows of the tools named.
+   */
+  private async selectTools(
+    viewer: Viewer,
+    { serviceIds = [], tools = [] }: TypesFilter,
+  ): Promise<{ serviceId: string; revision: string; rows: ToolRow[] | "all" }[]> {
+    const catalog = await this.store.catalog();
+    const revisionOf = (serviceId: string) => catalog[serviceId]?.revision ?? "";
+    const whole = new Set<string>();
     if (serviceIds.length === 0 && tools.length === 0) {
-      return (await this.store.effectiveTools()).filter((row) => seesService(viewer, row.serviceId));
+      for (const serviceId of Object.keys(catalog)) if (seesService(viewer, serviceId)) whole.add(serviceId);
     }
-    const selected = new Map<string, ToolRow>();
-    const add = (row: ToolRow) => selected.set(`${row.serviceId}/${row.id}`, row);
     for (const serviceId of serviceIds) {
       await requireCallableService(this.store, viewer, serviceId);
-      for (const row of await this.store.toolsOf(serviceId)) if (row.enabled) add(row);
+      whole.add(serviceId);
     }
+    const named = new Map<string, Map<string, ToolRow>>();
     for (const entry of tools) {
       const slash = entry.indexOf("/");
       if (slash <= 0 || slash === entry.length - 1 || entry.indexOf("/", slash + 1) >= 0) {
@@ -120,9 +145,19 @@ export class EnvironmentDocs {
       await requireCallableService(this.store, viewer, row.serviceId);
       if (!row.enabled)
         throw new CyrnelError("tool_disabled", `tool "${row.id}" on service "${row.serviceId}" is disabled`);
-      add(row);
+      if (whole.has(row.serviceId)) continue;
+      const rows = named.get(row.serviceId) ?? new Map<string, ToolRow>();
+      rows.set(row.id, row);
+      named.set(row.serviceId, rows);
     }
-    return [...selected.values()];
+    return [
+      ...[...whole].map((serviceId) => ({ serviceId, revision: revisionOf(serviceId), rows: "all" as const })),
+      ...[...named].map(([serviceId, rows]) => ({
+        serviceId,
+        revision: revisionOf(serviceId),
+        rows: [...rows.values()],
+      })),
+    ];
   }
 
   /** What an environment documents about a tool: its schemas, annotations and the policy a call meets. */

@@ -24,7 +24,7 @@ import {
 } from "../messages.js";
 import { encodeToolFailure, encodeToolSuccess } from "../tool-outcome.js";
 import { CompletionRate } from "./completion-rate.js";
-import { type CheckOutcome, type CheckScope, TypeChecks } from "./type-checks.js";
+import { ANONYMOUS_CALLER, type CheckOutcome, type CheckScope, TypeChecks } from "./type-checks.js";
 import { describeExit, type WorkerExit, type WorkerMessage, WorkerProcess } from "./worker-process.js";
 
 interface Tracked extends RunRequest {
@@ -36,6 +36,11 @@ interface Tracked extends RunRequest {
   queueDeadline: NodeJS.Timeout | undefined;
   /** Set while its code is being type-checked (before it joins the queue). */
   checking: boolean;
+}
+
+/** Who submitted the execution, for sharing the type checker fairly (see TypeChecks). */
+function callerOf(input: ExecutionInput): string {
+  return typeof input.caller === "string" ? input.caller : ANONYMOUS_CALLER;
 }
 
 /** Consecutive workers that die before `ready` before the environment gives up. */
@@ -121,7 +126,7 @@ export class Supervisor {
     this.watchdog = setInterval(() => this.checkProgress(), Math.max(50, config.watchdogTimeoutMs / 4));
     this.watchdog.unref();
     this.typeChecks = new TypeChecks(
-      { timeoutMs: config.typecheckTimeoutMs, memoryMb: config.typecheckMemoryMb },
+      { timeoutMs: config.typecheckTimeoutMs, memoryMb: config.typecheckMemoryMb, threads: config.typecheckThreads },
       bindings,
       logger,
     );
@@ -176,7 +181,9 @@ export class Supervisor {
       this.report("setState", () => this.bindings.setState(executionId, "queued"));
       if (typecheck) {
         this.checking.add(tracked);
-        void this.typeChecks.check(tracked.source, catalog.scope).then((outcome) => this.checked(tracked, outcome));
+        void this.typeChecks
+          .check(tracked.source, catalog.scope, callerOf(input))
+          .then((outcome) => this.checked(tracked, outcome));
       } else {
         this.waiting.push(tracked);
         this.dispatch();

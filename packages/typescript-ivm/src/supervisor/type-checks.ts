@@ -2,9 +2,11 @@ import { createHash } from "node:crypto";
 import type { EnvironmentBindings, Logger } from "@cyrnel/sdk";
 import { formatTypeErrors, type TypeErrorLine } from "../checker/code-file.js";
 import type { CheckedService, RenderedService } from "../checker/protocol.js";
+import { renderServiceFile } from "../docs/types-file.js";
 import {
   serviceNotTypeChecked,
   typecheckCrashed,
+  typecheckNotRetried,
   typecheckOutOfMemory,
   typecheckTimedOut,
   typecheckUnavailable,
@@ -19,6 +21,8 @@ export interface ReachableService {
   serviceId: string;
   revision: string;
   tools: string[];
+  /** Declared for these tools only (the ones the code names), not from the service's whole declarations. */
+  named?: true;
 }
 
 /** The services of one catalog, with a digest of them for the result cache. */
@@ -27,22 +31,71 @@ export interface CheckScope {
   digest: string;
 }
 
-type Declarations = { ok: true; rendered: RenderedService } | { ok: false; reason: string };
+/** `tooLarge`: the host refused the service's tools as too large to hand out at once (see `serviceTools`). */
+type Declarations = { ok: true; rendered: RenderedService } | { ok: false; reason: string; tooLarge?: boolean };
 
-/** What became of one check, and whether the same code in the same scope may be answered from it later. */
-type Decided = { outcome: CheckOutcome; cacheable: boolean };
+/**
+ * What became of one check, and whether the same code in the same scope may
+ * be answered from it later; `checked`: the compiler answered (the outcome
+ * is about the code's types, not a budget, the heap or a crash).
+ */
+type Decided = { outcome: CheckOutcome; cacheable: boolean; checked?: boolean };
 
 interface QueuedCheck {
   code: string;
   scope: CheckScope;
+  /** Who submitted it: checks are shared fairly between callers. */
+  caller: string;
   /** The declarations of `scope.services`, in order. */
   prepared: Declarations[];
   resolve(decided: Decided): void;
 }
 
+/** The limits of the checks (see the module's config: typecheckTimeoutMs, typecheckMemoryMb, typecheckThreads). */
+export interface CheckLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  /** Checker threads (each with a heap of `memoryMb`). */
+  threads: number;
+}
+
+/** What the checks did so far, for tests and health: requests sent to the threads, and those that ran past their budget. */
+export interface CheckCounts {
+  requests: number;
+  timeouts: number;
+}
+
+/** The caller of checks whose execution names none (a host without keys, an older host). */
+export const ANONYMOUS_CALLER = "";
+
 /** Most programs checked in one request, and most characters of code in it (a program is at most the host's code limit). */
 const MAX_BATCH = 256;
 const MAX_BATCH_CHARS = 4 * 1024 * 1024;
+/**
+ * A batch that failed as a whole is checked again one program at a time,
+ * each with this share of the budget; after this many of those re-checks
+ * failed too, the rest of the batch fails without another check. So a
+ * batch costs at most one budget, then at most one more budget of
+ * re-checks (and as many thread restarts), however many programs it held
+ * and however many of them are to blame.
+ */
+const MAX_FAILED_RECHECKS = 2;
+
+/**
+ * Services with more tools than this are declared per program, with only
+ * the tools its code names (and so are services whose tools the host
+ * refused as too large): rendering and parsing Microsoft Graph's 22,000
+ * tools for every check is out of the question, and their schemas do not
+ * even fit in one string. GitHub's ~1,100 and Stripe's 452 are declared whole.
+ */
+export const MAX_WHOLE_SERVICE_TOOLS = 2_000;
+/** Declarations of named tools kept (by service, revision and tools), most recently used last. */
+const NAMED_DECLARATIONS_KEPT = 64;
+/** A word of code: what a tool id (an ASCII identifier) can be, wherever it is written (`.x`, `{ x }`, `"x"`). */
+const WORD = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** Callers whose last turn is remembered; past it, those without work are forgotten (they then count as never served). */
+const MAX_REMEMBERED_CALLERS = 4096;
 
 /** How long parsing one service's declarations may take in the checker thread (not part of a check's budget). */
 const DECLARE_TIMEOUT_MS = 60_000;
@@ -52,15 +105,28 @@ const RESULT_CACHE_SIZE = 256;
 /**
  * Type checks of process code, seen from the supervisor: which
  * declarations each check needs, where they come from and how long they
- * are kept, and what a check that cannot finish means.
+ * are kept, how checks share the checker threads between callers, and what
+ * a check that cannot finish means.
  *
  * - A service's declarations are rendered from its tools' schemas
  *   (`bindings.serviceTools`) in a thread of their own, once per revision
- *   of the service, and parsed once by the checker thread (again only after
- *   the thread restarted).
- * - Checks run one at a time in the checker thread, each within
- *   `typecheckTimeoutMs`; the time to prepare a changed service is not
- *   counted. A check past its budget, out of the thread's memory, or one the
+ *   of the service, and parsed once by each checker thread (again only
+ *   after the thread restarted).
+ * - Fairness. Each caller (the host's key) has a queue of its own; a free
+ *   checker thread serves the callers in turn (round-robin), one batch of
+ *   one caller's checks per turn, and one caller holds at most all threads
+ *   but one when there are several — so one caller's slow checks delay
+ *   another's by at most one turn per caller with work ahead of it, and not
+ *   at all while a thread is left for them. Checks of different callers are
+ *   never batched together: a batch's time is its caller's own.
+ * - Budgets. Each request to a thread has `typecheckTimeoutMs`, counted
+ *   from when the thread starts on it (waiting for a thread, starting one
+ *   and preparing a changed service's declarations do not count). A batch
+ *   that fails as a whole is checked again one program at a time with half
+ *   the budget each, and after {@link MAX_FAILED_RECHECKS} of those failed
+ *   the rest of it fails unchecked: the re-checks never multiply the
+ *   culprit's cost by the size of its batch.
+ * - A check past its budget, out of the thread's memory, or one the
  *   compiler throws on fails the code without running it: the check is
  *   about this code, and `typecheck: false` runs it unchecked.
  * - When types are not available — the thread cannot start, a service's
@@ -68,33 +134,48 @@ const RESULT_CACHE_SIZE = 256;
  *   that is the environment's failure, not the code's. A service without
  *   declarations is typed `any`, so the rest is still checked.
  * - Results are kept by code and scope (services, revisions, tools), so
- *   the same program submitted again (or a thousand times at once) is
- *   checked once.
+ *   the same program submitted again (or a thousand times at once, by one
+ *   caller) is checked once.
  */
 export class TypeChecks {
-  private readonly thread: CheckerThread;
+  private readonly threads: CheckerThread[];
+  private readonly idle: CheckerThread[];
   private readonly declarations = new Map<string, { revision: string; result: Promise<Declarations> }>();
+  private readonly named = new Map<string, Promise<Declarations>>();
+  /** Services whose whole declarations the host refused as too large, at that revision. */
+  private readonly tooLarge = new Map<string, string>();
   private readonly results = new Map<string, CheckOutcome>();
   private readonly inFlight = new Map<string, Promise<CheckOutcome>>();
-  private readonly queue: QueuedCheck[] = [];
-  private pumping = false;
+  /** Each caller's checks waiting for a thread, in order. */
+  private readonly queues = new Map<string, QueuedCheck[]>();
+  /** When each caller's last turn began (a count of turns), oldest first: the caller served longest ago goes next. */
+  private readonly served = new Map<string, number>();
+  private turns = 0;
+  /** Threads each caller holds now. */
+  private readonly holding = new Map<string, number>();
+  private readonly maxPerCaller: number;
   /** Renders run one after another: each can take seconds of CPU and hundreds of megabytes. */
   private renders: Promise<unknown> = Promise.resolve();
   private readonly closing = new AbortController();
+  readonly counts: CheckCounts = { requests: 0, timeouts: 0 };
 
   constructor(
-    private readonly limits: { timeoutMs: number; memoryMb: number },
+    private readonly limits: CheckLimits,
     private readonly bindings: Pick<EnvironmentBindings, "serviceTools">,
     private readonly logger: Logger,
   ) {
-    this.thread = new CheckerThread(limits.memoryMb);
+    const count = Math.max(1, limits.threads);
+    // Threads start on their first request: a second one only when checks wait while the first is busy.
+    this.threads = Array.from({ length: count }, () => new CheckerThread(limits.memoryMb));
+    this.idle = [...this.threads];
+    this.maxPerCaller = Math.max(1, count - 1);
   }
 
   warm(): void {
-    this.thread.warm();
+    this.threads[0]?.warm();
   }
 
-  check(code: string, scope: CheckScope): Promise<CheckOutcome> {
+  check(code: string, scope: CheckScope, caller: string = ANONYMOUS_CALLER): Promise<CheckOutcome> {
     const key = `${createHash("sha256").update(code).digest("base64")}:${scope.digest}`;
     const known = this.results.get(key);
     if (known !== undefined) {
@@ -103,88 +184,163 @@ export class TypeChecks {
       this.results.set(key, known);
       return Promise.resolve(known);
     }
-    const running = this.inFlight.get(key);
+    // Shared only within a caller: another caller's identical check must not wait in this caller's queue.
+    const flightKey = `${JSON.stringify(caller)}:${key}`;
+    const running = this.inFlight.get(flightKey);
     if (running !== undefined) return running;
-    const checked = this.run(code, scope).then(({ outcome, cacheable }) => {
-      this.inFlight.delete(key);
+    const checked = this.run(code, scope, caller).then(({ outcome, cacheable }) => {
+      this.inFlight.delete(flightKey);
       if (cacheable) {
         this.results.set(key, outcome);
         if (this.results.size > RESULT_CACHE_SIZE) this.results.delete(this.results.keys().next().value as string);
       }
       return outcome;
     });
-    this.inFlight.set(key, checked);
+    this.inFlight.set(flightKey, checked);
     return checked;
   }
 
   async close(): Promise<void> {
     this.closing.abort();
-    await this.thread.close();
+    await Promise.all(this.threads.map((thread) => thread.close()));
   }
 
-  private async run(code: string, scope: CheckScope): Promise<{ outcome: CheckOutcome; cacheable: boolean }> {
-    const prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
+  private async run(code: string, catalogScope: CheckScope, caller: string): Promise<Decided> {
+    let scope = this.programScope(code, catalogScope);
+    let prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
+    if (prepared.some((declarations) => !declarations.ok && declarations.tooLarge)) {
+      // Refused whole (noted in tooLarge by prepare): declared with the tools the code names instead.
+      scope = this.programScope(code, catalogScope);
+      prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
+    }
     return new Promise((resolve) => {
-      this.queue.push({ code, scope, prepared, resolve });
-      void this.pump();
+      const queue = this.queues.get(caller);
+      const queued = { code, scope, caller, prepared, resolve };
+      if (queue === undefined) this.queues.set(caller, [queued]);
+      else queue.push(queued);
+      this.pump();
     });
   }
 
+  /** Gives each idle thread the next caller's batch, in turn, while there is work a thread may take. */
+  private pump(): void {
+    while (this.idle.length > 0) {
+      const batch = this.nextBatch();
+      if (batch === null) return;
+      const thread = this.idle.pop() as CheckerThread;
+      const { caller } = batch[0] as QueuedCheck;
+      this.holding.set(caller, (this.holding.get(caller) ?? 0) + 1);
+      void this.serve(thread, batch).finally(() => {
+        const held = (this.holding.get(caller) ?? 1) - 1;
+        if (held === 0) this.holding.delete(caller);
+        else this.holding.set(caller, held);
+        this.idle.push(thread);
+        this.pump();
+      });
+    }
+  }
+
   /**
-   * Checks what is queued, one request to the thread at a time. Checks that
-   * waited together for the same scope go as one batch: a program per file
-   * of one compiler program, so the cost of a check that is not the code
-   * itself (a new type checker, the library's types) is paid once per batch
-   * rather than per check — ~4 ms per check alone, ~0.5 ms in a batch of 100
-   * (a small service, warm). A batch that fails as a whole (its budget, the
-   * heap) is checked again one program at a time, so the program to blame
-   * fails alone.
+   * The caller with checks waiting whose last turn is the oldest (one never
+   * served first), among those that may take another thread, gives its
+   * oldest checks of one scope (up to {@link MAX_BATCH} programs and
+   * {@link MAX_BATCH_CHARS} of code), and goes to the back of the turn.
+   * Checks that waited together go as one batch: a program per file of one
+   * compiler program, so the cost that is not the code itself (a new type
+   * checker, the library's types) is paid once per batch — ~4 ms per check
+   * alone, ~0.5 ms in a batch of 100 (a small service, warm).
    */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      while (this.queue.length > 0) {
-        const { digest } = (this.queue[0] as QueuedCheck).scope;
-        const batch: QueuedCheck[] = [];
-        let chars = 0;
-        for (let i = 0; i < this.queue.length && batch.length < MAX_BATCH && chars < MAX_BATCH_CHARS; ) {
-          const queued = this.queue[i] as QueuedCheck;
-          if (queued.scope.digest !== digest) {
-            i++;
-            continue;
-          }
-          batch.push(queued);
-          chars += queued.code.length;
-          this.queue.splice(i, 1);
-        }
-        const outcomes = await this.checkBatch(batch);
-        if (outcomes === null) {
-          for (const queued of batch) queued.resolve((await this.checkBatch([queued]))?.[0] as Decided);
-        } else {
-          for (const [index, queued] of batch.entries()) queued.resolve(outcomes[index] as Decided);
-        }
+  private nextBatch(): QueuedCheck[] | null {
+    let caller: string | undefined;
+    let queue: QueuedCheck[] | undefined;
+    for (const [candidate, waiting] of this.queues) {
+      if ((this.holding.get(candidate) ?? 0) >= this.maxPerCaller) continue;
+      if (caller === undefined || this.servedAt(candidate) < this.servedAt(caller)) {
+        caller = candidate;
+        queue = waiting;
       }
-    } finally {
-      this.pumping = false;
+    }
+    if (caller === undefined || queue === undefined) return null;
+    const { digest } = (queue[0] as QueuedCheck).scope;
+    const batch: QueuedCheck[] = [];
+    let chars = 0;
+    for (let i = 0; i < queue.length && batch.length < MAX_BATCH && chars < MAX_BATCH_CHARS; ) {
+      const queued = queue[i] as QueuedCheck;
+      if (queued.scope.digest !== digest) {
+        i++;
+        continue;
+      }
+      batch.push(queued);
+      chars += queued.code.length;
+      queue.splice(i, 1);
+    }
+    if (queue.length === 0) this.queues.delete(caller);
+    this.served.delete(caller);
+    this.served.set(caller, ++this.turns);
+    if (this.served.size > MAX_REMEMBERED_CALLERS) this.forgetIdleCallers();
+    return batch;
+  }
+
+  /** When the caller's last turn began (0: never, or so long ago it was forgotten). */
+  private servedAt(caller: string): number {
+    return this.served.get(caller) ?? 0;
+  }
+
+  private forgetIdleCallers(): void {
+    for (const caller of this.served.keys()) {
+      if (this.served.size <= MAX_REMEMBERED_CALLERS / 2) return;
+      if (!this.queues.has(caller) && !this.holding.has(caller)) this.served.delete(caller);
+    }
+  }
+
+  /**
+   * Checks one batch in `thread`. A batch of several that fails as a whole
+   * (its budget, the heap, a crash) is checked again one program at a time
+   * with half the budget each, so that the program to blame fails alone;
+   * once {@link MAX_FAILED_RECHECKS} re-checks failed, the rest fail
+   * without one.
+   */
+  private async serve(thread: CheckerThread, batch: readonly QueuedCheck[]): Promise<void> {
+    const outcomes = await this.checkBatch(thread, batch, this.limits.timeoutMs);
+    if (outcomes !== null) {
+      for (const [index, queued] of batch.entries()) queued.resolve(outcomes[index] as Decided);
+      return;
+    }
+    const recheckMs = Math.max(1, Math.ceil(this.limits.timeoutMs / MAX_FAILED_RECHECKS));
+    let failed = 0;
+    for (const queued of batch) {
+      if (failed >= MAX_FAILED_RECHECKS) {
+        queued.resolve({
+          outcome: { run: false, error: typecheckNotRetried(this.limits.timeoutMs) },
+          cacheable: false,
+        });
+        continue;
+      }
+      const decided = (await this.checkBatch(thread, [queued], recheckMs))?.[0] as Decided;
+      if (!decided.outcome.run && !decided.checked) failed++;
+      queued.resolve(decided);
     }
   }
 
   /** One request for programs of one scope: their outcomes, or null when a batch of several failed as a whole. */
-  private async checkBatch(batch: readonly QueuedCheck[]): Promise<Decided[] | null> {
+  private async checkBatch(
+    thread: CheckerThread,
+    batch: readonly QueuedCheck[],
+    budgetMs: number,
+  ): Promise<Decided[] | null> {
     const { scope, prepared } = batch[0] as QueuedCheck;
     const notes: string[] = [];
     const checked: CheckedService[] = [];
     for (const [index, service] of scope.services.entries()) {
       const declarations = prepared[index] as Declarations;
       let declared = declarations.ok;
-      if (declarations.ok && this.thread.declared.get(service.serviceId) !== declarations) {
+      if (declarations.ok && thread.declared.get(service.serviceId) !== declarations) {
         const { namespace, tools, text } = declarations.rendered;
-        const answer = await this.thread.request(
+        const answer = await thread.request(
           { type: "declare", serviceId: service.serviceId, namespace, tools, text },
           DECLARE_TIMEOUT_MS,
         );
-        if (answer.ok) this.thread.declared.set(service.serviceId, declarations);
+        if (answer.ok) thread.declared.set(service.serviceId, declarations);
         else {
           declared = false;
           notes.push(
@@ -195,10 +351,12 @@ export class TypeChecks {
       if (!declarations.ok) notes.push(serviceNotTypeChecked(service.serviceId, declarations.reason));
       checked.push({ serviceId: service.serviceId, tools: service.tools, declared });
     }
-    const answer = await this.thread.request(
+    this.counts.requests++;
+    const answer = await thread.request(
       { type: "check", programs: batch.map((queued) => queued.code), services: checked },
-      this.limits.timeoutMs,
+      budgetMs,
     );
+    if (!answer.ok && answer.reason === "timeout") this.counts.timeouts++;
     if (answer.ok) return answer.errors.map((errors) => this.decide({ ok: true, errors }, notes));
     if (batch.length > 1 && answer.reason !== "unavailable") return null;
     return batch.map(() => this.decide(answer, notes));
@@ -211,7 +369,7 @@ export class TypeChecks {
     if (answer.ok) {
       const outcome: CheckOutcome =
         answer.errors.length === 0 ? { run: true, notes } : { run: false, error: formatTypeErrors(answer.errors) };
-      return { outcome, cacheable: notes.length === 0 };
+      return { outcome, cacheable: notes.length === 0, checked: true };
     }
     switch (answer.reason) {
       case "unavailable":
@@ -225,20 +383,88 @@ export class TypeChecks {
     }
   }
 
+  /**
+   * The scope a program is checked in: its run's, with each large service
+   * (more than {@link MAX_WHOLE_SERVICE_TOOLS} tools, or refused whole by the
+   * host) narrowed to the tools whose ids appear in the code as words. A
+   * tool the code reaches without writing its id (`tools[name]`) is then not
+   * declared, as with a small service's `Pick` it would be an error anyway;
+   * one it names that the service lacks is an error as it always was.
+   */
+  private programScope(code: string, scope: CheckScope): CheckScope {
+    const large = (service: ReachableService) =>
+      service.tools.length > MAX_WHOLE_SERVICE_TOOLS || this.tooLarge.get(service.serviceId) === service.revision;
+    if (!scope.services.some(large)) return scope;
+    const words = new Set(code.match(WORD));
+    const services = scope.services.map((service): ReachableService => {
+      if (!large(service)) return service;
+      return { ...service, tools: service.tools.filter((tool) => words.has(tool)), named: true };
+    });
+    const named = services.filter((service) => service.named).map(({ serviceId, tools }) => [serviceId, tools]);
+    const digest = createHash("sha256").update(scope.digest).update(JSON.stringify(named)).digest("base64");
+    return { services, digest };
+  }
+
   /** A service's declarations at its revision: kept while the revision stays the same. */
   private prepare(service: ReachableService): Promise<Declarations> {
+    if (service.named) return this.prepareNamed(service);
     const known = this.declarations.get(service.serviceId);
     if (known?.revision === service.revision) return known.result;
     const result = this.render(service.serviceId, service.revision).catch((error: unknown): Declarations => {
       const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn("typescript-ivm: a service's types are unavailable; code calling it runs unchecked", {
-        serviceId: service.serviceId,
-        error: reason,
-      });
-      return { ok: false, reason };
+      const tooLarge = (error as { code?: unknown } | null)?.code === "types_too_large";
+      if (tooLarge) {
+        // Not a failure: from now on (at this revision) programs are checked against the tools they name.
+        this.tooLarge.set(service.serviceId, service.revision);
+        this.logger.info("typescript-ivm: a service is too large to declare whole; code is checked per program", {
+          serviceId: service.serviceId,
+          reason,
+        });
+      } else {
+        this.logger.warn("typescript-ivm: a service's types are unavailable; code calling it runs unchecked", {
+          serviceId: service.serviceId,
+          error: reason,
+        });
+      }
+      return { ok: false, reason, tooLarge };
     });
     this.declarations.set(service.serviceId, { revision: service.revision, result });
     return result;
+  }
+
+  /** Declarations of the tools a program names, kept by service, revision and tools. */
+  private prepareNamed(service: ReachableService): Promise<Declarations> {
+    const key = JSON.stringify([service.serviceId, service.revision, service.tools]);
+    const known = this.named.get(key);
+    if (known !== undefined) {
+      this.named.delete(key);
+      this.named.set(key, known);
+      return known;
+    }
+    const result = this.renderNamed(service).catch((error: unknown): Declarations => {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn("typescript-ivm: the types of tools a program names are unavailable; it runs unchecked", {
+        serviceId: service.serviceId,
+        tools: service.tools.length,
+        error: reason,
+      });
+      // Not kept: the next program naming them tries again.
+      this.named.delete(key);
+      return { ok: false, reason };
+    });
+    this.named.set(key, result);
+    if (this.named.size > NAMED_DECLARATIONS_KEPT) this.named.delete(this.named.keys().next().value as string);
+    return result;
+  }
+
+  private async renderNamed(service: ReachableService): Promise<Declarations> {
+    if (service.tools.length === 0) return { ok: true, rendered: renderServiceFile(service.serviceId, []) };
+    const { toolsJson } = await this.bindings.serviceTools(service.serviceId, service.tools);
+    const rendered = this.renders.then(() =>
+      renderInThread({ serviceId: service.serviceId, toolsJson }, this.closing.signal),
+    );
+    this.renders = rendered.catch(() => {});
+    return { ok: true, rendered: await rendered };
   }
 
   private async render(serviceId: string, requested: string): Promise<Declarations> {

@@ -143,11 +143,18 @@ export class FakeHost implements EnvironmentBindings {
 
   /** Services whose tools `serviceTools` answered, in order (to see what the environment asks for). */
   readonly toolRequests: string[] = [];
+  /** The `toolIds` of each request that named tools, in order. */
+  readonly namedToolRequests: { serviceId: string; toolIds: readonly string[] }[] = [];
 
-  /** Like the host: the effectively enabled tools with their schemas, as JSON text, at the service's revision. */
-  async serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }> {
+  /** Like the host: the effectively enabled tools (or those of `toolIds`) with their schemas, as JSON text, at the service's revision. */
+  async serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }> {
     this.toolRequests.push(serviceId);
-    return { revision: this.revisionOf(serviceId), toolsJson: JSON.stringify(this.toolDocs(serviceId)) };
+    let tools = this.toolDocs(serviceId);
+    if (toolIds !== undefined) {
+      this.namedToolRequests.push({ serviceId, toolIds });
+      tools = tools.filter((tool) => toolIds.includes(tool.toolId));
+    }
+    return { revision: this.revisionOf(serviceId), toolsJson: JSON.stringify(tools) };
   }
 
   /** The discovery snapshot the host would pass: effectively enabled services and tools. */

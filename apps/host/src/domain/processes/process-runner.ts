@@ -93,7 +93,7 @@ export interface ProcessRunnerOptions {
    */
   caller(keyId: string | null): Promise<Caller>;
   /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
-  serviceTools(serviceId: string): Promise<{ revision: string; toolsJson: string }>;
+  serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
   /**
    * Hosts sharing a PostgreSQL database: runs go through the durable process queue instead of straight to this
    * host's environment (cluster/process-cluster.ts). Absent on SQLite: one host runs what it admits.
@@ -184,6 +184,11 @@ export interface ClaimedRun extends RunIds {
  * that a loaded machine never lets the backstop race a working environment.
  */
 const TIMEOUT_BACKSTOP_MS = 1_000;
+/**
+ * The caller an environment sees for runs without a stored key (CYRNEL_API_KEY, or a host without
+ * keys): they share one turn in what the environment shares between callers (its type checks).
+ */
+const UNKEYED_CALLER = "(no key)";
 /** How long a kill waits for the environment to confirm before the host ends the run itself. */
 const KILL_GRACE_MS = 2_000;
 
@@ -305,7 +310,7 @@ export class ProcessRunner {
     },
     emitStdout: (executionId, chunk) => this.emit(executionId, "stdout", chunk),
     emitStderr: (executionId, chunk) => this.emit(executionId, "stderr", chunk),
-    serviceTools: async (serviceId) => this.options.serviceTools(serviceId),
+    serviceTools: async (serviceId, toolIds) => this.options.serviceTools(serviceId, toolIds),
     emitOutput: (executionId, patch) => {
       const execution = this.live.get(executionId);
       if (!execution || execution.forced) return;
@@ -848,6 +853,7 @@ export class ProcessRunner {
         code: run.code,
         options: { timeoutMs, ...(run.typecheck === undefined ? {} : { typecheck: run.typecheck }) },
         services,
+        caller: keyId ?? UNKEYED_CALLER,
       })
       .then(
         (exitState) => execution.finish(exitState),

@@ -31,7 +31,8 @@ import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
 import { serviceNotFound } from "./not-found.js";
 import { serviceDetail } from "./records.js";
-import { type ServiceRow, type ServiceStore, toolRows } from "./service-store.js";
+import { type ServiceRow, type ServiceStore, type ToolRowText, toolRows } from "./service-store.js";
+import { type TypesBudgetLimits, typesNote } from "./types-budget.js";
 
 export interface ServiceLifecycleOptions {
   store: ServiceStore;
@@ -56,6 +57,8 @@ export interface ServiceLifecycleOptions {
   locks?: Locks;
   /** Called after a service (definition, tools) was deleted, so the database can give the space back. */
   spaceFreed?: () => void;
+  /** What the types of a service may cost: an install or update whose tools exceed it says so (`typesNote`). */
+  typesBudget?: TypesBudgetLimits;
 }
 
 export interface InstallInput {
@@ -139,6 +142,7 @@ export class ServiceLifecycle {
     const hash = sha256(text);
     const definition = await generating;
     const tools = await toolRows(definition);
+    const note = this.typesNoteOf(tools);
 
     await this.mutex.run(input.id, async () => {
       try {
@@ -162,12 +166,19 @@ export class ServiceLifecycle {
       adapter: input.adapter,
       tools: definition.tools.length,
     });
-    if (!input.enabled) return this.detail(input.id);
+    const noted = note === undefined ? {} : { typesNote: note };
+    if (!input.enabled) return { ...(await this.detail(input.id)), ...noted };
     try {
-      return await this.setEnabled(input.id, true);
+      return { ...(await this.setEnabled(input.id, true)), ...noted };
     } catch (error) {
-      return { ...(await this.detail(input.id)), enableError: failureOf(error) };
+      return { ...(await this.detail(input.id)), enableError: failureOf(error), ...noted };
     }
+  }
+
+  /** The install's or update's word on types that do not fit the budget. */
+  private typesNoteOf(tools: readonly ToolRowText[]): string | undefined {
+    const limits = this.options.typesBudget;
+    return limits === undefined ? undefined : typesNote(tools, limits);
   }
 
   /** Direct (definition text or URL) or registry update: regenerate unless the text is unchanged. */
@@ -195,13 +206,15 @@ export class ServiceLifecycle {
         version: input.version,
       });
       this.options.logger.info("service updated", { service: id, tools: definition.tools.length });
-      if (!row.enabled) return { id, updated: true, enabled: false };
+      const note = this.typesNoteOf(tools);
+      const noted = note === undefined ? {} : { typesNote: note };
+      if (!row.enabled) return { id, updated: true, enabled: false, ...noted };
       try {
         await this.hydrate(await this.row(id));
-        return { id, updated: true, enabled: true };
+        return { id, updated: true, enabled: true, ...noted };
       } catch (error) {
         await this.options.store.update(id, { enabled: false });
-        return { id, updated: true, enabled: false, enableError: failureOf(error) };
+        return { id, updated: true, enabled: false, enableError: failureOf(error), ...noted };
       }
     });
   }

@@ -310,8 +310,9 @@ export class PgServiceStore implements ServiceStore {
     );
   }
 
-  async toolsJson(serviceId: string): Promise<{ revision: string; toolsJson: string }> {
+  async toolsJson(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }> {
     const revision = this.revisions.ofService(serviceId);
+    if (toolIds?.length === 0) return { revision, toolsJson: "[]" };
     const rows = await this.db
       .select({
         id: tools.id,
@@ -322,13 +323,35 @@ export class PgServiceStore implements ServiceStore {
       })
       .from(tools)
       .innerJoin(services, eq(services.id, tools.serviceId))
-      .where(and(eq(tools.serviceId, serviceId), callable))
+      .where(
+        and(
+          eq(tools.serviceId, serviceId),
+          callable,
+          toolIds === undefined ? undefined : inArray(tools.id, [...toolIds]),
+        ),
+      )
       .orderBy(asc(tools.position));
     return { revision, toolsJson: toolsJsonText(serviceId, rows) };
   }
 
-  effectiveTools(): Promise<ToolRow[]> {
-    return this.toolQuery().where(callable).orderBy(asc(tools.serviceId), asc(tools.position));
+  async toolSchemaChars(serviceId: string): Promise<{ id: string; chars: number }[]> {
+    const rows = await this.db
+      .select({
+        id: tools.id,
+        chars: sql<string>`length(${tools.inputSchema}::text) + length(${tools.outputSchema}::text)`,
+      })
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(and(eq(tools.serviceId, serviceId), callable))
+      .orderBy(asc(tools.position));
+    // PostgreSQL's sums of integers arrive as text when they may exceed a JavaScript number; these never do.
+    return rows.map((row) => ({ id: row.id, chars: Number(row.chars) }));
+  }
+
+  effectiveTools(serviceId?: string): Promise<ToolRow[]> {
+    return this.toolQuery()
+      .where(and(callable, serviceId === undefined ? undefined : eq(tools.serviceId, serviceId)))
+      .orderBy(asc(tools.serviceId), asc(tools.position));
   }
 
   private toolQuery() {

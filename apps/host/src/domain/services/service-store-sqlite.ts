@@ -312,8 +312,9 @@ export class SqliteServiceStore implements ServiceStore {
     );
   }
 
-  async toolsJson(serviceId: string): Promise<{ revision: string; toolsJson: string }> {
+  async toolsJson(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }> {
     const revision = this.revisions.ofService(serviceId);
+    if (toolIds?.length === 0) return { revision, toolsJson: "[]" };
     const rows = this.db
       .select({
         id: tools.id,
@@ -323,14 +324,36 @@ export class SqliteServiceStore implements ServiceStore {
       })
       .from(tools)
       .innerJoin(services, eq(services.id, tools.serviceId))
-      .where(and(eq(tools.serviceId, serviceId), callable))
+      .where(
+        and(
+          eq(tools.serviceId, serviceId),
+          callable,
+          toolIds === undefined ? undefined : inArray(tools.id, [...toolIds]),
+        ),
+      )
       .orderBy(asc(tools.position))
       .all();
     return { revision, toolsJson: toolsJsonText(serviceId, rows) };
   }
 
-  async effectiveTools(): Promise<ToolRow[]> {
-    return this.toolQuery().where(callable).orderBy(asc(tools.serviceId), asc(tools.position)).all();
+  async toolSchemaChars(serviceId: string): Promise<{ id: string; chars: number }[]> {
+    return this.db
+      .select({
+        id: tools.id,
+        chars: sql<number>`length(${tools.inputSchema}) + length(${tools.outputSchema})`,
+      })
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(and(eq(tools.serviceId, serviceId), callable))
+      .orderBy(asc(tools.position))
+      .all();
+  }
+
+  async effectiveTools(serviceId?: string): Promise<ToolRow[]> {
+    return this.toolQuery()
+      .where(and(callable, serviceId === undefined ? undefined : eq(tools.serviceId, serviceId)))
+      .orderBy(asc(tools.serviceId), asc(tools.position))
+      .all();
   }
 
   /**

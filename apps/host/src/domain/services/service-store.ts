@@ -125,12 +125,19 @@ export interface ServiceStore {
   /** Effectively enabled services and tools (tool and service enabled, service not stale), for sandboxes; frozen. */
   catalog(): Promise<ServiceCatalog>;
   /**
-   * The effectively enabled tools of one service with their schemas, as the
-   * JSON text of a `ToolDocsInput[]` ({@link toolsJsonText}), and the service's revision.
+   * The effectively enabled tools of one service (only those of `toolIds`,
+   * when given) with their schemas, as the JSON text of a `ToolDocsInput[]`
+   * ({@link toolsJsonText}), and the service's revision.
    */
-  toolsJson(serviceId: string): Promise<{ revision: string; toolsJson: string }>;
-  /** Every effectively enabled tool with its schemas (for `GET /environment/types`). */
-  effectiveTools(): Promise<ToolRow[]>;
+  toolsJson(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
+  /**
+   * The effectively enabled tools of one service with the length of their
+   * schemas' JSON text (input and output), measured by the database: what
+   * declaring them would cost, known without reading the schemas into the host.
+   */
+  toolSchemaChars(serviceId: string): Promise<{ id: string; chars: number }[]>;
+  /** Every effectively enabled tool with its schemas, or those of one service (for `GET /environment/types`). */
+  effectiveTools(serviceId?: string): Promise<ToolRow[]>;
 }
 
 /**

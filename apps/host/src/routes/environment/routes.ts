@@ -28,7 +28,9 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
       summary: "TypeScript declarations of `cyrnel` typed for the effectively enabled tools (all, or those filtered)",
       description:
         "At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an " +
-        "index of the tools (as comments) saying how to narrow the request.",
+        "index of the tools (as comments) saying how to narrow the request. Tools whose JSON Schemas exceed " +
+        "CYRNEL_TYPES_BUDGET_CHARS (in total; an eighth of it per tool) are refused with 413 types_too_large " +
+        "before they are read.",
       tags,
       query: TypesQuery,
       responses: {
@@ -44,6 +46,7 @@ export function environmentRoutes(docs: EnvironmentDocs): RouteDefinition[] {
         "not_found",
         "service_disabled",
         "tool_disabled",
+        "types_too_large",
         "adapter_error",
         "invoke_timeout",
       ],
