@@ -892,7 +892,7 @@ export interface paths {
         };
         /**
          * TypeScript declarations of `cyrnel` typed for the effectively enabled tools (all, or those filtered)
-         * @description At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an index of the tools (as comments) saying how to narrow the request.
+         * @description At most CYRNEL_AGENT_TEXT_LIMIT_CHARS characters: when the declarations are longer, the answer is an index of the tools (as comments) saying how to narrow the request. Tools whose JSON Schemas exceed CYRNEL_TYPES_BUDGET_CHARS (in total; an eighth of it per tool) are refused with 413 types_too_large before they are read.
          */
         get: operations["getEnvironmentTypes"];
         put?: never;
@@ -953,7 +953,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @description Stable machine-readable code */
-            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "too_many_pending_approvals" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
+            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "types_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "too_many_pending_approvals" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
             details?: unknown;
         };
     };
@@ -1251,6 +1251,8 @@ export interface operations {
                             code: string;
                             error: string;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                     };
                 };
             };
@@ -1623,6 +1625,8 @@ export interface operations {
                             code: string;
                             error: string;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                     };
                 };
             };
@@ -2484,6 +2488,8 @@ export interface operations {
                             code: string;
                             error: string;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                     };
                 };
             };
@@ -2640,6 +2646,8 @@ export interface operations {
                             code: string;
                             error: string;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                         fromVersion: string | null;
                         /** @description The version now installed (the previous one when nothing changed) */
                         toVersion: string | null;
@@ -8492,6 +8500,15 @@ export interface operations {
             };
             /** @description service_disabled, tool_disabled */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description types_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
