@@ -223,10 +223,12 @@ await cyrnel.services.demo.tools.slow.invoke({ ms: 50 });`);
     host2.services.demo = httpService(server.url);
     await host2.start({ maxExecutions: 1, maxPendingToolCalls: 3 });
     try {
+      // Each call is held at the upstream until 4 are in flight there (never, with the cap at 3) or 10 s have passed:
+      // on a loaded machine the five calls still start while the first three are in flight.
       const result = await host2.run(`
         const calls = [];
         for (let i = 0; i < 5; i++) {
-          const call = cyrnel.services.demo.tools.slow.invoke({ ms: 30 });
+          const call = cyrnel.services.demo.tools.gather.invoke({ size: 4, capMs: 10000 });
           calls.push(call.then(() => "ok", (e) => String(e)));
         }
         cyrnel.output({ outcomes: await Promise.all(calls) });

@@ -26,6 +26,13 @@ export const Nullable = <T extends TSchema>(schema: T, options: { description?: 
 export const RowId = (options: { description?: string } = {}) =>
   Type.Integer({ minimum: 1, maximum: MAX_ROW_ID, ...options });
 
+/**
+ * A query parameter that may hold any text, NUL included (a process's `ref` is any text, and lists filter by it).
+ * Every other path and query parameter refuses a NUL (http/mount.ts): ids and searches never hold one.
+ */
+export const ANY_TEXT = "x-cyrnel-any-text";
+export const AnyText = (options: { description?: string } = {}) => Type.String({ ...options, [ANY_TEXT]: true });
+
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
 export const Timestamp = Type.String({ format: "date-time" });

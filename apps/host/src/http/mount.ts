@@ -7,6 +7,7 @@ import type { TSchema } from "@sinclair/typebox";
 import AjvModule, { type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { Context, Hono } from "hono";
+import { ANY_TEXT } from "../contract/common.js";
 import { CyrnelError } from "../errors.js";
 import { relevantErrors, summariseIssues, type ValidationIssue } from "../lib/json-schema.js";
 import { callerOf } from "./auth.js";
@@ -60,7 +61,11 @@ export function mountRoutes(app: Hono, routes: RouteDefinition[], options: Mount
         caller,
         params: params ? check(params, withoutNul({ ...c.req.param() }, "path parameter"), "path parameter") : {},
         query: query
-          ? check(query, withoutNul(queryObject(c.req.url, route.query!), "query parameter"), "query parameter")
+          ? check(
+              query,
+              withoutNul(queryObject(c.req.url, route.query!), "query parameter", route.query),
+              "query parameter",
+            )
           : {},
         body: undefined as unknown,
         context: c,
@@ -111,11 +116,14 @@ function check(validate: ValidateFunction, value: unknown, what: string, missing
 }
 
 /**
- * Path and query parameters never carry a NUL: no id, name or search has one, and PostgreSQL refuses it in any
- * string (the query would fail, not match nothing), so it is refused here for every route and both databases.
+ * Path and query parameters never carry a NUL: no id, name or search has one, and PostgreSQL refuses it in a
+ * parameter it compares as text (the query would fail, not match nothing), so it is refused here for every route
+ * and both databases — except in a query parameter declared `AnyText` (contract/common.ts), which the store escapes.
  */
-function withoutNul<T extends Record<string, string | string[]>>(values: T, what: string): T {
+function withoutNul<T extends Record<string, string | string[]>>(values: T, what: string, schema?: TSchema): T {
+  const declared = (schema?.properties ?? {}) as Record<string, TSchema>;
   for (const [name, value] of Object.entries(values)) {
+    if (Object.hasOwn(declared, name) && declared[name]?.[ANY_TEXT] === true) continue;
     if ((Array.isArray(value) ? value : [value]).some((one) => one.includes("\u0000"))) {
       throw new CyrnelError("validation_failed", `${what} "${name}" must not contain a NUL character (%00)`);
     }

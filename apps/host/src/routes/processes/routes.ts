@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { Context } from "hono";
-import { ListOf, ListQuery, RowId, Timestamp } from "../../contract/common.js";
+import { AnyText, ListOf, ListQuery, RowId, Timestamp } from "../../contract/common.js";
 import {
   BoundedResult,
   ExitState,
@@ -101,7 +101,7 @@ export function processRoutes(
         keyId: Type.Optional(Type.String({ description: "Only those created with this stored key" })),
         state: Type.Optional(ProcessState),
         exitState: Type.Optional(ExitState),
-        ref: Type.Optional(Type.String()),
+        ref: Type.Optional(AnyText({ description: "Only processes with this ref (any text, as it was given)" })),
         ...ListQuery,
       }),
       responses: { 200: { description: "A page of processes", schema: ListOf(ProcessRecord) } },
