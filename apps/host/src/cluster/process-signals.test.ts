@@ -124,6 +124,35 @@ describe("ProcessSignals", () => {
     expect(reader.events).toEqual([bigCall, approval]);
   });
 
+  it("a follower that shows text reads the row a few times to catch up, not for as long as stderr stays silent", async () => {
+    const run = await runOnA(3, 31);
+    let reads = 0;
+    const read = readOnB(3);
+    const seen: string[] = [];
+    const followed = await signalsB.follow(
+      3,
+      () => {
+        reads++;
+        return read();
+      },
+      (event) => {
+        if (event.type === "stdout") seen.push(event.text as string);
+      },
+      true,
+    );
+    // Twenty flush intervals of stdout alone, each line received before the next is written.
+    for (let i = 0; i < 20; i++) {
+      run.write("stdout", `line ${i}\n`);
+      await eventually(() => seen.join("").endsWith(`line ${i}\n`));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The first read, at most four catch-up reads, and a few for gaps; reading on until stderr is framed would be ~20.
+    expect(reads).toBeLessThanOrEqual(8);
+    await run.end();
+    await followed.done;
+    expect(followed.stdout + seen.join("")).toBe(run.written.stdout);
+  });
+
   it("a kill and an approval decision sent from B reach the host that runs the process", async () => {
     const kills = new Inbox<string | null>();
     const decisions = new Inbox<[number, ApprovalDecision]>();

@@ -44,7 +44,12 @@
  * first read reaches it through no frame at all when nothing more is
  * written (a run that prints, then waits): a reader that shows text
  * (`catchUp`) therefore reads the row again every `retryMs` until a frame of
- * each stream has reached it (from then on frames and gaps keep it whole).
+ * each stream has reached it (from then on frames and gaps keep it whole),
+ * or `CATCH_UP_READS` times: text written before it listened is persisted
+ * within a flush interval, so later reads find nothing new. (Reading for
+ * as long as one stream stays silent — stderr, usually — made every
+ * follower read the whole row four times a second for the whole run: 480
+ * followers of a chatty run pushed `/health` past 2 s.)
  *
  * After a dropped connection (the listener reports a gap) or on the end
  * frame it reads the row again and takes what the row has beyond its text;
@@ -322,6 +327,9 @@ export interface FollowedRun {
 
 type Work = { frame: Frame } | { gap: true };
 
+/** Most catch-up reads of a reader: four flush intervals, twice what text written before it listened needs. */
+const CATCH_UP_READS = 4;
+
 /** Follows the process's current run from any host (see the file comment for the splice). */
 export async function followRun(options: FollowRunOptions): Promise<FollowedRun> {
   const logger = options.logger ?? silentLogger;
@@ -468,7 +476,9 @@ export async function followRun(options: FollowRunOptions): Promise<FollowedRun>
   else {
     pump();
     if (options.catchUp) {
+      let reads = 0;
       catchUpTimer = setInterval(() => {
+        if (++reads >= CATCH_UP_READS) clearInterval(catchUpTimer);
         if (backlog.length === 0) enqueue({ gap: true });
       }, retryMs);
       catchUpTimer.unref();
