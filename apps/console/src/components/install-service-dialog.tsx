@@ -1,18 +1,27 @@
 /**
- * Installing a service: from a URL the host downloads, from a file read here and sent as the definition text, or
- * from a registry's catalogue. One request does the download and the tool generation, so progress is shown as an
- * indeterminate bar with the elapsed time; the host's error (code and message) is shown as it answered.
+ * Installing a service. The adapter comes first, since what a definition is depends on it: an OpenAPI document
+ * from a URL the host downloads, a file read here and sent as the definition text, or a registry's catalogue; a
+ * gRPC service from `.proto` files or a server's reflection; an MCP server by its Streamable HTTP URL or the
+ * command that starts it (forms/definitions.ts builds each definition). One request does the download and the tool
+ * generation, so progress is shown as an indeterminate bar with the elapsed time; the host's error (code and
+ * message) is shown as it answered.
  */
 import { type FormEvent, useState } from "react";
 import { api, unwrap } from "../api/client";
 import type { InstalledService } from "../api/types";
+import {
+  mcpHttpDefinition,
+  mcpStdioDefinition,
+  protosDefinition,
+  reflectionDefinition,
+  type Source,
+  sourcesOf,
+} from "../forms/definitions";
 import { useAction } from "../hooks/use-action";
 import { useLoad } from "../hooks/use-load";
 import { Dialog } from "./dialog";
 import { ErrorBox } from "./error-box";
 import { Progress } from "./progress";
-
-type Source = "url" | "upload" | "registry";
 
 export function InstallServiceDialog({
   open,
@@ -46,6 +55,17 @@ function InstallForm({
   const [search, setSearch] = useState("");
   const [item, setItem] = useState("");
   const [version, setVersion] = useState("");
+  const [protoFiles, setProtoFiles] = useState<File[]>([]);
+  const [target, setTarget] = useState("");
+  const [tls, setTls] = useState(false);
+  const [command, setCommand] = useState("");
+  const [args, setArgs] = useState("");
+  const [env, setEnv] = useState("");
+  const sources = sourcesOf(adapter);
+  const chooseAdapter = (next: string) => {
+    setAdapter(next);
+    setSource(sourcesOf(next)[0]![0]);
+  };
 
   const adapters = useLoad(
     async () => (await unwrap(api.GET("/modules", { params: { query: { type: "adapter" } } }))).items,
@@ -86,18 +106,52 @@ function InstallForm({
         }),
       );
     } else {
-      const definition = source === "upload" && file ? await file.text() : undefined;
+      const definition = await definitionText();
       result = await unwrap(
         api.POST("/services", {
-          body: { id: id.trim(), adapter, ...(source === "url" ? { url: url.trim() } : { definition }) },
+          body: { id: id.trim(), adapter, ...(definition === null ? { url: url.trim() } : { definition }) },
         }),
       );
     }
     onInstalled(result.id, result);
   });
 
-  const ready =
-    source === "registry" ? item !== "" : id.trim() !== "" && (source === "url" ? url.trim() !== "" : file !== null);
+  /** The definition text for the chosen source, or null when the host downloads it from `url`. */
+  const definitionText = async (): Promise<string | null> => {
+    switch (source) {
+      case "upload":
+        return file ? file.text() : "";
+      case "protos":
+        return protosDefinition(
+          await Promise.all(
+            protoFiles.map(async (proto) => ({
+              path: proto.webkitRelativePath || proto.name,
+              text: await proto.text(),
+            })),
+          ),
+          target,
+        );
+      case "reflection":
+        return reflectionDefinition(target, tls);
+      case "mcp-http":
+        return mcpHttpDefinition(url);
+      case "mcp-stdio":
+        return mcpStdioDefinition(command, args, env);
+      default:
+        return null;
+    }
+  };
+
+  const sourceReady: Record<Source, boolean> = {
+    url: url.trim() !== "",
+    upload: file !== null,
+    registry: item !== "",
+    protos: protoFiles.length > 0,
+    reflection: target.trim() !== "",
+    "mcp-http": url.trim() !== "",
+    "mcp-stdio": command.trim() !== "",
+  };
+  const ready = source === "registry" ? sourceReady.registry : id.trim() !== "" && sourceReady[source];
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -106,15 +160,20 @@ function InstallForm({
 
   return (
     <form onSubmit={submit} className="stack">
+      <label>
+        Adapter
+        <select value={adapter} onChange={(event) => chooseAdapter(event.target.value)}>
+          {(adapters.data ?? [{ id: "openapi", name: "openapi" }]).map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.id}
+            </option>
+          ))}
+        </select>
+      </label>
+
       <fieldset className="segmented">
         <legend>Source</legend>
-        {(
-          [
-            ["url", "From a URL"],
-            ["upload", "Upload a file"],
-            ["registry", "From a registry"],
-          ] as const
-        ).map(([value, label]) => (
+        {sources.map(([value, label]) => (
           <label key={value} className={source === value ? "selected" : undefined}>
             <input
               type="radio"
@@ -152,6 +211,96 @@ function InstallForm({
           />
           <span className="hint">An OpenAPI or Swagger document, JSON or YAML. It is sent to the host as text.</span>
         </label>
+      )}
+      {source === "protos" && (
+        <>
+          <label>
+            Proto files
+            <input
+              type="file"
+              accept=".proto"
+              multiple
+              onChange={(event) => setProtoFiles([...(event.target.files ?? [])])}
+              required
+            />
+            <span className="hint">
+              Every file the services need; imports are resolved among them (the well-known google/protobuf types are
+              built in). Sent to the host as text.
+            </span>
+          </label>
+          <label>
+            <span>
+              Target <span className="muted">(optional: host:port; else set it in the service's config)</span>
+            </span>
+            <input value={target} onChange={(event) => setTarget(event.target.value)} placeholder="127.0.0.1:50051" />
+          </label>
+        </>
+      )}
+      {source === "reflection" && (
+        <>
+          <label>
+            Server address
+            <input
+              value={target}
+              onChange={(event) => setTarget(event.target.value)}
+              placeholder="127.0.0.1:50051"
+              required
+            />
+            <span className="hint">The host asks the server for its services (gRPC server reflection).</span>
+          </label>
+          <label className="checkbox">
+            <input type="checkbox" checked={tls} onChange={(event) => setTls(event.target.checked)} /> TLS
+          </label>
+        </>
+      )}
+      {source === "mcp-http" && (
+        <label>
+          Server URL
+          <input
+            type="url"
+            value={url}
+            onChange={(event) => setUrl(event.target.value)}
+            placeholder="http://127.0.0.1:3001/mcp"
+            required
+          />
+          <span className="hint">A Streamable HTTP endpoint (the legacy HTTP+SSE transport is tried as well).</span>
+        </label>
+      )}
+      {source === "mcp-stdio" && (
+        <>
+          <label>
+            Command
+            <input
+              value={command}
+              onChange={(event) => setCommand(event.target.value)}
+              placeholder="npx"
+              required
+              spellCheck={false}
+            />
+            <span className="hint">Started by the host as its child; stopped with the service.</span>
+          </label>
+          <label>
+            <span>
+              Arguments <span className="muted">(one per line)</span>
+            </span>
+            <textarea
+              value={args}
+              onChange={(event) => setArgs(event.target.value)}
+              rows={3}
+              placeholder={"-y\n@modelcontextprotocol/server-everything"}
+              spellCheck={false}
+            />
+          </label>
+          <label>
+            <span>
+              Environment <span className="muted">(NAME=value, one per line)</span>
+            </span>
+            <textarea value={env} onChange={(event) => setEnv(event.target.value)} rows={2} spellCheck={false} />
+            <span className="hint">
+              The server gets only these variables and its secrets, never the host's environment.
+            </span>
+          </label>
+        </>
       )}
       {source === "registry" && (
         <>
@@ -221,19 +370,9 @@ function InstallForm({
           />
           <span className="hint">What code writes: cyrnel.services.&lt;id&gt;</span>
         </label>
-        <label>
-          Adapter
-          <select value={adapter} onChange={(event) => setAdapter(event.target.value)}>
-            {(adapters.data ?? [{ id: "openapi", name: "openapi" }]).map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.id}
-              </option>
-            ))}
-          </select>
-        </label>
       </div>
 
-      {install.busy && <Progress label="Downloading the definition and generating its tools" />}
+      {install.busy && <Progress label="Reading the definition and generating its tools" />}
       <ErrorBox error={install.error} title="The service was not installed" />
 
       <div className="dialog-actions">
