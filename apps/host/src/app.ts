@@ -225,6 +225,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     spaceFreed: () => db.spaceFreed(),
     locks: sync.serviceLocks,
     typesBudget: typesBudget.limits,
+    typesNoteOf: async (serviceId) => {
+      const entry = (await store.catalog())[serviceId];
+      return entry === undefined ? undefined : typesBudget.noteOf(serviceId, entry.revision);
+    },
   });
   const gate = new ToolGate({
     store,

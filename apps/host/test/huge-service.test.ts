@@ -78,6 +78,12 @@ describe("a service whose types exceed the budget", () => {
     );
   });
 
+  it("its record says so too, for as long as it is true", async () => {
+    const record = await host.api("GET", "/services/huge");
+    expect(record.status).toBe(200);
+    expect(record.body.typesNote).toBe(installed.body.typesNote);
+  });
+
   it.each([
     ["its types", "/environment/types?serviceId=huge"],
     ["every service's types", "/environment/types"],

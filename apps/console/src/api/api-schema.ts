@@ -1246,13 +1246,13 @@ export interface operations {
                         secretsSchema: {
                             [key: string]: unknown;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                         /** @description Why enabling failed; the service stays installed and disabled */
                         enableError?: {
                             code: string;
                             error: string;
                         };
-                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
-                        typesNote?: string;
                     };
                 };
             };
@@ -1420,6 +1420,8 @@ export interface operations {
                         secretsSchema: {
                             [key: string]: unknown;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                     };
                 };
             };
@@ -1800,6 +1802,8 @@ export interface operations {
                         secretsSchema: {
                             [key: string]: unknown;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                     };
                 };
             };
@@ -2483,13 +2487,13 @@ export interface operations {
                         secretsSchema: {
                             [key: string]: unknown;
                         };
+                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
+                        typesNote?: string;
                         /** @description Why enabling failed; the service stays installed and disabled */
                         enableError?: {
                             code: string;
                             error: string;
                         };
-                        /** @description Present when the service's tools are too large to type whole: whole-service types are refused (413 types_too_large) and code is type-checked against the tools it names */
-                        typesNote?: string;
                     };
                 };
             };

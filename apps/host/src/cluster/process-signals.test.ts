@@ -143,7 +143,7 @@ describe("ProcessSignals", () => {
     // Twenty flush intervals of stdout alone, each line received before the next is written.
     for (let i = 0; i < 20; i++) {
       run.write("stdout", `line ${i}\n`);
-      await eventually(() => seen.join("").endsWith(`line ${i}\n`));
+      await eventually(async () => seen.join("").endsWith(`line ${i}\n`));
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // The first read, at most four catch-up reads, and a few for gaps; reading on until stderr is framed would be ~20.

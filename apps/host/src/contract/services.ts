@@ -19,6 +19,13 @@ export const ServiceRecord = Type.Object({
   updatedAt: Timestamp,
 });
 
+/** Why a service's types are not made whole (see `CYRNEL_TYPES_BUDGET_CHARS`); absent when they fit. */
+const TypesNote = Type.String({
+  description:
+    "Present when the service's tools are too large to type whole: whole-service types are refused (413 " +
+    "types_too_large) and code is type-checked against the tools it names",
+});
+
 export const ServiceDetail = Type.Composite([
   ServiceRecord,
   Type.Object({
@@ -32,6 +39,7 @@ export const ServiceDetail = Type.Composite([
     ),
     configSchema: JsonObject,
     secretsSchema: JsonObject,
+    typesNote: Type.Optional(TypesNote),
   }),
 ]);
 
@@ -40,16 +48,9 @@ export const EnableFailure = Type.Object(
   { description: "Why enabling failed; the service stays installed and disabled" },
 );
 
-/** Why a service's types are not made whole (see `CYRNEL_TYPES_BUDGET_CHARS`); absent when they fit. */
-const TypesNote = Type.String({
-  description:
-    "Present when the service's tools are too large to type whole: whole-service types are refused (413 " +
-    "types_too_large) and code is type-checked against the tools it names",
-});
-
 export const InstalledService = Type.Composite([
   ServiceDetail,
-  Type.Object({ enableError: Type.Optional(EnableFailure), typesNote: Type.Optional(TypesNote) }),
+  Type.Object({ enableError: Type.Optional(EnableFailure) }),
 ]);
 
 export const UpdateResult = Type.Object({

@@ -57,6 +57,11 @@ export interface ServiceLifecycleOptions {
   locks?: Locks;
   /** Called after a service (definition, tools) was deleted, so the database can give the space back. */
   spaceFreed?: () => void;
+  /**
+   * A callable service whose types exceed the budget, as `typesNote` says it (undefined when they fit or the service
+   * is not callable): its record says so for as long as it is true, not only the install's answer.
+   */
+  typesNoteOf?: (serviceId: string) => Promise<string | undefined>;
   /** What the types of a service may cost: an install or update whose tools exceed it says so (`typesNote`). */
   typesBudget?: TypesBudgetLimits;
 }
@@ -351,7 +356,9 @@ export class ServiceLifecycle {
 
   /** `viewer`: a service outside its allow-list is not found (as one that does not exist). */
   async detail(id: string, viewer: Viewer = EVERY_SERVICE): Promise<ServiceDetail> {
-    return serviceDetail(await this.row(id, viewer), this.unavailableReason(id));
+    const detail = serviceDetail(await this.row(id, viewer), this.unavailableReason(id));
+    const note = await this.options.typesNoteOf?.(id);
+    return note === undefined ? detail : { ...detail, typesNote: note };
   }
 
   private async row(id: string, viewer: Viewer = EVERY_SERVICE): Promise<ServiceRow> {

@@ -117,6 +117,15 @@ export class TypesBudget {
     }
   }
 
+  /** What {@link typesNote} says of the service at this revision (its sizes kept as for answers), or undefined. */
+  async noteOf(serviceId: string, revision: string): Promise<string | undefined> {
+    const sizes = await this.sizesOf(serviceId, revision);
+    return typesNoteOfSizes(
+      [...sizes].map(([id, chars]) => ({ id, chars })),
+      this.limits,
+    );
+  }
+
   /** Each effectively enabled tool's schema size, measured by the database once per revision of the service. */
   private sizesOf(serviceId: string, revision: string): Promise<Map<string, number>> {
     const known = this.sizes.get(serviceId);
@@ -142,12 +151,22 @@ export class TypesBudget {
  * code is checked against the tools it names.
  */
 export function typesNote(tools: readonly ToolRowText[], limits: TypesBudgetLimits): string | undefined {
+  return typesNoteOfSizes(
+    tools.map((tool) => ({ id: tool.id, chars: tool.inputSchema.length + tool.outputSchema.length })),
+    limits,
+  );
+}
+
+/** {@link typesNote} from each tool's schema size. */
+function typesNoteOfSizes(
+  tools: readonly { id: string; chars: number }[],
+  limits: TypesBudgetLimits,
+): string | undefined {
   let total = 0;
   const oversized: string[] = [];
   for (const tool of tools) {
-    const chars = tool.inputSchema.length + tool.outputSchema.length;
-    total += chars;
-    if (chars > limits.toolChars) oversized.push(tool.id);
+    total += tool.chars;
+    if (tool.chars > limits.toolChars) oversized.push(tool.id);
   }
   const notes: string[] = [];
   if (total > limits.chars) {
