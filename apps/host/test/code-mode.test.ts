@@ -353,7 +353,9 @@ describe("following a process live (GET /processes/:id/events)", () => {
   it("delivers stdout and stderr while the code runs, then the end with the results", async () => {
     const id = await startIn(
       "running",
-      'console.log("before the wait");\nconsole.error("a warning");\ncyrnel.output({ half: true });\n' +
+      // The output first: the text arrives after it, so once the reader has the text the output is in too (the
+      // kill below would otherwise race an output still on its way, which a killed run no longer takes).
+      'cyrnel.output({ half: true });\nconsole.log("before the wait");\nconsole.error("a warning");\n' +
         "await new Promise(() => {});",
     );
     const reader = await follow(id);
