@@ -62,6 +62,8 @@ export class ServiceSession {
   private failures = 0;
   private stopping = false;
   private listTimer: NodeJS.Timeout | undefined;
+  /** The changed tool list last reported, so a reconnect does not report it again. */
+  private reportedDigest: string | undefined;
 
   constructor(private readonly options: SessionOptions) {}
 
@@ -194,9 +196,13 @@ export class ServiceSession {
   private checkTools(connection: Connection, when: string): void {
     listTools(connection.client, BACKOFF_MAX_MS).then(
       (tools) => {
-        if (toolsDigest(tools) !== this.options.domain.toolsDigest) {
-          this.options.onToolsChanged(`the server's tools differ from the installed ones (${when})`);
-        }
+        const digest = toolsDigest(tools);
+        const matches = digest === this.options.domain.toolsDigest;
+        this.options.logger.debug("MCP tool list checked", { service: this.options.serviceId, when, matches });
+        // Said once per new list, not at every reconnect.
+        if (matches || digest === this.reportedDigest) return;
+        this.reportedDigest = digest;
+        this.options.onToolsChanged(`the server's tools differ from the installed ones (${when})`);
       },
       (error: Error) =>
         this.options.logger.warn("MCP tools/list failed", { service: this.options.serviceId, error: error.message }),
