@@ -99,24 +99,22 @@ export class McpAdapter implements AdapterModule {
       result = await runtime.session.call(tool.name, input.parameters, input.signal);
     } catch (error) {
       if (input.signal?.aborted) throw new Error(`MCP tool "${tool.name}" was canceled`, { cause: error });
-      if (error instanceof McpError) {
-        throw new AdapterError(`MCP server refused "${tool.name}": ${error.message}`, {
-          body: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
-        });
-      }
+      // A JSON-RPC error (unknown tool, invalid arguments, …): its message already says it all.
+      if (error instanceof McpError) throw new Error(`MCP server refused "${tool.name}": ${error.message}`);
       throw error;
     }
     if (result.isError === true) {
-      const text = joinedText(result.content);
+      // The body is the tool's text, which the message already holds (the host then does not repeat it); code
+      // reads it as `error.details.body`. Whitespace is collapsed as the host does when it compares the two.
+      const text = joinedText(result.content).replace(/\s+/g, " ").trim();
       throw new AdapterError(`MCP tool "${tool.name}" failed: ${text === "" ? "(the tool gave no text)" : text}`, {
-        body: { content: result.content },
+        ...(text === "" ? {} : { body: text }),
       });
     }
     if (!tool.structured) return contentResult(result);
     if (!isRecord(result.structuredContent)) {
-      throw new AdapterError(
+      throw new Error(
         `MCP tool "${tool.name}" declares an output schema but returned no structuredContent: ${joinedText(result.content)}`,
-        { body: { content: result.content } },
       );
     }
     return result.structuredContent;

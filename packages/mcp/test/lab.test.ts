@@ -137,7 +137,7 @@ describe("calls", () => {
     const error = await invoke("getSum").catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AdapterError);
     expect((error as AdapterError).message).toBe('MCP tool "getSum" failed: no behaviour for getSum');
-    expect((error as AdapterError).body).toEqual({ content: [{ type: "text", text: "no behaviour for getSum" }] });
+    expect((error as AdapterError).body).toBe("no behaviour for getSum");
   });
 
   it("cancel the server's request (notifications/cancelled) when the caller's signal aborts", async () => {
