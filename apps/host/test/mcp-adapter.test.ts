@@ -28,9 +28,8 @@ let host: TestHost;
 let agentKey: string;
 
 /** Runs `code` to its end (not type-checked unless asked) and answers the process with its output. */
-async function run(code: string, key?: string) {
-  const headers = key ? { authorization: `Bearer ${key}` } : {};
-  const response = await host.api("POST", "/processes", { code, block: true, typecheck: false }, headers);
+async function run(code: string) {
+  const response = await host.api("POST", "/processes", { code, block: true, typecheck: false });
   expect(response.status, response.text).toBe(201);
   return response.body as { id: number; exitState: string; error: string | null; output: Record<string, unknown> };
 }
