@@ -108,10 +108,9 @@ function httpTransport(flavour: HttpFlavour, url: URL, credentials: HttpCredenti
       expectedIssuer: credentials.oauth.issuer,
       ...(credentials.oauth.scope === undefined ? {} : { scope: credentials.oauth.scope }),
     });
-  const common = { requestInit, ...(authProvider ? { authProvider } : {}) };
   // Redirects are not followed across origins: headers carrying secrets must not reach another host.
-  if (flavour === "sse") return new SSEClientTransport(url, common);
-  return new StreamableHTTPClientTransport(url, { ...common, redirectPolicy: "same-origin" });
+  const common = { requestInit, redirectPolicy: "same-origin" as const, ...(authProvider ? { authProvider } : {}) };
+  return flavour === "sse" ? new SSEClientTransport(url, common) : new StreamableHTTPClientTransport(url, common);
 }
 
 async function connectStdio(target: Extract<McpTarget, { transport: "stdio" }>, options: ConnectOptions) {
