@@ -46,6 +46,9 @@ export interface ConnectOptions {
 /** Lines of a stdio server's stderr kept to explain a failed start. */
 const STDERR_TAIL = 5;
 
+/** How long closing an HTTP session waits for the server to acknowledge it. */
+const TERMINATE_MS = 2_000;
+
 const CLIENT_INFO = { name: "cyrnel", version: "1" };
 
 function newClient(options: ConnectOptions): Client {
@@ -89,7 +92,11 @@ export async function connect(target: McpTarget, options: ConnectOptions): Promi
         http: flavour,
         ended,
         endReason: () => "the HTTP session closed",
-        close: () => client.close(),
+        close: async () => {
+          // Streamable HTTP: ask the server to drop the session (DELETE), so it frees what it keeps for it.
+          if (transport instanceof StreamableHTTPClientTransport) await bounded(transport.terminateSession());
+          await client.close();
+        },
       };
     } catch (error) {
       failures.push(`${flavour === "sse" ? "HTTP+SSE" : "Streamable HTTP"}: ${messageOf(error)}`);
@@ -139,6 +146,16 @@ async function connectStdio(target: Extract<McpTarget, { transport: "stdio" }>, 
     const stderr = tail.length === 0 ? "" : `; its stderr ended with: ${tail.join(" | ")}`;
     throw new Error(`cannot start the MCP server "${target.command}": ${messageOf(error)}${exit}${stderr}`);
   }
+}
+
+/** Waits for `promise` (its failure ignored) at most `TERMINATE_MS`: a server that does not answer is left. */
+async function bounded(promise: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, TERMINATE_MS);
+  });
+  await Promise.race([promise.catch(() => {}), timeout]);
+  clearTimeout(timer);
 }
 
 export function messageOf(error: unknown): string {

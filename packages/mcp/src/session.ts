@@ -105,7 +105,7 @@ export class ServiceSession {
         tool: name,
         error: messageOf(error),
       });
-      await this.drop(connection);
+      this.drop(connection);
       return await send(await this.connection(signal));
     }
   }
@@ -178,11 +178,12 @@ export class ServiceSession {
   }
 
   /** Drops a session a call found dead (if it still is the current one) and opens another. */
-  private async drop(connection: Connection): Promise<void> {
+  private drop(connection: Connection): void {
     const state = this.state;
     if (state.kind === "open" && state.connection === connection) {
       this.open();
-      await connection.close().catch(() => {});
+      // Not awaited: the call waits for the new session, not for the dead one's goodbye.
+      void connection.close().catch(() => {});
     }
   }
 
