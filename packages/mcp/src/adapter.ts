@@ -1,0 +1,122 @@
+import {
+  AdapterError,
+  type AdapterModule,
+  type InvokeInput,
+  type Logger,
+  type ModuleSetupContext,
+  type ServiceDefinition,
+  type ServiceState,
+} from "@cyrnel/sdk";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { contentResult, joinedText } from "./content.js";
+import { serviceDefinition } from "./definition.js";
+import { readServiceDomain, readToolDomain, type ToolDomain } from "./domain.js";
+import { fetchListing } from "./listing.js";
+import { connectTimeoutOf, DEFAULT_CONNECT_TIMEOUT_MS } from "./module-config.js";
+import { isRecord } from "./records.js";
+import { httpCredentials, secretEnv } from "./secrets.js";
+import { ServiceSession } from "./session.js";
+import { parseTarget } from "./target.js";
+
+const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+interface ServiceRuntime {
+  session: ServiceSession;
+  tools: Map<string, ToolDomain>;
+}
+
+/**
+ * The MCP adapter: `generateDefinition` connects, lists and disconnects
+ * (`listing.ts`, `definition.ts`); each enabled service keeps one session
+ * (`session.ts`) that `invoke` sends `tools/call` over; results are shaped
+ * by `content.ts`.
+ */
+export class McpAdapter implements AdapterModule {
+  private readonly services = new Map<string, ServiceRuntime>();
+  private logger: Logger = SILENT;
+  private connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+
+  async setup(context: ModuleSetupContext): Promise<void> {
+    this.logger = context.logger;
+    this.connectTimeoutMs = connectTimeoutOf(context.config);
+  }
+
+  /** Stops every session, and with it every stdio server this adapter started. */
+  async teardown(): Promise<void> {
+    const runtimes = [...this.services.values()];
+    this.services.clear();
+    await Promise.all(runtimes.map((runtime) => runtime.session.stop()));
+  }
+
+  async generateDefinition(input: string): Promise<ServiceDefinition> {
+    const target = parseTarget(input);
+    const listing = await fetchListing(target, this.connectTimeoutMs, (line) =>
+      this.logger.info(line, { stream: "stderr", during: "install" }),
+    );
+    return serviceDefinition(target, listing);
+  }
+
+  async hydrateService(state: ServiceState): Promise<void> {
+    const domain = readServiceDomain(state.adapterDomain);
+    const tools = new Map<string, ToolDomain>();
+    for (const [id, tool] of Object.entries(state.tools)) tools.set(id, readToolDomain(id, tool.adapterDomain));
+    const isStdio = domain.target.transport === "stdio";
+    const session = new ServiceSession({
+      serviceId: state.id,
+      domain,
+      connect: {
+        timeoutMs: this.connectTimeoutMs,
+        ...(isStdio ? { secretEnv: secretEnv(state.secrets) } : { credentials: httpCredentials(state.secrets) }),
+      },
+      logger: this.logger,
+      onToolsChanged: (reason) =>
+        // The SDK gives an adapter no way to mark its service stale: the operator is told in the log.
+        this.logger.warn("MCP server's tools changed: update the service to pick them up", {
+          service: state.id,
+          reason,
+        }),
+    });
+    // Replace, never merge: the previous session (older secrets) ends first, so two never run at once.
+    await this.dehydrateService(state.id);
+    await session.start();
+    this.services.set(state.id, { session, tools });
+  }
+
+  async dehydrateService(id: string): Promise<void> {
+    const runtime = this.services.get(id);
+    if (!runtime) return;
+    this.services.delete(id);
+    await runtime.session.stop();
+  }
+
+  async invoke(input: InvokeInput): Promise<unknown> {
+    const runtime = this.services.get(input.serviceId);
+    if (!runtime) throw new Error(`Unknown service "${input.serviceId}": it is not enabled on the mcp adapter`);
+    const tool = runtime.tools.get(input.toolId);
+    if (!tool) throw new Error(`Unknown tool "${input.toolId}" on service "${input.serviceId}"`);
+    let result: Record<string, unknown>;
+    try {
+      result = await runtime.session.call(tool.name, input.parameters, input.signal);
+    } catch (error) {
+      if (input.signal?.aborted) throw new Error(`MCP tool "${tool.name}" was canceled`, { cause: error });
+      // A JSON-RPC error (unknown tool, invalid arguments, …): its message already says it all.
+      if (error instanceof McpError) throw new Error(`MCP server refused "${tool.name}": ${error.message}`);
+      throw error;
+    }
+    if (result.isError === true) {
+      // The body is the tool's text, which the message already holds (the host then does not repeat it); code
+      // reads it as `error.details.body`. Whitespace is collapsed as the host does when it compares the two.
+      const text = joinedText(result.content).replace(/\s+/g, " ").trim();
+      throw new AdapterError(`MCP tool "${tool.name}" failed: ${text === "" ? "(the tool gave no text)" : text}`, {
+        ...(text === "" ? {} : { body: text }),
+      });
+    }
+    if (!tool.structured) return contentResult(result);
+    if (!isRecord(result.structuredContent)) {
+      throw new Error(
+        `MCP tool "${tool.name}" declares an output schema but returned no structuredContent: ${joinedText(result.content)}`,
+      );
+    }
+    return result.structuredContent;
+  }
+}
