@@ -226,3 +226,32 @@ describe("cancellation seen by the server", () => {
     await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.exitState).toBe("canceled");
   });
 });
+
+describe("a server whose tools change", () => {
+  it("marks the service stale on notifications/tools/list_changed, and an update from the same text lists them again", async () => {
+    // The lab service of the block above: its server adds a tool (and says so) when addTool is called.
+    const before = await host.api("GET", "/services/lab");
+    expect(before.body).toMatchObject({ stale: false, toolCount: 10 });
+    expect((await run("await cyrnel.services.lab.tools.addTool.invoke({});")).exitState).toBe("success");
+    await expect.poll(async () => (await host.api("GET", "/services/lab")).body.stale).toBe(true);
+    const stale = await host.api("GET", "/services/lab");
+    expect(stale.body.staleReason).toContain('adapter "mcp" reported');
+    expect(stale.body.staleReason).toContain("list_changed");
+    // Its tools are refused until it is updated.
+    const refused = await host.api("POST", "/tools/lab/pid/invoke", { parameters: {} });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error).toContain("stale");
+
+    // The same definition text, sent again, regenerates a stale service (for a fresh one it is a no-op).
+    const updated = await host.api("PATCH", "/services/lab", { definition: stdio(labScript) });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body).toMatchObject({ updated: true, enabled: true });
+    const after = await host.api("GET", "/services/lab");
+    expect(after.body).toMatchObject({ stale: false, staleReason: null });
+    // The listing asked a fresh server (the lab server's added tool lived in the old one's memory): its tools, now.
+    expect(after.body.toolCount).toBe(10);
+    expect((await host.api("POST", "/tools/lab/pid/invoke", { parameters: {} })).status).toBe(200);
+    const again = await host.api("PATCH", "/services/lab", { definition: stdio(labScript) });
+    expect(again.body).toMatchObject({ updated: false });
+  });
+});

@@ -34,10 +34,13 @@ interface ServiceRuntime {
 export class McpAdapter implements AdapterModule {
   private readonly services = new Map<string, ServiceRuntime>();
   private logger: Logger = SILENT;
+  /** The host's way to mark a service stale (absent on hosts without it). */
+  private reportStale: ModuleSetupContext["reportStale"];
   private connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
 
   async setup(context: ModuleSetupContext): Promise<void> {
     this.logger = context.logger;
+    this.reportStale = context.reportStale?.bind(context);
     this.connectTimeoutMs = connectTimeoutOf(context.config);
   }
 
@@ -69,12 +72,14 @@ export class McpAdapter implements AdapterModule {
         ...(isStdio ? { secretEnv: secretEnv(state.secrets) } : { credentials: httpCredentials(state.secrets) }),
       },
       logger: this.logger,
-      onToolsChanged: (reason) =>
-        // The SDK gives an adapter no way to mark its service stale: the operator is told in the log.
+      onToolsChanged: (reason) => {
+        // The host marks the service stale (its tools refused until an operator updates it); told in the log too.
         this.logger.warn("MCP server's tools changed: update the service to pick them up", {
           service: state.id,
           reason,
-        }),
+        });
+        this.reportStale?.(state.id, reason);
+      },
     });
     // Replace, never merge: the previous session (older secrets) ends first, so two never run at once.
     await this.dehydrateService(state.id);

@@ -16,6 +16,14 @@ export interface ModuleSetupContext {
   /** The module's own decrypted secrets. Keep them in memory only. */
   secrets: Record<string, unknown>;
   logger: Logger;
+  /**
+   * An adapter reports that one of its services no longer matches its end
+   * service (an MCP server announced a changed tool list): the host marks the
+   * service `stale` with `reason` — its tools are refused until an operator
+   * updates it, and an update regenerates it even from the same definition
+   * text. Set by hosts that support it (cyrnel's does); absent elsewhere.
+   */
+  reportStale?(serviceId: string, reason: string): void;
 }
 
 /** Lifecycle shared by every module. */

@@ -17,6 +17,11 @@ export interface ModuleEventMap {
   /** A custom adapter is about to be deleted; its files go once subscribers are done. Services delete its services. */
   adapterRemoving: { adapterId: string };
   /**
+   * An adapter reported that one of its services no longer matches its end service (`reportStale` of the SDK's
+   * setup context). Services mark it stale, if it is that adapter's.
+   */
+  serviceStale: { adapterId: string; serviceId: string; reason: string };
+  /**
    * Another environment became the active one. This one is torn down once subscribers resolve: the process runner
    * resolves when its running processes have ended.
    */

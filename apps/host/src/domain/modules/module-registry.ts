@@ -274,6 +274,15 @@ export class ModuleRegistry {
       const values = await this.setupValues(entry);
       digest = digestOf(values);
       const context: ModuleSetupContext = { ...values, logger };
+      if (!isEnvironment(entry)) {
+        context.reportStale = (serviceId, reason) => {
+          void this.options.events.emit("serviceStale", {
+            adapterId: entry.id,
+            serviceId: String(serviceId),
+            reason: String(reason).slice(0, 2048),
+          });
+        };
+      }
       const withBindings = isEnvironment(entry) ? { ...context, bindings: this.options.bindings } : context;
       const instance = entry.instance;
       // A custom module that takes the host down in setup() is quarantined at the next start (module-quarantine.ts).

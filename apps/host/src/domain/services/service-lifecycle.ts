@@ -25,7 +25,7 @@ import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
 import { EVERY_SERVICE, seesService, type Viewer } from "../governance/caller.js";
 import type { ModuleEntries } from "../modules/module-entries.js";
-import type { ModuleEvents } from "../modules/module-events.js";
+import type { ModuleEventMap, ModuleEvents } from "../modules/module-events.js";
 import type { SecretStore } from "../secrets/secret-store.js";
 import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
@@ -101,6 +101,7 @@ export class ServiceLifecycle {
     events.on("adapterActivated", ({ adapterId }) => this.hydrateAdapter(adapterId));
     events.on("adapterReplaced", ({ adapterId }) => this.regenerateAdapter(adapterId));
     events.on("adapterRemoving", ({ adapterId }) => this.removeAdapterServices(adapterId));
+    events.on("serviceStale", (report) => this.markStale(report));
     this.settings = new Settings(
       {
         type: "service",
@@ -186,7 +187,11 @@ export class ServiceLifecycle {
     return limits === undefined ? undefined : typesNote(tools, limits);
   }
 
-  /** Direct (definition text or URL) or registry update: regenerate unless the text is unchanged. */
+  /**
+   * Direct (definition text or URL) or registry update: regenerate unless the text is unchanged — or the service is
+   * stale (its adapter no longer accepts the text, or reported that the end service changed): then the same text is
+   * generated again, which is how an operator picks up an MCP server's new tools.
+   */
   update(
     id: string,
     input: { definition?: string; url?: string; text?: string; source?: string | null; version?: string | null },
@@ -197,7 +202,7 @@ export class ServiceLifecycle {
       if (given !== 1) throw new CyrnelError("bad_request", `exactly one of "definition" and "url" is required`);
       const text = input.definition ?? input.text ?? (await this.fetchDefinition(input.url!));
       const hash = sha256(text);
-      if (hash === row.hash) return { id, updated: false, enabled: row.enabled };
+      if (hash === row.hash && !row.stale) return { id, updated: false, enabled: row.enabled };
       const adapter = this.options.modules.adapter(row.adapter);
       const definition = await this.generate(row.adapter, adapter, text);
       const tools = await toolRows(definition);
@@ -346,6 +351,21 @@ export class ServiceLifecycle {
         }
       });
     }
+  }
+
+  /**
+   * An adapter says a service of its own no longer matches its end service: it is stale (its tools refused) until
+   * an operator updates it, which regenerates it even from the same text. A report about another adapter's service,
+   * or one that does not exist, changes nothing.
+   */
+  private async markStale({ adapterId, serviceId, reason }: ModuleEventMap["serviceStale"]): Promise<void> {
+    await this.mutex.run(serviceId, async () => {
+      const row = await this.options.store.get(serviceId);
+      if (!row || row.adapter !== adapterId || row.stale) return;
+      const staleReason = `adapter "${adapterId}" reported: ${reason}`;
+      await this.options.store.update(serviceId, { stale: true, staleReason });
+      this.options.logger.warn("service marked stale", { service: serviceId, reason: staleReason });
+    });
   }
 
   private async removeAdapterServices(adapterId: string): Promise<void> {
