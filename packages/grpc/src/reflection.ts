@@ -58,7 +58,9 @@ message ErrorResponse { int32 error_code = 1; string error_message = 2; }
 /** What reflection needs to know about method options (wire-compatible with descriptor.proto and google/api/http.proto). */
 const OPTIONS_VIEW_PROTO = `syntax = "proto2";
 package view;
-message File { optional string name = 1; optional string package = 2; repeated Service service = 6; }
+message File { optional string name = 1; optional string package = 2; repeated Message message_type = 4; repeated Service service = 6; }
+message Message { optional string name = 1; repeated Field field = 2; repeated Message nested_type = 3; }
+message Field { optional string name = 1; optional string json_name = 10; }
 message Service { optional string name = 1; repeated Method method = 2; }
 message Method { optional string name = 1; optional Options options = 4; }
 message Options { optional int32 idempotency_level = 34; optional HttpRule http = 72295728; }
@@ -108,7 +110,7 @@ export async function readReflection(options: ReflectionOptions): Promise<Reflec
       if ((error as grpc.ServiceError).code !== grpc.status.UNIMPLEMENTED) throw error;
       ({ files, services } = await exchange(client, PATHS[1]!, deadline));
     }
-    return { root: rootOf(files), services };
+    return { root: rootFromDescriptors(files.values()), services };
   } catch (error) {
     const status = error as Partial<grpc.ServiceError>;
     const why =
@@ -188,16 +190,21 @@ function answer<T>(response: Record<string, unknown>, field: string, what: strin
   return value as T;
 }
 
-/** The files as a protobufjs root, with the method options protobufjs's reader leaves out. */
-function rootOf(files: Map<string, Uint8Array>): Root {
-  const decoded = [...files.values()].map((bytes) => descriptor.FileDescriptorProto.decode(bytes));
+/** Serialized FileDescriptorProtos as a protobufjs root, with what protobufjs's reader leaves out put back. */
+export function rootFromDescriptors(files: Iterable<Uint8Array>): Root {
+  const all = [...files];
+  const decoded = all.map((bytes) => descriptor.FileDescriptorProto.decode(bytes));
   const root = (protobuf.Root as unknown as { fromDescriptor(set: unknown): Root }).fromDescriptor({ file: decoded });
   root.resolveAll();
-  for (const bytes of files.values()) {
+  restoreMaps(root);
+  root.resolveAll();
+  for (const bytes of all) {
     const file = types.file.toObject(types.file.decode(bytes)) as ViewFile;
+    const prefix = file.package ? `.${file.package}` : "";
+    for (const message of file.message_type ?? []) applyJsonNames(root, prefix, message);
     for (const service of file.service ?? []) {
       for (const method of service.method ?? []) {
-        const found = root.lookup(`${file.package ? `.${file.package}` : ""}.${service.name}.${method.name}`);
+        const found = root.lookup(`${prefix}.${service.name}.${method.name}`);
         if (found instanceof protobuf.Method) applyOptions(found, method.options);
       }
     }
@@ -205,8 +212,58 @@ function rootOf(files: Map<string, Uint8Array>): Root {
   return root;
 }
 
+/**
+ * protobufjs's descriptor reader leaves a map as what it is on the wire, a
+ * repeated nested `<Name>Entry` message (marked `map_entry`): turn each back
+ * into a map field, as a parsed `.proto` has it, so the JSON form is an object.
+ */
+function restoreMaps(namespace: protobuf.NamespaceBase): void {
+  for (const nested of [...namespace.nestedArray]) {
+    if (nested instanceof protobuf.Type) {
+      for (const field of [...nested.fieldsArray]) {
+        const entry = field.resolvedType;
+        if (!(field.repeated && entry instanceof protobuf.Type && entry.parent === nested && isMapEntry(entry)))
+          continue;
+        const key = entry.fieldsById[1]!;
+        const value = entry.fieldsById[2]!;
+        nested.remove(field);
+        const map = new protobuf.MapField(field.name, field.id, key.type, value.resolvedType?.fullName ?? value.type);
+        nested.add(map);
+        map.resolve();
+      }
+      for (const inner of [...nested.nestedArray]) {
+        if (inner instanceof protobuf.Type && isMapEntry(inner)) nested.remove(inner);
+      }
+    }
+    if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type) restoreMaps(nested);
+  }
+}
+
+function isMapEntry(type: protobuf.Type): boolean {
+  const options = type.options ?? {};
+  return (options.map_entry === true || options.mapEntry === true) && type.fieldsArray.length === 2;
+}
+
+/** protobufjs's reader drops `json_name`: set it as the option a parsed `.proto` has (`names.ts` reads it). */
+function applyJsonNames(root: Root, prefix: string, message: ViewMessage): void {
+  const type = root.lookup(`${prefix}.${message.name}`);
+  if (!(type instanceof protobuf.Type)) return;
+  for (const field of message.field ?? []) {
+    const found = type.fields[field.name];
+    if (found && field.json_name) found.setOption("json_name", field.json_name);
+  }
+  for (const nested of message.nested_type ?? []) applyJsonNames(root, `${prefix}.${message.name}`, nested);
+}
+
+interface ViewMessage {
+  name: string;
+  field?: { name: string; json_name?: string }[];
+  nested_type?: ViewMessage[];
+}
+
 interface ViewFile {
   package?: string;
+  message_type?: ViewMessage[];
   service?: { name: string; method?: { name: string; options?: ViewOptions }[] }[];
 }
 interface ViewOptions {

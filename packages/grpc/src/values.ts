@@ -171,7 +171,8 @@ export class JsonCodec {
 
   private valueToJson(message: Plain): unknown {
     const value = this.wellKnown("Value");
-    const get = (id: number) => message[nameOf(value, id)];
+    // Only the member of `kind` that is set is an own property (the others are defaults on the prototype).
+    const get = (id: number) => (Object.hasOwn(message, nameOf(value, id)) ? message[nameOf(value, id)] : undefined);
     if (get(5) != null) return this.structToJson(get(5) as Plain);
     if (get(6) != null) return this.listToJson(get(6) as Plain);
     if (get(3) != null) return get(3);
@@ -195,8 +196,10 @@ export class JsonCodec {
 
   private lookup(url: string): Type | undefined {
     const name = url.slice(url.lastIndexOf("/") + 1);
+    if (!/^[A-Za-z_][\w.]*$/.test(name)) return undefined;
     try {
-      return this.root.lookupType(`.${name}`);
+      const found = this.root.lookup(`.${name}`);
+      return found instanceof protobuf.Type ? found : undefined;
     } catch {
       return undefined;
     }
@@ -231,7 +234,7 @@ export class JsonCodec {
     for (const field of type.fieldsArray) {
       const set =
         Object.hasOwn(message, field.name) && message[field.name] !== null && message[field.name] !== undefined;
-      if (field.hasPresence && !set) continue;
+      if (hasPresence(field) && !set) continue;
       out[jsonName(field)] = this.fieldToJson(field, set ? message[field.name] : undefined);
     }
     return out;
@@ -278,6 +281,16 @@ const SPECIAL_FORMS = new Set([
   ".google.protobuf.ListValue",
   ".google.protobuf.Any",
 ]);
+
+/**
+ * Whether a field is only there when set. protobufjs says no for proto3
+ * message fields (it reads `field_presence` only); the JSON mapping treats
+ * every singular message field as having presence.
+ */
+function hasPresence(field: Field): boolean {
+  if (field.repeated || field instanceof protobuf.MapField) return false;
+  return field.hasPresence || field.resolvedType instanceof protobuf.Type;
+}
 
 /** The name of field `id` of a well-known type (snake_case from a .proto, camelCase from protobufjs's bundled JSON). */
 function nameOf(type: Type, id: number): string {

@@ -36,7 +36,7 @@ export async function startServer(
   return {
     address: `127.0.0.1:${port}`,
     server,
-    stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+    stop: async () => server.forceShutdown(),
   };
 }
 
