@@ -67,7 +67,10 @@ export class JsonCodec {
       const field = fieldByKey(type, key);
       const at = path === "" ? key : `${path}.${key}`;
       if (!field) throw new ValueError(at, `unknown field of ${type.fullName.slice(1)}`);
-      if (value === null && field.resolvedType?.fullName !== ".google.protobuf.Value") continue;
+      // `null` means "not set", except where null is the value: a Value, or a NullValue (a oneof member, in Firestore).
+      const nullable = field.resolvedType?.fullName;
+      if (value === null && nullable !== ".google.protobuf.Value" && nullable !== ".google.protobuf.NullValue")
+        continue;
       if (field.partOf && field.partOf.fieldsArray.length > 1) {
         const other = oneofs.get(field.partOf.name);
         if (other !== undefined) throw new ValueError(at, `"${other}" of the same oneof is set already`);
