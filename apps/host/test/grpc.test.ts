@@ -40,6 +40,8 @@ beforeAll(async () => {
         done({ code: grpc.status.INVALID_ARGUMENT, details: "the point (0, 0) is in the ocean" });
         return;
       }
+      // (1, 1) is never answered: the call's deadline ends it.
+      if (latitude === 1 && longitude === 1) return;
       const found = FEATURES.find((f) => f.location.latitude === latitude && f.location.longitude === longitude);
       done(null, found ?? { name: "", location: call.request });
     },
@@ -151,6 +153,21 @@ describe("gRPC services through the host", () => {
       status: 3,
       body: { code: 3, message: "the point (0, 0) is in the ocean" },
     });
+  });
+
+  it("a call past the service's deadline (DEADLINE_EXCEEDED) is 504 invoke_timeout, as the host's own timeout", async () => {
+    const configured = await host.api("PATCH", "/services/routes/config", { target: address, timeoutMs: 300 });
+    expect(configured.status, configured.text).toBe(200);
+    try {
+      const response = await host.api("POST", "/tools/routes/GetFeature/invoke", {
+        parameters: { latitude: 1, longitude: 1 },
+      });
+      expect(response.status, response.text).toBe(504);
+      expect(response.body.code).toBe("invoke_timeout");
+      expect(response.body.error).toContain("gRPC DEADLINE_EXCEEDED (4) from routeguide.RouteGuide/GetFeature");
+    } finally {
+      await host.api("PATCH", "/services/routes/config", { target: address, timeoutMs: 30_000 });
+    }
   });
 
   it("GET /environment/types declares the tools, and code using them type-checks", async () => {

@@ -56,6 +56,8 @@ export function statusError(method: string, error: Partial<grpc.ServiceError>, s
   const shown = details && details.length > 0 ? ` — details: ${JSON.stringify(details)}` : "";
   return new AdapterError(`gRPC ${codeName(code)} (${code}) from ${method}: ${message}${shown}`, {
     status: code,
+    // The host answers 504 invoke_timeout for it, as for its own deadline.
+    ...(code === grpc.status.DEADLINE_EXCEEDED && { timedOut: true }),
     body: { code, codeName: codeName(code), message, ...(details ? { details } : {}) },
     cause: error,
   });

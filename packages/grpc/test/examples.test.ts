@@ -241,6 +241,7 @@ describe("grpc.health.v1", () => {
     });
     await expect(adapter.invoke({ serviceId: "health", toolId: "Watch", parameters: {} })).rejects.toMatchObject({
       status: 4,
+      timedOut: true,
       message: expect.stringMatching(/^gRPC DEADLINE_EXCEEDED \(4\) from grpc\.health\.v1\.Health\/Watch: /),
     });
     await watchEnded;

@@ -21,18 +21,27 @@ export interface AdapterErrorDetails {
   status?: number;
   /** The end service's answer, parsed if it was JSON, else its text. Bounded and secret-masked by the host. */
   body?: unknown;
+  /**
+   * The call ran out of time at the end service or on the way (gRPC's
+   * `DEADLINE_EXCEEDED`, an HTTP client's own deadline): the host answers
+   * `504 invoke_timeout` with this error's message instead of `502
+   * adapter_error`.
+   */
+  timedOut?: boolean;
 }
 
 /** An error an adapter throws when the end service answered with a failure. */
 export class AdapterError extends Error implements AdapterErrorDetails {
   declare readonly status?: number;
   declare readonly body?: unknown;
+  declare readonly timedOut?: boolean;
 
   constructor(message: string, details: AdapterErrorDetails & { cause?: unknown } = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "AdapterError";
     if (details.status !== undefined) this.status = details.status;
     if (details.body !== undefined) this.body = details.body;
+    if (details.timedOut === true) this.timedOut = true;
   }
 }
 
@@ -44,8 +53,12 @@ export class AdapterError extends Error implements AdapterErrorDetails {
  */
 export function adapterErrorDetails(error: unknown): AdapterErrorDetails | undefined {
   if (error === null || typeof error !== "object") return undefined;
-  const { status, body } = error as { status?: unknown; body?: unknown };
+  const { status, body, timedOut } = error as { status?: unknown; body?: unknown; timedOut?: unknown };
   const hasStatus = typeof status === "number";
-  if (!hasStatus && body === undefined) return undefined;
-  return { ...(hasStatus ? { status } : {}), ...(body !== undefined ? { body } : {}) };
+  if (!hasStatus && body === undefined && timedOut !== true) return undefined;
+  return {
+    ...(hasStatus ? { status } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(timedOut === true ? { timedOut: true } : {}),
+  };
 }

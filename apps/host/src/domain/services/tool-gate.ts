@@ -315,7 +315,8 @@ export class ToolGate {
     const own = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS - excerpt.length - 64, needles);
     const message = `${own}${upstreamSummary(own, details?.status, excerpt)}`;
     this.options.logger.warn("tool call failed", { service: serviceId, tool: toolId, error: message });
-    return new CyrnelError("adapter_error", message, details);
+    // The adapter says the call ran out of time (gRPC's DEADLINE_EXCEEDED): a timeout, as the host's own would be.
+    return new CyrnelError(upstream?.timedOut ? "invoke_timeout" : "adapter_error", message, details);
   }
 
   /**
