@@ -3,8 +3,10 @@
  * with the demo weather API as the upstream. Each flow asserts what the operator sees and what the host then holds
  * (over its API). Throughout, every request the browser makes must stay on the host, and the CSP must refuse nothing.
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openBrowser, type Session } from "./support/browser.js";
 import {
@@ -17,6 +19,19 @@ import {
   type Upstream,
 } from "./support/hosts.js";
 import { screenshot } from "./support/screenshots.js";
+
+/** gRPC's route_guide example and the MCP reference server, as the bundled adapters' own tests use them. */
+const PACKAGES = join(import.meta.dirname, "..", "..", "..", "packages");
+const ROUTE_GUIDE_PROTO = join(PACKAGES, "grpc", "test", "fixtures", "route_guide.proto");
+const EVERYTHING_SCRIPT = join(
+  dirname(
+    createRequire(join(PACKAGES, "mcp", "package.json")).resolve(
+      "@modelcontextprotocol/server-everything/package.json",
+    ),
+  ),
+  "dist",
+  "index.js",
+);
 
 let host: TestHost;
 let weather: Upstream;
@@ -404,6 +419,44 @@ describe("the console, end to end", () => {
     await page().getByRole("dialog", { name: "Delete uploaded?" }).getByRole("button", { name: "Delete" }).click();
     await page().getByRole("heading", { name: "Services", level: 1 }).waitFor();
     expect((await hostApi("GET", "/services/uploaded")).status).toBe(404);
+  });
+
+  it("installs a gRPC service from uploaded .proto files, and an MCP server by its command", async () => {
+    await nav("Services").click();
+    await page().getByRole("button", { name: "Install service" }).click();
+    let dialog = page().getByRole("dialog", { name: "Install a service" });
+    await dialog.getByLabel("Adapter").selectOption("grpc");
+    // The sources follow the adapter.
+    await dialog.getByText("Upload .proto files").waitFor();
+    expect(await dialog.getByText("From a registry").count()).toBe(0);
+    await dialog
+      .getByLabel(/^Proto files/)
+      .setInputFiles([{ name: "route_guide.proto", mimeType: "text/plain", buffer: readFileSync(ROUTE_GUIDE_PROTO) }]);
+    await dialog.getByLabel(/Target/).fill("127.0.0.1:50051");
+    await dialog.getByLabel("Service id").fill("routes");
+    await dialog.getByRole("button", { name: "Install", exact: true }).click();
+    await page().getByRole("heading", { name: "routes", level: 1 }).waitFor();
+    const routes = (await hostApi("GET", "/services/routes")).body;
+    expect(routes).toMatchObject({ adapter: "grpc", toolCount: 2 });
+
+    await nav("Services").click();
+    await page().getByRole("button", { name: "Install service" }).click();
+    dialog = page().getByRole("dialog", { name: "Install a service" });
+    await dialog.getByLabel("Adapter").selectOption("mcp");
+    await dialog.getByText("A command (stdio)").click();
+    await dialog.getByLabel(/^Command/).fill(process.execPath);
+    await dialog.getByLabel(/Arguments/).fill(`${EVERYTHING_SCRIPT}\nstdio`);
+    await dialog.getByLabel("Service id").fill("everything");
+    await dialog.getByRole("button", { name: "Install", exact: true }).click();
+    await page().getByRole("heading", { name: "everything", level: 1 }).waitFor();
+    const everything = (await hostApi("GET", "/services/everything")).body;
+    expect(everything.adapter).toBe("mcp");
+    expect(everything.toolCount).toBeGreaterThan(5);
+    expect((await hostApi("GET", "/tools?serviceId=everything&query=echo")).body.items[0]).toMatchObject({
+      id: "echo",
+    });
+
+    for (const id of ["routes", "everything"]) expect((await hostApi("DELETE", `/services/${id}`)).status).toBe(204);
   });
 
   it("shows the overview with counts and the recent failure", async () => {
