@@ -170,6 +170,19 @@ describe("gRPC services through the host", () => {
     }
   });
 
+  it("its tools are listed, found by search and documented like any other", async () => {
+    const listed = await host.api("GET", "/tools?serviceId=routes");
+    expect(listed.body.items.map((tool: { id: string }) => tool.id).sort()).toEqual(["GetFeature", "ListFeatures"]);
+    const found = await host.api("GET", "/tools?query=features");
+    expect(found.body.items.map((tool: { serviceId: string }) => tool.serviceId)).toContain("routes");
+    const docs = await host.api("GET", "/tools/routes/GetFeature/docs");
+    expect(docs.status).toBe(200);
+    expect(docs.text).toContain("routeguide.RouteGuide/GetFeature");
+    const missing = await host.api("POST", "/tools/routes/GetFeatur/invoke", { parameters: {} });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toContain("did you mean `GetFeature`");
+  });
+
   it("GET /environment/types declares the tools, and code using them type-checks", async () => {
     const response = await host.api("GET", "/environment/types");
     expect(response.status, response.text).toBe(200);
