@@ -4,7 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixturesDir, startHost, type TestHost } from "./support/host.js";
+import { startHost, type TestHost } from "./support/host.js";
 import { typeErrors } from "./support/typecheck.js";
 
 /**
@@ -16,7 +16,8 @@ import { typeErrors } from "./support/typecheck.js";
  * gRPC code), and through the types the environment serves.
  */
 
-const PROTO = join(fixturesDir, "grpc", "route_guide.proto");
+/** gRPC's route_guide example, as the adapter's own tests have it. */
+const PROTO = join(import.meta.dirname, "..", "..", "..", "packages", "grpc", "test", "fixtures", "route_guide.proto");
 const FEATURES = [
   { name: "Patriots Path, Mendham, NJ 07945, USA", location: { latitude: 407838351, longitude: -746143763 } },
   { name: "101 New Jersey 10, Whippany, NJ 07981, USA", location: { latitude: 408122808, longitude: -743999179 } },

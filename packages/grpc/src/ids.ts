@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { isValidIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
+import { legaliseIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
 
 /**
  * Tool ids, from the methods' names (one list for the whole definition, so
@@ -25,15 +24,7 @@ export interface MethodName {
   method: string;
 }
 
-function legalise(candidate: string): string {
-  let id = /^[A-Za-z_$]/.test(candidate) ? candidate : `_${candidate}`;
-  if (id.length > MAX_IDENTIFIER_CHARS) {
-    const digest = createHash("sha256").update(id).digest("hex").slice(0, 8);
-    id = `${id.slice(0, MAX_IDENTIFIER_CHARS - 9)}_${digest}`;
-  }
-  while (!isValidIdentifier(id)) id = `${(id as string).slice(0, MAX_IDENTIFIER_CHARS - 1)}_`;
-  return id;
-}
+const legalise = (candidate: string) => legaliseIdentifier(candidate);
 
 const shortName = (service: string) => service.slice(service.lastIndexOf(".") + 1);
 

@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { isValidIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
+import {
+  camelCaseWords,
+  identifierWords,
+  isValidIdentifier,
+  legaliseIdentifier,
+  MAX_IDENTIFIER_CHARS,
+} from "@cyrnel/sdk";
 
 /**
  * Stage 2: tool ids from MCP tool names. An MCP name may hold `-`, `.`, `/`
@@ -28,31 +34,14 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 8);
 
-function words(text: string): string[] {
-  return text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .split(/[^A-Za-z0-9]+/)
-    .filter((word) => word !== "");
-}
-
-function camelCase(parts: string[]): string {
-  return parts.map((word, index) => (index === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join("");
-}
-
-function legalise(candidate: string): string {
-  let id = /^[0-9]/.test(candidate) ? `_${candidate}` : candidate;
-  if (id.length > MAX_BASE_CHARS) id = `${id.slice(0, MAX_BASE_CHARS - 9)}_${digest(id)}`;
-  while (!isValidIdentifier(id)) id = `${id}_`;
-  return id;
-}
+const legalise = (candidate: string) => legaliseIdentifier(candidate, MAX_BASE_CHARS);
 
 /** The id one MCP tool name gets on its own, before de-duplication. */
 export function baseToolId(name: string): string {
   if (IDENTIFIER.test(name)) return legalise(name);
-  const parts = words(name);
+  const parts = identifierWords(name);
   if (parts.length === 0) return `tool_${digest(name)}`;
-  return legalise(camelCase(parts));
+  return legalise(camelCaseWords(parts));
 }
 
 /** Unique ids for the tool `names` (in the server's order), as described above. */

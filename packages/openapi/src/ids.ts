@@ -1,5 +1,10 @@
-import { createHash } from "node:crypto";
-import { isValidIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
+import {
+  camelCaseWords,
+  identifierWords,
+  isValidIdentifier,
+  legaliseIdentifier,
+  MAX_IDENTIFIER_CHARS,
+} from "@cyrnel/sdk";
 import { stripPathSuffix } from "./operations.js";
 
 /**
@@ -27,39 +32,18 @@ import { stripPathSuffix } from "./operations.js";
 /** Room left under MAX_IDENTIFIER_CHARS for a duplicate's `_NNNNNNN` suffix. */
 const MAX_BASE_CHARS = MAX_IDENTIFIER_CHARS - 8;
 
-function words(text: string): string[] {
-  return text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .split(/[^A-Za-z0-9]+/)
-    .filter((word) => word !== "");
-}
-
-function camelCase(parts: string[]): string {
-  return parts.map((word, index) => (index === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join("");
-}
-
-/** Make `candidate` a valid identifier (non-empty input assumed). */
-function legalise(candidate: string): string {
-  let id = /^[0-9]/.test(candidate) ? `_${candidate}` : candidate;
-  if (id.length > MAX_BASE_CHARS) {
-    const digest = createHash("sha256").update(id).digest("hex").slice(0, 8);
-    id = `${id.slice(0, MAX_BASE_CHARS - 9)}_${digest}`;
-  }
-  while (!isValidIdentifier(id)) id = `${id}_`;
-  return id;
-}
+const legalise = (candidate: string) => legaliseIdentifier(candidate, MAX_BASE_CHARS);
 
 /** The id an operation would get on its own, before de-duplication. */
 export function baseToolId(operationId: string | undefined, method: string, path: string): string {
   if (operationId !== undefined) {
     // Already an identifier, or a reserved word that `legalise` suffixes.
     if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(operationId)) return legalise(operationId);
-    const parts = words(operationId);
-    if (parts.length > 0) return legalise(camelCase(parts));
+    const parts = identifierWords(operationId);
+    if (parts.length > 0) return legalise(camelCaseWords(parts));
   }
-  const parts = words(`${method.toLowerCase()} ${stripPathSuffix(path)}`);
-  return legalise(camelCase(parts));
+  const parts = identifierWords(`${method.toLowerCase()} ${stripPathSuffix(path)}`);
+  return legalise(camelCaseWords(parts));
 }
 
 /** Unique ids for `bases` (in document order), as described above. */

@@ -21,7 +21,14 @@ export {
   type ServiceCatalog,
   type ServiceCatalogEntry,
 } from "./execution.js";
-export { isValidIdentifier, MAX_IDENTIFIER_CHARS, RESERVED_IDENTIFIERS } from "./identifier.js";
+export {
+  camelCaseWords,
+  identifierWords,
+  isValidIdentifier,
+  legaliseIdentifier,
+  MAX_IDENTIFIER_CHARS,
+  RESERVED_IDENTIFIERS,
+} from "./identifier.js";
 export {
   type AdapterModule,
   type EnvironmentAdmission,
