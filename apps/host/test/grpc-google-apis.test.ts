@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { protosDefinition } from "../../../packages/grpc/test/helpers/protos.js";
 import { startHost, type TestHost } from "./support/host.js";
 import { typeErrors } from "./support/typecheck.js";
 
@@ -34,6 +36,26 @@ const APIS: Record<string, string> = {
   storage: "google/storage/v2/storage.proto",
 };
 
+/** Google's protos, as the grpc adapter's own tests resolve them. */
+const GOOGLE_PROTOS = dirname(
+  createRequire(join(import.meta.dirname, "..", "..", "..", "packages", "grpc", "package.json")).resolve(
+    "google-proto-files/package.json",
+  ),
+);
+
+/** The definition text of `entry` with every file it imports (the well-known types are the adapter's own). */
+function protosDefinition(entry: string, target: string): string {
+  const protos: Record<string, string> = {};
+  for (const queue = [entry]; queue.length > 0; ) {
+    const path = queue.shift() as string;
+    if (path in protos || path.startsWith("google/protobuf/")) continue;
+    protos[path] = readFileSync(join(GOOGLE_PROTOS, path), "utf8");
+    for (const match of protos[path].matchAll(/^\s*import\s+(?:public\s+)?"([^"]+)"\s*;/gm))
+      queue.push(match[1] as string);
+  }
+  return JSON.stringify({ protos, target });
+}
+
 let host: TestHost;
 
 beforeAll(async () => {
@@ -48,7 +70,7 @@ describe("Google's published APIs through the grpc adapter", () => {
       const installed = await host.api("POST", "/services", {
         id,
         adapter: "grpc",
-        definition: protosDefinition([proto], "127.0.0.1:1"),
+        definition: protosDefinition(proto, "127.0.0.1:1"),
         enabled: true,
       });
       expect(installed.status, `${id}: ${installed.text.slice(0, 500)}`).toBe(201);

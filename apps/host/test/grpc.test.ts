@@ -29,7 +29,7 @@ let address: string;
 
 beforeAll(async () => {
   const definition = protoLoader.loadSync(PROTO, { keepCase: true, defaults: true });
-  const routeguide = grpc.loadPackageDefinition(definition).routeguide as {
+  const routeguide = grpc.loadPackageDefinition(definition).routeguide as unknown as {
     RouteGuide: { service: grpc.ServiceDefinition };
   };
   server = new grpc.Server();

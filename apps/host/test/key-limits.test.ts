@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GateApi, startGateApi } from "./support/gate-api.js";
+import { type GateApi, installGate, startGateApi } from "./support/gate-api.js";
 import { startHost, type TestHost } from "./support/host.js";
 
 /**
@@ -33,13 +33,7 @@ beforeAll(async () => {
       CYRNEL_KEY_REQUESTS_PER_SECOND: "1",
     },
   });
-  const installed = await host.api("POST", "/services", {
-    id: "gate",
-    adapter: "openapi",
-    definition: gate.definition,
-    enabled: true,
-  });
-  expect(installed.status, installed.text).toBe(201);
+  await installGate(host, gate);
 });
 afterAll(async () => {
   await host?.stop();
@@ -146,13 +140,7 @@ describe("a host that stops", () => {
   it("answers a direct invoke in flight 503 shutting_down and closes its upstream request", async () => {
     const stopping = await startHost({ env: { CYRNEL_API_KEY: API_KEY, CYRNEL_INVOKE_TIMEOUT_MS: "600000" } });
     try {
-      const installed = await stopping.api("POST", "/services", {
-        id: "gate",
-        adapter: "openapi",
-        definition: gate.definition,
-        enabled: true,
-      });
-      expect(installed.status, installed.text).toBe(201);
+      await installGate(stopping, gate);
       const before = gate.waiting();
       const invoke = stopping.api("POST", "/tools/gate/pass/invoke", { parameters: { name: "at-shutdown" } });
       await expect.poll(() => gate.waiting()).toBe(before + 1);

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { untilFollowerFree } from "./support/followers.js";
-import { type GateApi, startGateApi } from "./support/gate-api.js";
+import { type GateApi, installGate, startGateApi } from "./support/gate-api.js";
 import { startHost, type TestHost } from "./support/host.js";
 
 /**
@@ -34,13 +34,7 @@ beforeAll(async () => {
       CYRNEL_PROCESS_FOLLOWERS_LIMIT: "1",
     },
   });
-  const installed = await host.api("POST", "/services", {
-    id: "gate",
-    adapter: "openapi",
-    definition: gate.definition,
-    enabled: true,
-  });
-  expect(installed.status, installed.text).toBe(201);
+  await installGate(host, gate);
 });
 afterAll(async () => {
   await host?.stop();

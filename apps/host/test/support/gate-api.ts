@@ -11,6 +11,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ApiHost } from "./host.js";
 
 export interface GateApi {
   url: string;
@@ -98,4 +99,16 @@ export async function startGateApi(): Promise<GateApi> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Installs the gate as the enabled service `gate` of `host`; throws with the host's answer if it was not installed. */
+export async function installGate(host: ApiHost, gate: GateApi): Promise<void> {
+  const installed = await host.api("POST", "/services", {
+    id: "gate",
+    adapter: "openapi",
+    definition: gate.definition,
+    enabled: true,
+  });
+  if (installed.status !== 201)
+    throw new Error(`the gate service was not installed: ${installed.status} ${installed.text}`);
 }
