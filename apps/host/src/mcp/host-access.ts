@@ -65,6 +65,8 @@ export interface HostAccess {
     onStdout: (text: string) => void,
     onApproval?: (approval: ApprovalSummary) => void,
   ): Promise<ProcessRecord>;
+  /** Kills the process's run (nothing when it is already idle). */
+  killProcess(id: number): Promise<void>;
   /** The process, with its results sized for an LLM once it is idle. */
   getProcess(id: number): Promise<ProcessRecord | BoundedResult>;
   /** A page of one of an idle process's texts; `limit` defaults to (and is capped at) the host's text limit. */
@@ -110,6 +112,15 @@ export function hostAccess(api: CyrnelApi): HostAccess {
         onText: (stream, text) => stream === "stdout" && onStdout(text),
         onApproval,
       }),
+
+    async killProcess(id) {
+      try {
+        await api.json("POST", `/processes/${id}/signals/kill`);
+      } catch (error) {
+        // Already idle: its run ended by itself meanwhile.
+        if ((error as { code?: unknown }).code !== "conflict") throw error;
+      }
+    },
 
     async getProcess(id) {
       const record = await api.json<ProcessRecord>("GET", `/processes/${id}`);

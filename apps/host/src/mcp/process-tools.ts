@@ -142,8 +142,19 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
     },
     guarded("run_code", async ({ code, timeoutMs, typecheck, wait }, extra) => {
       const created = await access.startProcess({ code, timeoutMs, typecheck });
-      const record = wait === false ? created : await waitFor(created.id, extra);
-      return answer(record, (result) => result.exitState !== "success");
+      if (wait === false) return answer(created, (result) => result.exitState !== "success");
+      // A run_code the client cancels while it waits (notifications/cancelled, or its connection gone) ends the run
+      // it started, and with it the run's tool calls; one that outlasts the wait answers "running" and goes on.
+      const cancel = () => {
+        // A kill that cannot be sent (the host is stopping: it cancels every run itself) leaves nothing to do.
+        access.killProcess(created.id).catch(() => {});
+      };
+      extra.signal.addEventListener("abort", cancel, { once: true });
+      try {
+        return answer(await waitFor(created.id, extra), (result) => result.exitState !== "success");
+      } finally {
+        extra.signal.removeEventListener("abort", cancel);
+      }
     }),
   );
 
