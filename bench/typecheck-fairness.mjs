@@ -57,10 +57,12 @@ export async function typecheckFairness() {
     );
     console.log(
       `  A's outcomes: ${JSON.stringify(
-        aResults.map((r) => (r instanceof Error ? r.message.slice(0, 60) : r.exitState)).reduce((acc, s) => {
-          acc[s] = (acc[s] ?? 0) + 1;
-          return acc;
-        }, {}),
+        aResults
+          .map((r) => (r instanceof Error ? r.message.slice(0, 60) : r.exitState))
+          .reduce((acc, s) => {
+            acc[s] = (acc[s] ?? 0) + 1;
+            return acc;
+          }, {}),
       )}`,
     );
     return result;

@@ -33,7 +33,7 @@ export class SchemaEmitter {
   private readonly edges = new Map<string, Set<string>>();
   private readonly byName = new Map<string, Type | Enum>();
 
-  constructor(private readonly root: Root) {
+  constructor(root: Root) {
     this.names = typeNames(root);
   }
 

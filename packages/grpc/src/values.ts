@@ -32,7 +32,6 @@ export class ValueError extends Error {
 
 type Plain = Record<string, unknown>;
 const INT = /^-?[0-9]+$/;
-const UINT = /^[0-9]+$/;
 
 /** The field of `type` that the JSON key names (JSON name first, then the proto name). */
 function fieldByKey(type: Type, key: string): Field | undefined {

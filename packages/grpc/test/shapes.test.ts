@@ -12,7 +12,7 @@ import { rootFromDescriptors } from "../src/reflection.js";
 import { bytesService } from "./helpers/bytes-server.js";
 import { Oracle } from "./helpers/oracle.js";
 import { protoSet, protosDefinition } from "./helpers/protos.js";
-import { loadFixture, type RunningServer, startServer } from "./helpers/server.js";
+import { type RunningServer, startServer } from "./helpers/server.js";
 
 /**
  * Every shape of the proto3 JSON mapping (`fixtures/shapes.proto`) through
@@ -26,12 +26,6 @@ const addFormats = addFormatsModule as unknown as (ajv: InstanceType<typeof Ajv>
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
 
-const packageDefinition = loadFixture([
-  "shapes.proto",
-  "legacy.proto",
-  "google/rpc/status.proto",
-  "google/rpc/error_details.proto",
-]);
 const oracle = Oracle.of(
   protoSet(["shapes.proto", "legacy.proto", "google/rpc/status.proto", "google/rpc/error_details.proto"]),
 );

@@ -1,11 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  camelCaseWords,
-  identifierWords,
-  isValidIdentifier,
-  legaliseIdentifier,
-  MAX_IDENTIFIER_CHARS,
-} from "@cyrnel/sdk";
+import { camelCaseWords, identifierWords, legaliseIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
 
 /**
  * Stage 2: tool ids from MCP tool names. An MCP name may hold `-`, `.`, `/`

@@ -1,10 +1,4 @@
-import {
-  camelCaseWords,
-  identifierWords,
-  isValidIdentifier,
-  legaliseIdentifier,
-  MAX_IDENTIFIER_CHARS,
-} from "@cyrnel/sdk";
+import { camelCaseWords, identifierWords, legaliseIdentifier, MAX_IDENTIFIER_CHARS } from "@cyrnel/sdk";
 import { stripPathSuffix } from "./operations.js";
 
 /**
