@@ -1,6 +1,7 @@
 /** `cyrnel approvals ...`: the calls that wait for an operator's decision (tools whose policy is `ask`). */
+
+import { CyrnelApi } from "../client/api-client.js";
 import type { Approval, ApprovalSummary } from "../contract/governance.js";
-import { CyrnelApi } from "./api-client.js";
 import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";

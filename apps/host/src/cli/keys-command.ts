@@ -1,6 +1,7 @@
 /** `cyrnel keys create|list|revoke`: the host's stored API keys (needs an admin key). */
+
+import { CyrnelApi } from "../client/api-client.js";
 import type { CreatedKey, KeyRecord, KeyRole } from "../contract/keys.js";
-import { CyrnelApi } from "./api-client.js";
 import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";

@@ -4,10 +4,10 @@
  * only the MCP protocol; every message of this command goes to stderr.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ApiError, CyrnelApi } from "../client/api-client.js";
 import { messageOf } from "../errors.js";
 import { hostAccess } from "../mcp/host-access.js";
 import { createMcpServer } from "../mcp/mcp-server.js";
-import { ApiError, CyrnelApi } from "./api-client.js";
 import { parseCommand, positionals } from "./args.js";
 import { clientSettings, mcpWaitSetting } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";

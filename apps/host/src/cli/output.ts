@@ -3,7 +3,7 @@
  * people, JSON with --json), everything else (errors, progress, hints) on
  * stderr, so `--json` output can always be piped.
  */
-import { ApiError } from "./api-client.js";
+import { ApiError } from "../client/api-client.js";
 import { UsageError } from "./args.js";
 import { EXIT } from "./exit-codes.js";
 

@@ -6,8 +6,8 @@
  * host.
  */
 import { readFileSync } from "node:fs";
+import { CyrnelApi } from "../client/api-client.js";
 import type { ExitState, ProcessRecord, ProcessReport } from "../contract/processes.js";
-import { CyrnelApi } from "./api-client.js";
 import { approvalNote } from "./approvals-command.js";
 import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";

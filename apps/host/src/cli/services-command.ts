@@ -1,8 +1,8 @@
 /** `cyrnel services ...`: install, list, enable, disable, remove, configure services and set their secrets. */
 import { readFileSync } from "node:fs";
+import { CyrnelApi } from "../client/api-client.js";
 import type { SecretNames } from "../contract/common.js";
 import type { InstalledService, ServiceDetail, ServiceRecord } from "../contract/services.js";
-import { CyrnelApi } from "./api-client.js";
 import { COMMON_HELP, COMMON_OPTIONS, parse, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";

@@ -1,7 +1,7 @@
 /** `cyrnel tools list|docs`: browse the tools of the installed services. */
 
+import { CyrnelApi } from "../client/api-client.js";
 import type { ToolRecord } from "../contract/tools.js";
-import { CyrnelApi } from "./api-client.js";
 import { COMMON_HELP, parseCommand, positionals, UsageError } from "./args.js";
 import { clientSettings } from "./client-config.js";
 import { EXIT } from "./exit-codes.js";

@@ -8,7 +8,7 @@
  * Failures are thrown as ApiError carrying the API's stable `code`; the
  * tools turn them into MCP tool errors.
  */
-import type { CyrnelApi } from "../cli/api-client.js";
+import type { CyrnelApi } from "../client/api-client.js";
 import type { Page } from "../contract/common.js";
 import type { ApprovalSummary } from "../contract/governance.js";
 import type {

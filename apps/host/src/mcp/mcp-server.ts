@@ -8,7 +8,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ApiError } from "../cli/api-client.js";
+import { ApiError } from "../client/api-client.js";
 import type { ToolRecord } from "../contract/tools.js";
 import { HOST_VERSION } from "../version.js";
 import type { HostAccess } from "./host-access.js";

@@ -18,7 +18,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Hono } from "hono";
-import { CyrnelApi } from "../cli/api-client.js";
+import { CyrnelApi } from "../client/api-client.js";
 import { messageOf } from "../errors.js";
 import type { HostLogger } from "../log.js";
 import { hostAccess } from "./host-access.js";

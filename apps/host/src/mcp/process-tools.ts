@@ -19,7 +19,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ApiError } from "../cli/api-client.js";
+import { ApiError } from "../client/api-client.js";
 import type { ApprovalSummary } from "../contract/governance.js";
 import type { BoundedResult, ProcessRecord } from "../contract/processes.js";
 import { cutText } from "../cut-text.js";
