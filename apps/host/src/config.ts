@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { type ClusterConfig, loadClusterConfig } from "./cluster/cluster-config.js";
+import { ConfigError } from "./config-error.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -106,15 +107,7 @@ export interface HostConfig {
 /** MCP clients commonly give up on a call after 60 s; a call that waits answers before that. */
 export const DEFAULT_MCP_WAIT_MS = 50_000;
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 

@@ -25,9 +25,10 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "@cyrnel/sdk";
 import type pg from "pg";
+import { DEFAULT_LEASE_MS, type HostRole } from "../contract/cluster.js";
 import { inTransaction, messageOf, silentLogger } from "./sql.js";
 
-export type HostRole = "all" | "api" | "worker";
+export type { HostRole };
 
 export interface HostRecord {
   id: string;
@@ -55,8 +56,6 @@ export interface HostLeasesOptions {
   onHostsLost?(hosts: HostRecord[], tx: pg.PoolClient): Promise<void>;
   logger?: Logger;
 }
-
-export const DEFAULT_LEASE_MS = 15_000;
 
 export function newHostId(): string {
   return `h${randomBytes(8).toString("hex")}`;

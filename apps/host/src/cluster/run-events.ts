@@ -59,6 +59,7 @@
  */
 import type { Logger } from "@cyrnel/sdk";
 import type pg from "pg";
+import { DEFAULT_FLUSH_INTERVAL_MS } from "../contract/cluster.js";
 import { storageFaultOf } from "../lib/storage-faults.js";
 import type { ListenSubscription, NotificationListener } from "./notification-listener.js";
 import { splitForPayload } from "./payload-split.js";
@@ -83,7 +84,6 @@ type Frame =
 
 /** Room left in a frame for its text after the envelope (`{"r":…,"n":…,"t":"stdout","o":…,"x":""}` and the like). */
 const TEXT_BUDGET = NOTIFY_PAYLOAD_LIMIT - 120;
-export const DEFAULT_FLUSH_INTERVAL_MS = 250;
 
 export function runChannel(processId: number): string {
   return `cyrnel_run_${processId}`;
