@@ -1,3 +1,4 @@
+import { fetchFollowingRedirects, type OutboundRequest } from "@cyrnel/sdk";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -115,9 +116,30 @@ function httpTransport(flavour: HttpFlavour, url: URL, credentials: HttpCredenti
       expectedIssuer: credentials.oauth.issuer,
       ...(credentials.oauth.scope === undefined ? {} : { scope: credentials.oauth.scope }),
     });
-  // Redirects are not followed across origins: headers carrying secrets must not reach another host.
-  const common = { requestInit, redirectPolicy: "same-origin" as const, ...(authProvider ? { authProvider } : {}) };
+  // Redirects follow the rules every adapter shares (the SDK's fetchFollowingRedirects): never across origins, so
+  // headers carrying secrets do not reach another host — for the session's requests and the OAuth token requests.
+  const common = {
+    requestInit,
+    fetch: withinOrigin,
+    redirectPolicy: "same-origin" as const,
+    ...(authProvider ? { authProvider } : {}),
+  };
   return flavour === "sse" ? new SSEClientTransport(url, common) : new StreamableHTTPClientTransport(url, common);
+}
+
+/** The transports' `fetch`: one HTTP exchange under the shared redirect rules (cross-origin redirects refused). */
+function withinOrigin(url: string | URL, init: RequestInit = {}): Promise<Response> {
+  const { method = "GET", headers, body, signal } = init;
+  return fetchFollowingRedirects(
+    String(url),
+    {
+      method,
+      headers: new Headers(headers),
+      ...(body === undefined || body === null ? {} : { body: body as OutboundRequest["body"] }),
+      ...(signal ? { signal } : {}),
+    },
+    { label: `${method} ${new URL(String(url)).origin}`, allowHint: "an MCP server's redirects stay on its origin" },
+  );
 }
 
 async function connectStdio(target: Extract<McpTarget, { transport: "stdio" }>, options: ConnectOptions) {
