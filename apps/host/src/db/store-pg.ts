@@ -8,15 +8,16 @@
 import { PgApprovalStore } from "../domain/governance/approval-store-pg.js";
 import { PgCallStore } from "../domain/governance/call-store-pg.js";
 import { PgKeyStore } from "../domain/governance/key-store-pg.js";
-import { PgPolicyStore } from "../domain/governance/policy-store-pg.js";
-import { PgModuleStore } from "../domain/modules/module-store-pg.js";
 import { PgProcessStore } from "../domain/processes/process-store-pg.js";
-import { PgRegistryStore } from "../domain/registries/registry-store-pg.js";
-import { PgSecretRowStore } from "../domain/secrets/secret-store-pg.js";
 import { PgServiceStore } from "../domain/services/service-store-pg.js";
 import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
+import { pgDialect } from "./dialect-pg.js";
 import type { Store } from "./store.js";
+import { SqlModuleStore } from "./stores/module-store.js";
+import { SqlPolicyStore } from "./stores/policy-store.js";
+import { SqlRegistryStore } from "./stores/registry-store.js";
+import { SqlSecretRowStore } from "./stores/secret-store.js";
 
 export type PgStore = Store & {
   readonly dialect: "postgres";
@@ -32,19 +33,20 @@ export async function openPgStore(
 ): Promise<PgStore> {
   const db = await openPgDatabase(url, onConnectionError, undefined, poolSize);
   const changes = new PgChanges();
+  const sql = pgDialect(db, changes);
   return {
     dialect: "postgres",
     db,
     changes,
     services: new PgServiceStore(db, changes),
-    modules: new PgModuleStore(db, changes),
+    modules: new SqlModuleStore(sql),
     processes: new PgProcessStore(db),
-    secrets: new PgSecretRowStore(db, changes),
+    secrets: new SqlSecretRowStore(sql),
     keys: new PgKeyStore(db, changes),
-    policies: new PgPolicyStore(db, changes),
+    policies: new SqlPolicyStore(sql),
     approvals: new PgApprovalStore(db),
     calls: new PgCallStore(db),
-    registries: new PgRegistryStore(db, changes),
+    registries: new SqlRegistryStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
       let index = 0;
       const numbered = text.replace(/\?/g, () => `$${++index}`);

@@ -3,39 +3,45 @@ import { join } from "node:path";
 import { SqliteApprovalStore } from "../domain/governance/approval-store-sqlite.js";
 import { SqliteCallStore } from "../domain/governance/call-store-sqlite.js";
 import { SqliteKeyStore } from "../domain/governance/key-store-sqlite.js";
-import { SqlitePolicyStore } from "../domain/governance/policy-store-sqlite.js";
-import { SqliteModuleStore } from "../domain/modules/module-store-sqlite.js";
 import { SqliteProcessStore } from "../domain/processes/process-store-sqlite.js";
-import { SqliteRegistryStore } from "../domain/registries/registry-store-sqlite.js";
-import { SqliteSecretRowStore } from "../domain/secrets/secret-store-sqlite.js";
 import { SqliteServiceStore } from "../domain/services/service-store-sqlite.js";
 import { type Db, openDatabase } from "./client.js";
+import type { SqlDialect } from "./dialect.js";
+import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
 import { SpaceReclaimer } from "./space.js";
 import type { Store } from "./store.js";
+import { SqlModuleStore } from "./stores/module-store.js";
+import { SqlPolicyStore } from "./stores/policy-store.js";
+import { SqlRegistryStore } from "./stores/registry-store.js";
+import { SqlSecretRowStore } from "./stores/secret-store.js";
 
 /** Free pages and the WAL are also given back on this schedule (and after large deletes, and at shutdown). */
 const RECLAIM_INTERVAL_MS = 10 * 60 * 1000;
 
-export type SqliteStore = Store & { readonly dialect: "sqlite"; readonly db: Db };
+export type SqliteStore = Store & { readonly dialect: "sqlite"; readonly db: Db; readonly sql: SqlDialect };
 
 export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown) => void): SqliteStore {
   const db = openDatabase(join(dataDir, "data.db"));
+  const gate = new SqliteGate(db.$client);
+  const sql = sqliteDialect(db.$client, gate);
   const space = new SpaceReclaimer(db.$client, onUpkeepError);
   space.start(RECLAIM_INTERVAL_MS);
   return {
     dialect: "sqlite",
     db,
+    sql,
     services: new SqliteServiceStore(db),
-    modules: new SqliteModuleStore(db),
+    modules: new SqlModuleStore(sql),
     processes: new SqliteProcessStore(db),
-    secrets: new SqliteSecretRowStore(db),
+    secrets: new SqlSecretRowStore(sql),
     keys: new SqliteKeyStore(db),
-    policies: new SqlitePolicyStore(db),
+    policies: new SqlPolicyStore(sql),
     approvals: new SqliteApprovalStore(db),
     calls: new SqliteCallStore(db),
-    registries: new SqliteRegistryStore(db),
-    async query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-      const statement = db.$client.prepare(sql);
+    registries: new SqlRegistryStore(sql),
+    async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
+      await gate.ready();
+      const statement = db.$client.prepare(text);
       if (!statement.reader) {
         statement.run(...params);
         return [];

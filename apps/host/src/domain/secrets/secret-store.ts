@@ -4,7 +4,7 @@
  * credentials) work too. Nothing here logs or returns plaintext except
  * `read`, which is for hydration only. Sealing happens here, once for both
  * dialects; the rows go through a {@link SecretRowStore}
- * (`secret-store-sqlite.ts`, `secret-store-pg.ts`), which only ever sees
+ * (`db/stores/secret-store.ts`), which only ever sees
  * ciphertext.
  */
 import type { secrets } from "../../db/schema.js";

@@ -2,9 +2,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../db/client.js";
-import type { ValidManifest } from "./manifest.js";
-import { SqliteModuleStore } from "./module-store-sqlite.js";
+import type { ValidManifest } from "../../domain/modules/manifest.js";
+import type { ModuleStore } from "../../domain/modules/module-store.js";
+import { openSqliteStore } from "../store-sqlite.js";
 
 const manifest = (id: string, extra: Partial<ValidManifest> = {}): ValidManifest => ({
   id,
@@ -16,9 +16,9 @@ const manifest = (id: string, extra: Partial<ValidManifest> = {}): ValidManifest
 });
 
 describe("ModuleStore (SQLite)", () => {
-  let store: SqliteModuleStore;
+  let store: ModuleStore;
   beforeEach(() => {
-    store = new SqliteModuleStore(openDatabase(join(mkdtempSync(join(tmpdir(), "cyrnel-modules-")), "data.db")));
+    store = openSqliteStore(mkdtempSync(join(tmpdir(), "cyrnel-modules-")), () => undefined).modules;
   });
 
   it("records a new module enabled only when it is built in, with empty config and no source", async () => {

@@ -1,0 +1,35 @@
+/**
+ * The dialect seam on PostgreSQL (see dialect.ts): drizzle on the
+ * node-postgres pool, transactions of the driver's own, advisory locks for
+ * hosts that take turns, and changes published to the other hosts (see
+ * changes-pg.ts).
+ */
+import { sql } from "drizzle-orm";
+import type { PgChanges, PgTx } from "./changes-pg.js";
+import type { PgDb } from "./client-pg.js";
+import type { SharedDb, SqlDialect, Tables } from "./dialect.js";
+import * as schema from "./schema-pg.js";
+
+export function pgDialect(db: PgDb, changes: PgChanges): SqlDialect {
+  const transaction: SqlDialect["transaction"] = (body, options) =>
+    db.transaction(async (tx) => {
+      if (options?.lock !== undefined) {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${options.lock}))`);
+      }
+      return body(tx);
+    });
+  return {
+    name: "postgres",
+    db,
+    tables: schema satisfies Tables,
+    transaction,
+    publish: (tx, change) => changes.publish(tx as PgTx, change),
+    write: (change, work) =>
+      transaction(async (tx) => {
+        const result = await work(tx);
+        await changes.publish(tx as PgTx, change);
+        return result;
+      }),
+    forUpdate: <Q>(query: Q) => (query as { for(strength: "update"): Q }).for("update"),
+  };
+}
