@@ -22,8 +22,8 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
 import type { PgDb } from "../db/client-pg.js";
 import { approvals, escapeNul, executions, processes, unescapeNul } from "../db/schema-pg.js";
+import { approvalSummaryColumns } from "../db/stores/approval-store.js";
 import type { ApprovalSummary } from "../domain/governance/approval-store.js";
-import { approvalSummaryColumns } from "../domain/governance/approval-store-pg.js";
 import type { ClaimedRun } from "../domain/processes/process-runner.js";
 import type { ProcessResult, ProcessState, RunIds } from "../domain/processes/process-store.js";
 import { type QueuedRun, type RunClaims, toQueuedRuns, WORKER_LOST } from "./run-claims.js";
@@ -149,7 +149,7 @@ export class ExecutionRuns {
     const byProcess = new Map<number, ApprovalSummary[]>();
     if (processIds.length === 0) return byProcess;
     const rows = await this.db
-      .select(approvalSummaryColumns)
+      .select(approvalSummaryColumns(approvals))
       .from(approvals)
       .where(and(inArray(approvals.processId, [...processIds]), eq(approvals.state, "pending")))
       .orderBy(asc(approvals.id));

@@ -5,15 +5,15 @@
  * holds custom modules and, without CYRNEL_SECRETS_KEY, secrets.key (hosts
  * that share a database must share CYRNEL_SECRETS_KEY instead).
  */
-import { PgApprovalStore } from "../domain/governance/approval-store-pg.js";
 import { PgCallStore } from "../domain/governance/call-store-pg.js";
-import { PgKeyStore } from "../domain/governance/key-store-pg.js";
 import { PgProcessStore } from "../domain/processes/process-store-pg.js";
 import { PgServiceStore } from "../domain/services/service-store-pg.js";
 import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
 import { pgDialect } from "./dialect-pg.js";
 import type { Store } from "./store.js";
+import { SqlApprovalStore } from "./stores/approval-store.js";
+import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
@@ -42,9 +42,9 @@ export async function openPgStore(
     modules: new SqlModuleStore(sql),
     processes: new PgProcessStore(db),
     secrets: new SqlSecretRowStore(sql),
-    keys: new PgKeyStore(db, changes),
+    keys: new SqlKeyStore(sql),
     policies: new SqlPolicyStore(sql),
-    approvals: new PgApprovalStore(db),
+    approvals: new SqlApprovalStore(sql),
     calls: new PgCallStore(db),
     registries: new SqlRegistryStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {

@@ -1,8 +1,6 @@
 /** The SQLite store: `data.db` in the data directory (client.ts), its stores, and giving space back (space.ts). */
 import { join } from "node:path";
-import { SqliteApprovalStore } from "../domain/governance/approval-store-sqlite.js";
 import { SqliteCallStore } from "../domain/governance/call-store-sqlite.js";
-import { SqliteKeyStore } from "../domain/governance/key-store-sqlite.js";
 import { SqliteProcessStore } from "../domain/processes/process-store-sqlite.js";
 import { SqliteServiceStore } from "../domain/services/service-store-sqlite.js";
 import { type Db, openDatabase } from "./client.js";
@@ -10,6 +8,8 @@ import type { SqlDialect } from "./dialect.js";
 import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
 import { SpaceReclaimer } from "./space.js";
 import type { Store } from "./store.js";
+import { SqlApprovalStore } from "./stores/approval-store.js";
+import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
@@ -34,9 +34,9 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     modules: new SqlModuleStore(sql),
     processes: new SqliteProcessStore(db),
     secrets: new SqlSecretRowStore(sql),
-    keys: new SqliteKeyStore(db),
+    keys: new SqlKeyStore(sql),
     policies: new SqlPolicyStore(sql),
-    approvals: new SqliteApprovalStore(db),
+    approvals: new SqlApprovalStore(sql),
     calls: new SqliteCallStore(db),
     registries: new SqlRegistryStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
