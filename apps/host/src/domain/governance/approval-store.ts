@@ -3,11 +3,27 @@
  * reads an approval's whole parameters: everything else (lists, decisions, expiries, the waiting calls) carries a
  * summary whose `parameters` is the bounded preview, so no list or event grows with what code sends.
  */
-import type { approvals } from "../../db/schema.js";
 
 /** The row as stored: `parameters` whole (masked), `parametersPreview` what lists show. */
-export type ApprovalRow = typeof approvals.$inferSelect;
-export type ApprovalState = ApprovalRow["state"];
+export interface ApprovalRow {
+  id: number;
+  processId: number;
+  keyId: string | null;
+  serviceId: string;
+  toolId: string;
+  parameters: Record<string, unknown>;
+  parametersPreview: unknown;
+  /** The size of `parameters`' JSON text in UTF-8 bytes, and its SHA-256 (hex). */
+  parametersBytes: number;
+  parametersSha256: string;
+  state: ApprovalState;
+  createdAt: string;
+  decidedAt: string | null;
+  /** The deciding key's id; null for the bootstrap key (or no auth) and for expiries. */
+  decidedBy: string | null;
+  reason: string | null;
+}
+export type ApprovalState = "pending" | "approved" | "denied" | "expired";
 
 /** An approval as lists, events and decisions show it: `parameters` is the preview (see `parametersPreview`). */
 export type ApprovalSummary = Omit<ApprovalRow, "parametersPreview" | "parameters"> & { parameters: unknown };

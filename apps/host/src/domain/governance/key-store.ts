@@ -1,7 +1,18 @@
 /** The API keys store. The checks that keep an admin key around run in the transaction of the write. */
-import type { apiKeys } from "../../db/schema.js";
 
-export type KeyRow = typeof apiKeys.$inferSelect;
+/** A stored API key: only the SHA-256 of the key itself is kept. */
+export interface KeyRow {
+  id: string;
+  name: string;
+  role: "admin" | "agent";
+  /** Service ids the key may reach; null = all. */
+  services: string[] | null;
+  /** SHA-256 (hex) of the key. */
+  hash: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
 
 export interface KeyCounts {
   admins: number;

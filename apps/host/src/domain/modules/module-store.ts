@@ -1,8 +1,21 @@
 /** The modules store: one row per module the host has seen, with the operator's flag, config and source. */
-import type { modules } from "../../db/schema.js";
 import type { ValidManifest } from "./manifest.js";
 
-export type ModuleRow = typeof modules.$inferSelect;
+export interface ModuleRow {
+  id: string;
+  type: "adapter" | "environment";
+  name: string;
+  description: string;
+  /** Last version seen on disk or in code. */
+  version: string;
+  builtin: boolean;
+  enabled: boolean;
+  /** Registry descriptor URL for registry installs, null otherwise. */
+  source: string | null;
+  config: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export interface ModuleStore {
   get(id: string): Promise<ModuleRow | undefined>;

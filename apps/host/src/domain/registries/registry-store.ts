@@ -1,7 +1,15 @@
 /** The registries store. */
-import type { registries } from "../../db/schema.js";
 
-export type RegistryRow = typeof registries.$inferSelect;
+export interface RegistryRow {
+  id: string;
+  name: string;
+  /** Base URL the well-known document was fetched from. */
+  url: string;
+  definitionsUrl: string | null;
+  modulesUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export interface RegistryStore {
   get(id: string): Promise<RegistryRow | undefined>;

@@ -7,12 +7,21 @@
  * (`db/stores/secret-store.ts`), which only ever sees
  * ciphertext.
  */
-import type { secrets } from "../../db/schema.js";
 import { CyrnelError } from "../../errors.js";
 import type { Sealed, SecretBox } from "./secret-box.js";
 
 export type SecretOwner = { type: "service" | "module"; id: string };
-export type SecretRow = typeof secrets.$inferSelect;
+/** One sealed value as stored (see SecretBox). */
+export interface SecretRow {
+  ownerType: SecretOwner["type"];
+  ownerId: string;
+  name: string;
+  keyId: string;
+  iv: Buffer;
+  ciphertext: Buffer;
+  tag: Buffer;
+  updatedAt: string;
+}
 export type SealedValue = Sealed & { name: string };
 
 /** The rows of the `secrets` table. */
