@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { createOwnerOnlyFile } from "../data-dir.js";
-import { casefold } from "./casefold.js";
+import { casefold } from "../lib/casefold.js";
 import * as schema from "./schema.js";
 import { enumValueText, indexText, toolTitle } from "./search-text.js";
 

@@ -5,8 +5,8 @@
  * cache), so a registry's changes show up at once.
  */
 import type { IndexItem, RegistryRecord } from "../../contract/registries.js";
-import { casefold as fold } from "../../db/casefold.js";
-import { isUniqueViolation } from "../../db/unique-violation.js";
+import { casefold as fold } from "../../lib/casefold.js";
+import { isUniqueViolation } from "../../lib/unique-violation.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { MODULE_ID } from "../modules/manifest.js";

@@ -16,7 +16,7 @@ import {
   type ServiceState,
 } from "@cyrnel/sdk";
 import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
-import { isUniqueViolation } from "../../db/unique-violation.js";
+import { isUniqueViolation } from "../../lib/unique-violation.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";

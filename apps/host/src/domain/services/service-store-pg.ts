@@ -7,7 +7,7 @@
  */
 import type { ServiceCatalog } from "@cyrnel/sdk";
 import { type AnyColumn, and, asc, eq, getTableColumns, gt, inArray, or, type SQL, sql } from "drizzle-orm";
-import { casefold } from "../../db/casefold.js";
+import { casefold } from "../../lib/casefold.js";
 import type { PgChanges } from "../../db/changes-pg.js";
 import type { PgDb } from "../../db/client-pg.js";
 import { secrets, services, tools } from "../../db/schema-pg.js";
