@@ -53,7 +53,6 @@ import { KeyedMutex, type Locks } from "../lib/keyed-mutex.js";
 import type { HostLogger } from "../log.js";
 import { ChangeFeed, type ChangeSubscription, type ReceivedChange } from "./change-feed.js";
 import { ClusterMutex } from "./cluster-mutex.js";
-import { ensureClusterSchema } from "./cluster-schema.js";
 import { ModuleArchiveStore } from "./module-archive-store.js";
 import type { NotificationListener } from "./notification-listener.js";
 import { inTransaction, messageOf } from "./sql.js";
@@ -163,8 +162,6 @@ class PgChangeSync implements ChangeSync {
   ): Promise<PgChangeSync> {
     const { config, logger } = options;
     const pool = store.db.$client;
-    // Hosts starting together take turns (its own advisory lock); it creates nothing that exists already.
-    await ensureClusterSchema(pool);
     if (config.secretsKey === null) {
       logger.warn(
         "CYRNEL_SECRETS_KEY is not set: this host seals secrets with its data directory's secrets.key, which other " +
