@@ -25,7 +25,7 @@
  * - **Missed changes.** PostgreSQL keeps no notification for a connection
  *   that is down. After the listening connection comes back, every cache is
  *   dropped and every module and service brought to the database's state.
- * - **Locks.** The per-service and per-module locks become `ClusterMutex`es
+ * - **Locks.** The per-service and per-module locks are `ClusterMutex`es
  *   (session advisory locks), so two hosts never interleave an install, an
  *   update or a settings patch of one service or module, and a resync waits
  *   for the change in flight on the other host before it reads.

@@ -1,11 +1,11 @@
 /**
- * The blocks together, used the way the README's wiring plan uses them: one
- * `api` host and two `worker` hosts on one database. The api host enqueues
- * processes, follows their output, kills one and decides an approval; the
- * workers take runs from the queue and execute a stand-in for the
- * environment (a tiny "program" per process). A change made through one
- * host reaches the others. What the real host will do in each step is named
- * in the comments.
+ * The blocks together, without the host: one `api` host and two `worker`
+ * hosts on one database. The api host enqueues processes, follows their
+ * output, kills one and decides an approval; the workers take runs from the
+ * queue and execute a stand-in for the environment (a tiny "program" per
+ * process). A change made through one host reaches the others. What the
+ * host does at each step (process-cluster.ts, change-sync.ts) is named in
+ * the comments.
  */
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -75,7 +75,7 @@ describe("the cluster blocks together", () => {
     await leases.start();
     const feed = new ChangeFeed({ pool, listener, hostId });
     const changes = new Inbox<ReceivedChange>();
-    // Wiring: each change kind refreshes the caches the README names; a gap reloads everything.
+    // The host refreshes what each change kind names (change-sync.ts); a gap reloads everything.
     await feed.subscribe(changes.push, { onMissed: () => {} });
     const signals = new ProcessSignals({ pool, listener, hostId, flushIntervalMs: 50 });
     await signals.start();
@@ -88,8 +88,8 @@ describe("the cluster blocks together", () => {
   }
 
   /**
-   * The worker's side of a run, as ProcessRunner will do it: attach (signals
-   * and the event publisher), read the kill mark once, run, then end the
+   * The worker's side of a run, as `ProcessCluster.execute` does it: attach
+   * (signals and the event publisher), read the kill mark, run, then end the
    * stream after writing the final row.
    */
   async function execute(host: Host, run: QueuedRun): Promise<void> {

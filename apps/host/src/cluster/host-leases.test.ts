@@ -68,7 +68,7 @@ describe("HostLeases", () => {
       onHostsLost: async (hosts, tx) => {
         rounds.push(hosts.map((h) => h.id));
         await tx.query("UPDATE work SET state = 'failed' WHERE host = ANY($1)", [hosts.map((h) => h.id)]);
-        if (failures-- > 0) throw new Error("the wiring failed this time");
+        if (failures-- > 0) throw new Error("the callback failed this time");
       },
     });
     const victim = host({ hostId: "victim", leaseMs: 300 });
