@@ -22,8 +22,8 @@
  * supervisor starts it again as a new host.
  *
  * The listening connection is a parameter: a host has one for everything
- * it listens to (this and the change feed). `start` starts it; the host
- * stops it, after both.
+ * it listens to (this and the change feed, whose subscription connects it
+ * first); the host stops it after both.
  */
 import type { Logger } from "@cyrnel/sdk";
 import type { PgDb } from "../db/client-pg.js";
