@@ -1,10 +1,11 @@
 /**
  * Run claims on a table of their own, `cluster_run_claims`, for the tests of
  * the cluster blocks (src/cluster/*.test.ts, cluster-worker.ts): they run the
- * queue, leases and signals without the host's processes and executions
- * tables. The host claims runs on its executions table instead
- * (`ExecutionClaims`, src/cluster/execution-runs.ts); the statements here are
- * the same conditions on this table, so the blocks' tests hold for both.
+ * queue, leases and signals without writing the host's processes and
+ * executions. The host claims runs on its executions table instead
+ * (`ExecutionClaims`, src/cluster/execution-runs.ts), by the same rules: a
+ * claim takes only a run nobody took that is still wanted (no kill, not
+ * ended), and only while the claiming host's lease is current.
  *
  * The table is the test's own: `createRunClaimsTable` makes it in the test's
  * database, beside the host's schema (the claim reads `cluster_hosts`).
