@@ -13,7 +13,7 @@ import { PG_MIGRATIONS_FOLDER } from "../db/client-pg.js";
 
 const postgres = usePostgres();
 
-/** What hosts before migration 0003 ran at every start (cluster-schema.ts), word for word. */
+/** What hosts before migration 0003 ran at every start (their cluster/cluster-schema.ts), word for word. */
 const CREATED_BY_EARLIER_HOSTS = `
 CREATE TABLE IF NOT EXISTS cluster_hosts (
   id text PRIMARY KEY,
