@@ -27,15 +27,16 @@ import { messageOf, NOTIFY_PAYLOAD_LIMIT, type Queryable, silentLogger } from ".
 export const CHANGES_CHANNEL = "cyrnel_changes";
 
 /**
- * What changed, by what the receiving host caches (see the README's wiring
- * plan for what each kind reloads):
+ * What changed, by what the receiving host caches (change-sync.ts says what
+ * each kind refreshes):
  * - `service`: a service was installed, updated, enabled, disabled, deleted, or its config or secrets changed;
  * - `tools`: tools of a service were switched on or off (`id` is the service id);
  * - `module`: a module was installed, updated, enabled, disabled, deleted, or its config or secrets changed;
  * - `policy`: a service's tool policy changed (`id` is the service id);
  * - `key`: an API key was created, changed or revoked;
  * - `registry`: a registry was added or removed;
- * - `settings`: a host-wide setting changed (`id` names it).
+ * - `settings`: a host-wide setting changed (`id` names it). The host has no host-wide setting, so nothing sends
+ *   it; a receiver has nothing to refresh for it.
  */
 export type ChangeKind = "service" | "tools" | "module" | "policy" | "key" | "registry" | "settings";
 

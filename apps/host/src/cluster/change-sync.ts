@@ -25,7 +25,7 @@
  * - **Missed changes.** PostgreSQL keeps no notification for a connection
  *   that is down. After the listening connection comes back, every cache is
  *   dropped and every module and service brought to the database's state.
- * - **Locks.** The per-service and per-module locks become `ClusterMutex`es
+ * - **Locks.** The per-service and per-module locks are `ClusterMutex`es
  *   (session advisory locks), so two hosts never interleave an install, an
  *   update or a settings patch of one service or module, and a resync waits
  *   for the change in flight on the other host before it reads.
@@ -53,7 +53,6 @@ import { KeyedMutex, type Locks } from "../lib/keyed-mutex.js";
 import type { HostLogger } from "../log.js";
 import { ChangeFeed, type ChangeSubscription, type ReceivedChange } from "./change-feed.js";
 import { ClusterMutex } from "./cluster-mutex.js";
-import { ensureClusterSchema } from "./cluster-schema.js";
 import { ModuleArchiveStore } from "./module-archive-store.js";
 import type { NotificationListener } from "./notification-listener.js";
 import { inTransaction, messageOf } from "./sql.js";
@@ -163,8 +162,6 @@ class PgChangeSync implements ChangeSync {
   ): Promise<PgChangeSync> {
     const { config, logger } = options;
     const pool = store.db.$client;
-    // Hosts starting together take turns (its own advisory lock); it creates nothing that exists already.
-    await ensureClusterSchema(pool);
     if (config.secretsKey === null) {
       logger.warn(
         "CYRNEL_SECRETS_KEY is not set: this host seals secrets with its data directory's secrets.key, which other " +

@@ -1,22 +1,22 @@
 /**
- * The blocks together, used the way the README's wiring plan uses them: one
- * `api` host and two `worker` hosts on one database. The api host enqueues
- * processes, follows their output, kills one and decides an approval; the
- * workers take runs from the queue and execute a stand-in for the
- * environment (a tiny "program" per process). A change made through one
- * host reaches the others. What the real host will do in each step is named
- * in the comments.
+ * The blocks together, without the host: one `api` host and two `worker`
+ * hosts on one database. The api host enqueues processes, follows their
+ * output, kills one and decides an approval; the workers take runs from the
+ * queue and execute a stand-in for the environment (a tiny "program" per
+ * process). A change made through one host reaches the others. What the
+ * host does at each step (process-cluster.ts, change-sync.ts) is named in
+ * the comments.
  */
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectHost, Inbox, type TestHostConnections } from "../../test/support/cluster.js";
 import { usePostgres } from "../../test/support/cluster-postgres.js";
+import { createRunClaimsTable, TableRunClaims } from "../../test/support/table-run-claims.js";
 import { ChangeFeed, type ReceivedChange } from "./change-feed.js";
-import { ensureClusterSchema } from "./cluster-schema.js";
 import { HostLeases, type HostRole } from "./host-leases.js";
 import { ProcessQueue } from "./process-queue.js";
 import { ProcessSignals, type RunControl } from "./process-signals.js";
-import { type QueuedRun, TableRunClaims } from "./run-claims.js";
+import type { QueuedRun } from "./run-claims.js";
 import type { FollowEvent, RunEvent, RunSnapshot } from "./run-events.js";
 import { inTransaction } from "./sql.js";
 
@@ -45,16 +45,16 @@ describe("the cluster blocks together", () => {
   const hosts: Host[] = [];
 
   beforeEach(async () => {
-    url = await postgres.server.createDatabase();
+    url = await postgres.server.createHostDatabase();
     const pool = new pg.Pool({ connectionString: url });
-    await ensureClusterSchema(pool);
+    await createRunClaimsTable(pool);
     await ProcessQueue.migrate(pool);
-    // Stand-ins for the host's tables: processes (with their text so far and end) and approvals.
+    // Stand-ins for the host's processes (with their text so far and end) and approvals, named apart from its tables.
     await pool.query(`
-      CREATE TABLE processes (id int PRIMARY KEY, execution_id int NOT NULL, program text NOT NULL,
+      CREATE TABLE blocks_processes (id int PRIMARY KEY, execution_id int NOT NULL, program text NOT NULL,
         stdout text NOT NULL DEFAULT '', stderr text NOT NULL DEFAULT '', ended boolean NOT NULL DEFAULT false,
         exit_state text);
-      CREATE TABLE approvals (id serial PRIMARY KEY, process_id int NOT NULL, state text NOT NULL DEFAULT 'pending');`);
+      CREATE TABLE blocks_approvals (id serial PRIMARY KEY, process_id int NOT NULL, state text NOT NULL DEFAULT 'pending');`);
     await pool.end();
   });
 
@@ -75,7 +75,7 @@ describe("the cluster blocks together", () => {
     await leases.start();
     const feed = new ChangeFeed({ pool, listener, hostId });
     const changes = new Inbox<ReceivedChange>();
-    // Wiring: each change kind refreshes the caches the README names; a gap reloads everything.
+    // The host refreshes what each change kind names (change-sync.ts); a gap reloads everything.
     await feed.subscribe(changes.push, { onMissed: () => {} });
     const signals = new ProcessSignals({ pool, listener, hostId, flushIntervalMs: 50 });
     await signals.start();
@@ -88,8 +88,8 @@ describe("the cluster blocks together", () => {
   }
 
   /**
-   * The worker's side of a run, as ProcessRunner will do it: attach (signals
-   * and the event publisher), read the kill mark once, run, then end the
+   * The worker's side of a run, as `ProcessCluster.execute` does it: attach
+   * (signals and the event publisher), read the kill mark, run, then end the
    * stream after writing the final row.
    */
   async function execute(host: Host, run: QueuedRun): Promise<void> {
@@ -102,20 +102,20 @@ describe("the cluster blocks together", () => {
       resync: async () => {
         if (await claims.killRequested(run.executionId)) killed.resolve("killed");
         for (const [approvalId, wake] of decided) {
-          const { rows } = await pool.query("SELECT state FROM approvals WHERE id = $1", [approvalId]);
+          const { rows } = await pool.query("SELECT state FROM blocks_approvals WHERE id = $1", [approvalId]);
           if (rows[0]?.state !== "pending") wake();
         }
       },
     };
     const { publisher } = signals.attach(run, control, async (text) => {
-      await pool.query("UPDATE processes SET stdout = $2, stderr = $3 WHERE id = $1 AND NOT ended", [
+      await pool.query("UPDATE blocks_processes SET stdout = $2, stderr = $3 WHERE id = $1 AND NOT ended", [
         run.processId,
         text.stdout,
         text.stderr,
       ]);
     });
     await control.resync?.();
-    const { rows } = await pool.query("SELECT program FROM processes WHERE id = $1", [run.processId]);
+    const { rows } = await pool.query("SELECT program FROM blocks_processes WHERE id = $1", [run.processId]);
     const program: string = rows[0].program;
     let exitState = "success";
     const stopped = killed.promise.then(() => "killed" as const);
@@ -133,22 +133,22 @@ describe("the cluster blocks together", () => {
       }
     } else if (program === "ask") {
       // A tool call under an `ask` policy: an approval row, its event, then the wait for a decision.
-      const approval = await pool.query("INSERT INTO approvals (process_id) VALUES ($1) RETURNING id", [run.processId]);
+      const approval = await pool.query("INSERT INTO blocks_approvals (process_id) VALUES ($1) RETURNING id", [
+        run.processId,
+      ]);
       const approvalId: number = approval.rows[0].id;
       const woken = new Promise<void>((resolve) => decided.set(approvalId, resolve));
       publisher.publish({ type: "approval", id: approvalId, state: "pending" });
       await woken;
-      const { rows: decision } = await pool.query("SELECT state FROM approvals WHERE id = $1", [approvalId]);
+      const { rows: decision } = await pool.query("SELECT state FROM blocks_approvals WHERE id = $1", [approvalId]);
       publisher.publish({ type: "approval", id: approvalId, state: decision[0].state });
       publisher.write("stdout", `the call was ${decision[0].state}\n`);
     }
     await publisher.end(async () => {
-      await pool.query("UPDATE processes SET stdout = $2, stderr = $3, ended = true, exit_state = $4 WHERE id = $1", [
-        run.processId,
-        publisher.stdout,
-        publisher.stderr,
-        exitState,
-      ]);
+      await pool.query(
+        "UPDATE blocks_processes SET stdout = $2, stderr = $3, ended = true, exit_state = $4 WHERE id = $1",
+        [run.processId, publisher.stdout, publisher.stderr, exitState],
+      );
       await claims.finish(run.executionId, host.hostId, exitState);
     });
   }
@@ -157,7 +157,7 @@ describe("the cluster blocks together", () => {
   async function submit(api: Host, processId: number, program: string): Promise<QueuedRun> {
     const run = { processId, executionId: processId * 10 };
     await inTransaction(api.pool, async (tx) => {
-      await tx.query("INSERT INTO processes (id, execution_id, program) VALUES ($1, $2, $3)", [
+      await tx.query("INSERT INTO blocks_processes (id, execution_id, program) VALUES ($1, $2, $3)", [
         processId,
         run.executionId,
         program,
@@ -174,7 +174,7 @@ describe("the cluster blocks together", () => {
     const events: FollowEvent[] = [];
     const read = async (): Promise<RunSnapshot> => {
       const { rows } = await host.pool.query(
-        'SELECT execution_id AS "executionId", stdout, stderr, ended FROM processes WHERE id = $1',
+        'SELECT execution_id AS "executionId", stdout, stderr, ended FROM blocks_processes WHERE id = $1',
         [processId],
       );
       return rows[0];
@@ -187,7 +187,7 @@ describe("the cluster blocks together", () => {
   }
 
   async function processRow(host: Host, processId: number) {
-    const { rows } = await host.pool.query("SELECT stdout, ended, exit_state FROM processes WHERE id = $1", [
+    const { rows } = await host.pool.query("SELECT stdout, ended, exit_state FROM blocks_processes WHERE id = $1", [
       processId,
     ]);
     return rows[0];
@@ -245,7 +245,9 @@ describe("the cluster blocks together", () => {
 
     // `POST /approvals/:id/approve`: the conditional update, then the signal to whoever runs the process.
     const approvalId = (created as RunEvent).id as number;
-    await api.pool.query("UPDATE approvals SET state = 'approved' WHERE id = $1 AND state = 'pending'", [approvalId]);
+    await api.pool.query("UPDATE blocks_approvals SET state = 'approved' WHERE id = $1 AND state = 'pending'", [
+      approvalId,
+    ]);
     await api.signals.approvalDecided(4, approvalId, "approved");
 
     const final = await asker.followed.done;

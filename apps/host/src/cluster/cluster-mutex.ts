@@ -1,9 +1,10 @@
 /**
- * One module, one service at a time — across hosts. Today a `KeyedMutex`
- * keeps an enable from interleaving with a config patch of the same service
- * inside one host; with many hosts the same two requests can arrive at two
- * hosts. `ClusterMutex` has the same `run(key, operation)` shape, so the
- * wiring passes it where a `KeyedMutex` is passed today.
+ * One module, one service at a time — across hosts. On one host a
+ * `KeyedMutex` keeps an enable from interleaving with a config patch of the
+ * same service; with many hosts the same two requests can arrive at two
+ * hosts. `ClusterMutex` has the same `run(key, operation)` shape (`Locks`),
+ * so on PostgreSQL change-sync.ts hands it to the services and modules where
+ * SQLite hands them a `KeyedMutex`.
  *
  * It holds a PostgreSQL session advisory lock on a pooled connection for
  * the operation's duration (operations such as an adapter's setup are long

@@ -1,8 +1,8 @@
 /**
  * The process queue's SQL on the host's own tables (PostgreSQL): the claim
- * of `run-claims.ts` made on the executions table (its columns `claimed_by`,
- * `claimed_at`, `kill_requested`, `enqueued_at`, `typecheck`), and every
- * write a run makes once it may be on any host.
+ * (`RunClaims`, run-claims.ts) on the executions table (its columns
+ * `claimed_by`, `claimed_at`, `kill_requested`, `enqueued_at`, `typecheck`),
+ * and every write of a run that may be on any host.
  *
  * Two rules hold every statement here:
  * - **The claim is the fence.** The executing host writes a process row

@@ -2,7 +2,6 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually, Inbox } from "../../test/support/cluster.js";
 import { usePostgres } from "../../test/support/cluster-postgres.js";
-import { ensureClusterSchema } from "./cluster-schema.js";
 import { HostLeases, type HostRecord } from "./host-leases.js";
 
 const postgres = usePostgres();
@@ -24,8 +23,7 @@ describe("HostLeases", () => {
   }
 
   beforeEach(async () => {
-    pool = new pg.Pool({ connectionString: await postgres.server.createDatabase(), max: 10 });
-    await ensureClusterSchema(pool);
+    pool = new pg.Pool({ connectionString: await postgres.server.createHostDatabase(), max: 10 });
   });
 
   afterEach(async () => {
@@ -70,7 +68,7 @@ describe("HostLeases", () => {
       onHostsLost: async (hosts, tx) => {
         rounds.push(hosts.map((h) => h.id));
         await tx.query("UPDATE work SET state = 'failed' WHERE host = ANY($1)", [hosts.map((h) => h.id)]);
-        if (failures-- > 0) throw new Error("the wiring failed this time");
+        if (failures-- > 0) throw new Error("the callback failed this time");
       },
     });
     const victim = host({ hostId: "victim", leaseMs: 300 });

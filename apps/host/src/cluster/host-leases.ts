@@ -7,9 +7,9 @@
  * The reaper runs on every host. One round, in one transaction, deletes the
  * expired rows it could lock (`FOR UPDATE SKIP LOCKED`: reapers racing get
  * disjoint sets, so no host is reported twice) and hands them, with the
- * transaction, to `onHostsLost`. The wiring ends the lost hosts' processes
- * `failed` (`interrupted: worker lost`) and expires their approvals in that
- * same transaction, so a host is removed exactly when its work is ended: if
+ * transaction, to `onHostsLost`. The host's callback (process-cluster.ts)
+ * ends the lost hosts' processes `failed` (`interrupted: worker lost`) and
+ * expires their approvals in that same transaction, so a host is removed exactly when its work is ended: if
  * the callback fails, everything rolls back and the next round (on any host)
  * tries again.
  *

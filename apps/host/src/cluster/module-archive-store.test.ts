@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { usePostgres } from "../../test/support/cluster-postgres.js";
-import { ensureClusterSchema } from "./cluster-schema.js";
 import { ModuleArchiveStore } from "./module-archive-store.js";
 import { inTransaction } from "./sql.js";
 
@@ -13,8 +12,7 @@ describe("ModuleArchiveStore", () => {
   let store: ModuleArchiveStore;
 
   beforeEach(async () => {
-    pool = new pg.Pool({ connectionString: await postgres.server.createDatabase(), max: 4 });
-    await ensureClusterSchema(pool);
+    pool = new pg.Pool({ connectionString: await postgres.server.createHostDatabase(), max: 4 });
     store = new ModuleArchiveStore(pool);
   });
 

@@ -1,14 +1,15 @@
 /**
- * Custom module archives in the database, so every host runs the same
- * version of a module: a host that installs or updates a module from an
- * archive stores the archive here (in the transaction that records the
- * module) and publishes a `module` change; every other host then compares
- * the stored `folderDigest` with its own copy under `modules/<id>/`
- * (`folderDigest` from module-archives.ts, the digest the installer already
- * uses to tell an update from a no-op) and, when they differ, unpacks the
- * stored archive through the installer's staged swap and reloads the
- * module. A host that starts does the same for every stored module before
- * loading modules, so a new or restarted host never runs stale files.
+ * Custom module archives in the database (`cluster_module_archives`), so
+ * every host runs the same version of a module: a host that installs,
+ * updates or rescans a module stores its archive here, in one transaction
+ * with the `module` change it publishes (change-sync.ts); every other host
+ * then compares the stored `folderDigest` with its own copy under
+ * `modules/<id>/` (`folderDigest` from domain/modules/module-archives.ts, the
+ * digest the installer uses to tell an update from a no-op) and, when they
+ * differ, unpacks the stored archive and swaps it in
+ * (domain/modules/module-files.ts) and reloads the module. A host that
+ * starts does the same for every stored module before loading modules, so
+ * a new or restarted host never runs stale files.
  *
  * Archives are bounded by the download cap (`CYRNEL_DEFINITION_LIMIT_BYTES`)
  * before they get here, so one `bytea` per module is enough; the digest
@@ -35,7 +36,7 @@ const COLUMNS = `module_id AS "moduleId", version, archive_sha256 AS "archiveSha
 export class ModuleArchiveStore {
   constructor(private readonly db: Queryable) {}
 
-  /** Stores (or replaces) a module's archive; pass the transaction that records the install or update. */
+  /** Stores (or replaces) a module's archive; pass the transaction that publishes its change. */
   async put(
     archive: { moduleId: string; version: string; body: Buffer; folderDigest: string; hostId: string },
     tx?: Queryable,
@@ -83,7 +84,7 @@ export class ModuleArchiveStore {
     return { meta, body };
   }
 
-  /** Removes a module's archive (the module was deleted); pass the transaction that deletes the module. */
+  /** Removes a module's archive (the module was deleted); pass the transaction that publishes its change. */
   async delete(moduleId: string, tx?: Queryable): Promise<boolean> {
     const { rowCount } = await (tx ?? this.db).query("DELETE FROM cluster_module_archives WHERE module_id = $1", [
       moduleId,

@@ -22,8 +22,8 @@
  * supervisor starts it again as a new host.
  *
  * The listening connection is a parameter: a host has one for everything
- * it listens to (this and the change feed); without one given, this builds
- * its own and closes it on stop.
+ * it listens to (this and the change feed, whose subscription connects it
+ * first); the host stops it after both.
  */
 import type { Logger } from "@cyrnel/sdk";
 import type { PgDb } from "../db/client-pg.js";
@@ -32,7 +32,6 @@ import type { Approvals } from "../domain/governance/approvals.js";
 import type { ProcessRunner, RemoteRun, RunQueue, RunRecorder } from "../domain/processes/process-runner.js";
 import { atCapacity } from "../errors.js";
 import type { ClusterConfig } from "./cluster-config.js";
-import { ensureClusterSchema } from "./cluster-schema.js";
 import { ExecutionClaims, ExecutionRuns } from "./execution-runs.js";
 import { HostLeases, type HostRole } from "./host-leases.js";
 import type { NotificationListener } from "./notification-listener.js";
@@ -173,11 +172,12 @@ export class ProcessCluster {
     };
   }
 
-  /** The cluster's tables and the queue's schema (both under locks: hosts may start together). */
+  /**
+   * The queue's schema, created or upgraded under a lock (hosts may start together); the cluster's own tables come
+   * with the host's migrations, applied when its store opened.
+   */
   static async open(options: ProcessClusterOptions): Promise<ProcessCluster> {
-    const pool = options.db.$client;
-    await ensureClusterSchema(pool);
-    await ProcessQueue.migrate(pool, options.logger);
+    await ProcessQueue.migrate(options.db.$client, options.logger);
     return new ProcessCluster(options);
   }
 

@@ -5,10 +5,10 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually, Inbox } from "../../test/support/cluster.js";
 import { usePostgres } from "../../test/support/cluster-postgres.js";
-import { ensureClusterSchema } from "./cluster-schema.js";
+import { createRunClaimsTable, TableRunClaims } from "../../test/support/table-run-claims.js";
 import { HostLeases } from "./host-leases.js";
 import { DEFAULT_POLL_INTERVAL_MS, ProcessQueue, runKey, type WorkerStart } from "./process-queue.js";
-import { type QueuedRun, type RunClaims, TableRunClaims, WORKER_LOST } from "./run-claims.js";
+import { type QueuedRun, type RunClaims, WORKER_LOST } from "./run-claims.js";
 import { inTransaction } from "./sql.js";
 
 const postgres = usePostgres();
@@ -30,9 +30,9 @@ describe("ProcessQueue", () => {
   const cleanups: Array<() => Promise<void>> = [];
 
   beforeEach(async () => {
-    url = await postgres.server.createDatabase();
+    url = await postgres.server.createHostDatabase();
     pool = new pg.Pool({ connectionString: url, max: 10 });
-    await ensureClusterSchema(pool);
+    await createRunClaimsTable(pool);
     await ProcessQueue.migrate(pool);
     await pool.query("CREATE TABLE ran (execution_id bigint NOT NULL, host text NOT NULL)");
     claims = new TableRunClaims(pool);

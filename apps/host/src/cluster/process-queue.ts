@@ -24,8 +24,8 @@
  *   claiming is the lease reaper's: its runs end `failed` with
  *   `interrupted: worker lost` and are never re-run.
  * - **Capacity.** A worker runs at most `concurrency` runs and fetches a job
- *   only while `hasRoom()` says yes (the environment's `admit()` in the
- *   wiring) and its lease is alive: otherwise it asks the library to skip
+ *   only while `hasRoom()` says yes (the environment's `admit()`, as
+ *   process-cluster.ts passes it) and its lease is alive: otherwise it asks the library to skip
  *   run jobs (graphile-worker's `forbiddenFlags`), so a job waits in the
  *   queue for a host with room. A slot that finishes a run fetches the next
  *   at once, so runs waiting for room are taken as room frees up.

@@ -16,16 +16,16 @@
  *
  * A notification is the fast path, never the only one: what a signal says
  * is always in the database first, and the executing host reads it there
- * when it attaches a run and whenever its listening connection had a gap
- * (`RunControl.resync`), so a lost notification delays nothing but itself.
- * - **Kill.** The sender records the kill (`TableRunClaims.requestKill`): a
- *   run nobody claimed yet is canceled there and never claimed; a claimed
- *   run is marked, then signalled. The executing host claims, attaches, then
- *   reads the mark once: a kill sent between its claim and its attach is not
- *   missed.
+ * whenever its listening connection had a gap (`RunControl.resync`), so a
+ * lost notification delays nothing but itself.
+ * - **Kill.** The sender records the kill first (`ExecutionRuns.requestKill`
+ *   in execution-runs.ts): a run nobody claimed yet is ended `canceled` there
+ *   and never claimed (a claim refuses a run with a kill mark); a claimed run
+ *   is marked, and the signal goes out in the same transaction, on commit.
+ *   The executing host attaches a run as soon as it has claimed it.
  * - **Approvals.** The deciding host writes the decision (a conditional
- *   UPDATE of the approval row, as today), then signals; the executing host
- *   re-reads the row and settles the call that waits for it.
+ *   UPDATE of the approval row), then signals; the executing host re-reads
+ *   the row and settles the call that waits for it.
  *
  * Live events: see run-events.ts.
  */

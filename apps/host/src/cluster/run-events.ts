@@ -47,9 +47,9 @@
  * each stream has reached it (from then on frames and gaps keep it whole),
  * or `CATCH_UP_READS` times: text written before it listened is persisted
  * within a flush interval, so later reads find nothing new. (Reading for
- * as long as one stream stays silent — stderr, usually — made every
- * follower read the whole row four times a second for the whole run: 480
- * followers of a chatty run pushed `/health` past 2 s.)
+ * as long as one stream stays silent — stderr, usually — would make every
+ * follower read the whole row four times a second for the whole run: with
+ * 480 followers of a chatty run, `/health` took over 2 s.)
  *
  * After a dropped connection (the listener reports a gap) or on the end
  * frame it reads the row again and takes what the row has beyond its text;

@@ -1,8 +1,11 @@
 /**
  * The little the cluster blocks need of node-postgres: something to run a
  * query on (a pool, or the caller's client inside its own transaction), a
- * transaction helper, and a no-op logger default. Only `pg` types: these
- * modules stay independent of the host's stores and of drizzle.
+ * transaction helper, and a no-op logger default. Only `pg` types, so the
+ * blocks built on this alone (the listener, the change feed, leases, the
+ * queue, signals, run events, the mutex, the archive store) need neither the
+ * host's stores nor drizzle; the compositions (process-cluster.ts,
+ * change-sync.ts) and execution-runs.ts are what tie them to the host.
  */
 import type { Logger } from "@cyrnel/sdk";
 import type pg from "pg";

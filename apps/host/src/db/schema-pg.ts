@@ -17,6 +17,9 @@
  *   uses (search-text.ts, search-text-pg.ts), and the casefolded copies
  *   (`*_fold`) that `?query=` filters compare.
  *
+ * The cluster's own tables (`cluster_*`, at the end) have no SQLite twin:
+ * only hosts sharing a PostgreSQL database use them (cluster/).
+ *
  * `pnpm --filter @cyrnel/host db:generate` writes the migrations of both
  * dialects after a change here or to schema.ts; keep the two in step.
  */
@@ -25,6 +28,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  check,
   customType,
   index,
   integer,
@@ -329,3 +333,42 @@ export const calls = pgTable(
     index("calls_started_idx").on(table.startedAt),
   ],
 );
+
+// ---- the cluster's tables (cluster/): hosts sharing one PostgreSQL database ---------------------------------------
+// Plain `text` and `timestamptz` (no SQLite twin to answer alike), and times by the database's clock (`now()`): hosts'
+// clocks may disagree, the database is the one clock they share. Older hosts created these two tables at start
+// (migration 0003 takes them over as they are).
+
+/** One row per running host and its lease (cluster/host-leases.ts); the claims of runs are fenced by it. */
+export const clusterHosts = pgTable(
+  "cluster_hosts",
+  {
+    id: text("id").primaryKey(),
+    role: text("role").$type<"all" | "api" | "worker">().notNull(),
+    /** How operators reach the host (`CYRNEL_ADVERTISE_URL`); informational. */
+    address: text("address"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }).notNull().defaultNow(),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    check("cluster_hosts_role_check", sql`${table.role} IN ('all', 'api', 'worker')`),
+    // The reaper looks for expired leases.
+    index("cluster_hosts_lease_expires_at").on(table.leaseExpiresAt),
+  ],
+);
+
+/**
+ * The archive of every custom module, so every host runs the same files (cluster/module-archive-store.ts): hosts
+ * compare `folder_digest` with their own copy without reading the bytes.
+ */
+export const clusterModuleArchives = pgTable("cluster_module_archives", {
+  moduleId: text("module_id").primaryKey(),
+  version: text("version").notNull(),
+  archive: bytea("archive").notNull(),
+  archiveSha256: text("archive_sha256").notNull(),
+  folderDigest: text("folder_digest").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  /** The host that stored it. */
+  updatedBy: text("updated_by"),
+});

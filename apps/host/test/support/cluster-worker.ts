@@ -13,7 +13,7 @@
 import pg from "pg";
 import { HostLeases } from "../../src/cluster/host-leases.js";
 import { ProcessQueue } from "../../src/cluster/process-queue.js";
-import { TableRunClaims } from "../../src/cluster/run-claims.js";
+import { TableRunClaims } from "./table-run-claims.js";
 
 const url = process.env.DATABASE_URL;
 const hostId = process.env.HOST_ID;
