@@ -202,7 +202,6 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
     // B has called echo (its lookups are cached): the change must reach them.
     expect((await invokeOnB()).status).toBe(200);
     expect((await a.api("POST", "/services/echo/enabled", { enabled: false })).status).toBe(200);
-    const before = upstream.requests.length;
     const refused = await untilResponse(
       b,
       "B to refuse the disabled service",
@@ -210,6 +209,9 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
       (r) => r.status === 409,
     );
     expect(refused.body).toMatchObject({ code: "service_disabled" });
+    // Calls made while the change was on its way may have gone out; once B knows, a refusal sends nothing.
+    const before = upstream.requests.length;
+    expect((await invokeOnB()).status).toBe(409);
     expect(upstream.requests.length).toBe(before);
 
     expect((await a.api("POST", "/services/echo/enabled", { enabled: true })).status).toBe(200);
@@ -225,7 +227,6 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
   it("a tool switched off through A is refused by B with no request upstream; on again, it is called", async () => {
     expect((await invokeOnB()).status).toBe(200);
     expect((await a.api("POST", "/tools/echo/ping/enabled", { enabled: false })).status).toBe(200);
-    const before = upstream.requests.length;
     const refused = await untilResponse(
       b,
       "B to refuse the switched-off tool",
@@ -233,7 +234,10 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
       (r) => r.status === 409,
     );
     expect(refused.body).toMatchObject({ code: "tool_disabled" });
-    // The other tool of the service is still called.
+    // Once B knows (calls made while the change was on its way may have gone out), a refusal sends nothing, and
+    // the other tool of the service is still called.
+    const before = upstream.requests.length;
+    expect((await invokeOnB()).status).toBe(409);
     expect((await invokeOnB("pong")).status).toBe(200);
     expect(upstream.requests.slice(before).map((request) => request.path)).toEqual(["/pong"]);
 
@@ -253,7 +257,6 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
       rules: [{ tools: "ping", action: "deny" }],
     });
     expect(policy.status, policy.text).toBe(200);
-    const before = upstream.requests.length;
     const denied = await untilResponse(
       b,
       "B to deny echo.ping",
@@ -261,6 +264,8 @@ describe.skipIf(testDialect() !== "postgres")("changes made through one host rea
       (r) => r.status === 403,
     );
     expect(denied.body).toMatchObject({ code: "tool_denied" });
+    const before = upstream.requests.length;
+    expect((await invokeOnB()).status).toBe(403);
     expect(upstream.requests.length).toBe(before);
     // What B shows of the tool says so too.
     expect((await b.api("GET", "/tools/echo/ping")).body).toMatchObject({ policy: "deny" });
