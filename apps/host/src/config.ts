@@ -4,7 +4,7 @@
  * prints it and exits non-zero.
  */
 import { resolve } from "node:path";
-import { type ClusterConfig, loadClusterConfig } from "./cluster/cluster-config.js";
+import { type ClusterConfig, loadClusterConfig } from "./config-cluster.js";
 import { ConfigError } from "./config-error.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
@@ -100,7 +100,7 @@ export interface HostConfig {
    * before it answers that the process is still running, so that it answers before the client gives up.
    */
   mcpWaitMs: number;
-  /** Running many hosts on one PostgreSQL database: `CYRNEL_ROLE`, `CYRNEL_LEASE_MS`, … (cluster/cluster-config.ts). */
+  /** Running many hosts on one PostgreSQL database: `CYRNEL_ROLE`, `CYRNEL_LEASE_MS`, … (config-cluster.ts). */
   cluster: ClusterConfig;
 }
 

@@ -26,12 +26,12 @@
  * first); the host stops it after both.
  */
 import type { Logger } from "@cyrnel/sdk";
+import type { ClusterConfig } from "../config-cluster.js";
 import type { PgDb } from "../db/client-pg.js";
 import type { ApprovalSummary } from "../domain/governance/approval-store.js";
 import type { Approvals } from "../domain/governance/approvals.js";
 import type { ProcessRunner, RemoteRun, RunQueue, RunRecorder } from "../domain/processes/process-runner.js";
 import { atCapacity } from "../errors.js";
-import type { ClusterConfig } from "./cluster-config.js";
 import { ExecutionClaims, ExecutionRuns } from "./execution-runs.js";
 import { HostLeases, type HostRole } from "./host-leases.js";
 import type { NotificationListener } from "./notification-listener.js";

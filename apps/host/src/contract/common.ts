@@ -4,7 +4,7 @@
  */
 import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 import { ERROR_STATUS } from "../errors.js";
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_ROW_ID } from "../http/pagination.js";
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_ROW_ID } from "./limits.js";
 
 export const ErrorBody = Type.Object(
   {

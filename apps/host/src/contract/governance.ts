@@ -1,7 +1,7 @@
 /** Governance: tool annotations and policies, approvals of calls, and the record of every call. */
 import { type Static, Type } from "@sinclair/typebox";
-import { GLOB_PATTERN, MAX_GLOB_CHARS, MAX_RULES } from "../domain/governance/policy.js";
 import { Nullable, Timestamp } from "./common.js";
+import { GLOB_PATTERN, MAX_GLOB_CHARS, MAX_RULES } from "./limits.js";
 
 export const PolicyAction = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")], {
   description: "allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused",

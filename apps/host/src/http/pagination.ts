@@ -1,10 +1,6 @@
 /** Opaque list cursors: base64url of a JSON sort key, checked on the way back in. */
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_ROW_ID } from "../contract/limits.js";
 import { CyrnelError } from "../errors.js";
-
-export const DEFAULT_LIMIT = 100;
-/** The largest id (and offset) a row or a cursor can have: PostgreSQL's `integer`. */
-export const MAX_ROW_ID = 2_147_483_647;
-export const MAX_LIMIT = 1000;
 
 export function encodeCursor(key: unknown): string {
   return Buffer.from(JSON.stringify(key), "utf8").toString("base64url");

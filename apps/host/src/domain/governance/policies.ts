@@ -4,13 +4,14 @@
  * tool gate show or apply. Compiled policies are kept until a policy or a
  * service changes: the gate asks on every call.
  */
+
+import { MAX_RULES } from "../../contract/limits.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { ServiceStore } from "../services/service-store.js";
 import {
   CompiledPolicy,
   DEFAULT_POLICY,
   globProblem,
-  MAX_RULES,
   type PolicyAction,
   type PolicySubject,
   type ServicePolicy,

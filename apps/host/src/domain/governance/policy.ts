@@ -12,6 +12,7 @@
  * Pure: no database, no clock.
  */
 import type { ToolAnnotations, ToolPolicy } from "@cyrnel/sdk";
+import { GLOB_PATTERN, MAX_GLOB_CHARS, MAX_RULES } from "../../contract/limits.js";
 
 export type PolicyAction = ToolPolicy;
 
@@ -35,11 +36,6 @@ export interface ServicePolicy {
 /** A service nobody gave a policy allows every call. */
 export const DEFAULT_POLICY: Readonly<ServicePolicy> = Object.freeze({ default: "allow", rules: [] });
 
-/** Far above what an operator writes by hand, far below what would slow every call down. */
-export const MAX_RULES = 200;
-export const MAX_GLOB_CHARS = 200;
-/** What a glob may contain: the characters of tool ids, and the wildcards. */
-export const GLOB_PATTERN = "^[A-Za-z0-9_$*?]+$";
 const GLOB = new RegExp(GLOB_PATTERN);
 
 /** Why `glob` is not a valid tool glob, or null. */

@@ -5,9 +5,9 @@
  * cache), so a registry's changes show up at once.
  */
 import type { IndexItem, RegistryRecord } from "../../contract/registries.js";
+import { CyrnelError, notFound } from "../../errors.js";
 import { casefold as fold } from "../../lib/casefold.js";
 import { isUniqueViolation } from "../../lib/unique-violation.js";
-import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { MODULE_ID } from "../modules/manifest.js";
 import type { RegistryClient } from "./registry-client.js";

@@ -16,11 +16,11 @@ import {
   type ServiceState,
 } from "@cyrnel/sdk";
 import type { EnableFailure, InstalledService, ServiceDetail, UpdateResult } from "../../contract/services.js";
-import { isUniqueViolation } from "../../lib/unique-violation.js";
 import { CyrnelError, messageOf } from "../../errors.js";
 import { downloadText } from "../../lib/download.js";
 import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import { KeyedMutex, type Locks } from "../../lib/keyed-mutex.js";
+import { isUniqueViolation } from "../../lib/unique-violation.js";
 import { TimeoutError, withTimeout } from "../../lib/with-timeout.js";
 import type { HostLogger } from "../../log.js";
 import { EVERY_SERVICE, seesService, type Viewer } from "../governance/caller.js";

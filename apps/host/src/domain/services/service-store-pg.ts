@@ -7,11 +7,11 @@
  */
 import type { ServiceCatalog } from "@cyrnel/sdk";
 import { type AnyColumn, and, asc, eq, getTableColumns, gt, inArray, or, type SQL, sql } from "drizzle-orm";
-import { casefold } from "../../lib/casefold.js";
 import type { PgChanges } from "../../db/changes-pg.js";
 import type { PgDb } from "../../db/client-pg.js";
 import { secrets, services, tools } from "../../db/schema-pg.js";
 import { queryLexemes, toolSearchDocuments } from "../../db/search-text-pg.js";
+import { casefold } from "../../lib/casefold.js";
 import { yieldToEventLoop } from "../../lib/event-loop.js";
 import {
   type DefinitionUpdate,

@@ -2,7 +2,7 @@
  * The environment variables of running many hosts, parsed like the rest of
  * the host's configuration (a bad value is a ConfigError naming the
  * variable) and merged into `HostConfig` (its `cluster`). It imports only
- * leaves (the defaults are in contract/cluster.ts), so config.ts is a leaf.
+ * leaves (the defaults are in contract/cluster.ts), so config.ts stays a leaf.
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -17,8 +17,8 @@
  * `api` and `worker` only make sense with a shared PostgreSQL database
  * (`CYRNEL_DATABASE_URL=postgres://…`): they are refused without one.
  */
-import { ConfigError } from "../config-error.js";
-import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_LEASE_MS, type HostRole } from "../contract/cluster.js";
+import { ConfigError } from "./config-error.js";
+import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_LEASE_MS, type HostRole } from "./contract/cluster.js";
 
 export interface ClusterConfig {
   role: HostRole;

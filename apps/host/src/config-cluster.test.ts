@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadClusterConfig } from "./cluster-config.js";
+import { loadClusterConfig } from "./config-cluster.js";
 
 const pg = { CYRNEL_DATABASE_URL: "postgres://cyrnel@db/cyrnel" };
 
