@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { SqliteServiceStore } from "../domain/services/service-store-sqlite.js";
 import { MIGRATIONS_FOLDER, openDatabase } from "./client.js";
+import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
 import { searchTerms } from "./search-text.js";
+import { SqliteServiceDialect } from "./stores/service-dialect-sqlite.js";
+import { SqlServiceStore } from "./stores/service-store.js";
 
 const tables = (file: string) =>
   new Database(file, { readonly: true })
@@ -124,7 +126,8 @@ describe("migrations", () => {
     old.$client.close();
 
     const db = openDatabase(file);
-    const store = new SqliteServiceStore(db);
+    const gate = new SqliteGate(db.$client);
+    const store = new SqlServiceStore(sqliteDialect(db.$client, gate), new SqliteServiceDialect(db.$client, gate));
     const search = async (text: string) =>
       (
         await store.searchTools({ terms: searchTerms(text)!, words: "", includeDisabled: true, offset: 0, limit: 10 })

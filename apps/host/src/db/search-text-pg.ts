@@ -8,7 +8,7 @@
  * "refund" on both dialects. Nothing in SQL splits or stems text: the
  * documents are written as `tsvector` literals.
  *
- * Ranking is BM25 as FTS5 computes it (service-store-pg.ts): the main
+ * Ranking is BM25 as FTS5 computes it (stores/service-dialect-pg.ts): the main
  * document's four fields carry the labels A–D so that one document can
  * weigh them as FTS5's column weights do, and each document's word count
  * is kept beside it.

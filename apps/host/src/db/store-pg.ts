@@ -7,7 +7,6 @@
  */
 import { PgCallStore } from "../domain/governance/call-store-pg.js";
 import { PgProcessStore } from "../domain/processes/process-store-pg.js";
-import { PgServiceStore } from "../domain/services/service-store-pg.js";
 import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
 import { pgDialect } from "./dialect-pg.js";
@@ -18,6 +17,8 @@ import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
+import { PgServiceDialect } from "./stores/service-dialect-pg.js";
+import { SqlServiceStore } from "./stores/service-store.js";
 
 export type PgStore = Store & {
   readonly dialect: "postgres";
@@ -38,7 +39,7 @@ export async function openPgStore(
     dialect: "postgres",
     db,
     changes,
-    services: new PgServiceStore(db, changes),
+    services: new SqlServiceStore(sql, new PgServiceDialect()),
     modules: new SqlModuleStore(sql),
     processes: new PgProcessStore(db),
     secrets: new SqlSecretRowStore(sql),

@@ -2,7 +2,6 @@
 import { join } from "node:path";
 import { SqliteCallStore } from "../domain/governance/call-store-sqlite.js";
 import { SqliteProcessStore } from "../domain/processes/process-store-sqlite.js";
-import { SqliteServiceStore } from "../domain/services/service-store-sqlite.js";
 import { type Db, openDatabase } from "./client.js";
 import type { SqlDialect } from "./dialect.js";
 import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
@@ -14,6 +13,8 @@ import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
+import { SqliteServiceDialect } from "./stores/service-dialect-sqlite.js";
+import { SqlServiceStore } from "./stores/service-store.js";
 
 /** Free pages and the WAL are also given back on this schedule (and after large deletes, and at shutdown). */
 const RECLAIM_INTERVAL_MS = 10 * 60 * 1000;
@@ -30,7 +31,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     dialect: "sqlite",
     db,
     sql,
-    services: new SqliteServiceStore(db),
+    services: new SqlServiceStore(sql, new SqliteServiceDialect(db.$client, gate)),
     modules: new SqlModuleStore(sql),
     processes: new SqliteProcessStore(db),
     secrets: new SqlSecretRowStore(sql),

@@ -1,7 +1,7 @@
 /**
  * The services-and-tools store: what the domain may ask of the `services`
- * and `tools` tables, whichever database holds them (`service-store-sqlite.ts`,
- * `service-store-pg.ts`). What both dialects share lives here: the row
+ * and `tools` tables, whichever database holds them (one implementation
+ * for both: db/stores/service-store.ts). Beside the interface: the row
  * shapes, the revisions hot paths cache by, and how stored JSON becomes the
  * environment's tool list.
  */

@@ -1,0 +1,434 @@
+/**
+ * The services-and-tools store, on either dialect (see dialect.ts): every
+ * read and write of `services` and `tools`, written once. What the two
+ * databases keep differently (tool search, case-folded text, bulk inserts,
+ * JSON as text) is a hook of service-dialect.ts, picked once when the
+ * store is built (store-sqlite.ts, store-pg.ts).
+ */
+import type { ServiceCatalog } from "@cyrnel/sdk";
+import { and, asc, desc, eq, getTableColumns, gt, inArray, or, type SQL, sql } from "drizzle-orm";
+import {
+  type DefinitionUpdate,
+  inRankOrder,
+  type NewService,
+  Revisions,
+  type ServiceFilter,
+  type ServiceRow,
+  type ServiceStore,
+  type ServiceUpdate,
+  type ToolFilter,
+  type ToolRow,
+  type ToolSearch,
+  type ToolSummaryRow,
+  toolsJsonText,
+} from "../../domain/services/service-store.js";
+import type { SqlDialect, Tables } from "../dialect.js";
+import type { ServiceDialect } from "./service-dialect.js";
+
+type ServiceInsert = Tables["services"]["$inferInsert"];
+
+export class SqlServiceStore implements ServiceStore {
+  private readonly revisions = new Revisions();
+
+  /** Every write tells the other hosts (`service`, or `tools` for a tool switch), in its transaction. */
+  constructor(
+    private readonly sql: SqlDialect,
+    private readonly dialect: ServiceDialect,
+  ) {}
+
+  get revision(): number {
+    return this.revisions.revision;
+  }
+
+  changedElsewhere(serviceId: string | null): void {
+    if (serviceId === null) this.revisions.touchAll();
+    else this.revisions.touch(serviceId);
+  }
+
+  async get(id: string): Promise<ServiceRow | undefined> {
+    const { services } = this.sql.tables;
+    const [row] = await this.sql.db
+      .select({ ...serviceColumns(services), toolCount })
+      .from(services)
+      .where(eq(services.id, id));
+    return row;
+  }
+
+  list(filter: ServiceFilter): Promise<ServiceRow[]> {
+    const { services } = this.sql.tables;
+    const { contains } = this.dialect;
+    const conditions: (SQL | undefined)[] = [
+      filter.ids === undefined ? undefined : inArray(services.id, [...filter.ids]),
+      filter.query === undefined
+        ? undefined
+        : or(
+            contains(services.id, filter.query),
+            contains(services.name, filter.query),
+            contains(services.description, filter.query),
+          ),
+      filter.enabled === undefined ? undefined : eq(services.enabled, filter.enabled),
+      filter.adapter === undefined ? undefined : eq(services.adapter, filter.adapter),
+      filter.after === undefined ? undefined : gt(services.id, filter.after),
+    ];
+    return this.sql.db
+      .select({ ...serviceColumns(services), toolCount })
+      .from(services)
+      .where(and(...conditions))
+      .orderBy(asc(services.id))
+      .limit(filter.limit + 1);
+  }
+
+  async serviceIds(): Promise<string[]> {
+    const { services } = this.sql.tables;
+    return (await this.sql.db.select({ id: services.id }).from(services)).map((row) => row.id);
+  }
+
+  async toolIdsOf(serviceId: string): Promise<string[]> {
+    const { tools } = this.sql.tables;
+    const rows = await this.sql.db.select({ id: tools.id }).from(tools).where(eq(tools.serviceId, serviceId));
+    return rows.map((row) => row.id);
+  }
+
+  async definitionText(id: string): Promise<string | undefined> {
+    const { services } = this.sql.tables;
+    const [row] = await this.sql.db
+      .select({ definition: services.definition })
+      .from(services)
+      .where(eq(services.id, id));
+    return row?.definition;
+  }
+
+  async idsOfAdapter(adapter: string): Promise<string[]> {
+    const { services } = this.sql.tables;
+    const rows = await this.sql.db
+      .select({ id: services.id })
+      .from(services)
+      .where(eq(services.adapter, adapter))
+      .orderBy(asc(services.id));
+    return rows.map((row) => row.id);
+  }
+
+  async insert(service: NewService): Promise<void> {
+    const { services } = this.sql.tables;
+    const now = new Date().toISOString();
+    const definition = service.definition;
+    const batch = await this.dialect.toolBatch(service.id, definition.name, service.tools);
+    // The folds are PostgreSQL's columns (the type is its table's); SQLite's hook gives none.
+    const row = {
+      id: service.id,
+      name: definition.name,
+      description: definition.description,
+      adapter: service.adapter,
+      source: service.source,
+      version: service.version,
+      hash: service.hash,
+      definition: service.text,
+      adapterDomain: definition.adapterDomain,
+      configSchema: definition.configSchema,
+      secretsSchema: definition.secretsSchema,
+      enabled: false,
+      createdAt: now,
+      updatedAt: now,
+      ...this.dialect.serviceFolds({ id: service.id, name: definition.name, description: definition.description }),
+    } as ServiceInsert;
+    await this.revisions.write(service.id, () =>
+      this.dialect.largeWrite(() =>
+        this.sql.transaction(async (tx) => {
+          await tx.insert(services).values(row);
+          await batch.insert(tx, new Map());
+          await this.sql.publish(tx, { kind: "service", id: service.id, action: "created" });
+        }),
+      ),
+    );
+  }
+
+  async replaceDefinition(id: string, update: DefinitionUpdate): Promise<void> {
+    const { services, tools } = this.sql.tables;
+    const definition = update.definition;
+    // Made ready before the transaction (it takes a while for a large API); each surviving tool's flag is set inside.
+    const batch = await this.dialect.toolBatch(id, definition.name, update.tools);
+    await this.revisions.write(id, () =>
+      this.dialect.largeWrite(() =>
+        this.sql.transaction(async (tx) => {
+          // The service's row first, locked: a second replace of it (another host) waits for this one to commit.
+          const locked = await this.sql.forUpdate(
+            tx.select({ id: services.id }).from(services).where(eq(services.id, id)),
+          );
+          if (locked.length === 0) return;
+          const previous = await tx
+            .select({ id: tools.id, enabled: tools.enabled })
+            .from(tools)
+            .where(eq(tools.serviceId, id));
+          await tx
+            .update(services)
+            .set({
+              name: definition.name,
+              description: definition.description,
+              hash: update.hash,
+              definition: update.text,
+              adapterDomain: definition.adapterDomain,
+              configSchema: definition.configSchema,
+              secretsSchema: definition.secretsSchema,
+              stale: false,
+              staleReason: null,
+              ...(update.source !== undefined && { source: update.source }),
+              ...(update.version !== undefined && { version: update.version }),
+              updatedAt: new Date().toISOString(),
+              ...this.dialect.serviceFolds({ id, name: definition.name, description: definition.description }),
+            })
+            .where(eq(services.id, id));
+          await tx.delete(tools).where(eq(tools.serviceId, id));
+          await batch.insert(tx, new Map(previous.map((row) => [row.id, row.enabled])));
+          await this.sql.publish(tx, { kind: "service", id, action: "updated" });
+        }),
+      ),
+    );
+  }
+
+  async update(id: string, values: ServiceUpdate): Promise<void> {
+    const { services } = this.sql.tables;
+    await this.revisions.write(id, () =>
+      this.sql.write({ kind: "service", id, action: "updated" }, (tx) =>
+        tx
+          .update(services)
+          .set({ ...values, updatedAt: new Date().toISOString() })
+          .where(eq(services.id, id)),
+      ),
+    );
+  }
+
+  async delete(id: string): Promise<void> {
+    const { services, secrets } = this.sql.tables;
+    await this.revisions.write(id, () =>
+      this.sql.transaction(async (tx) => {
+        await tx.delete(services).where(eq(services.id, id));
+        await tx.delete(secrets).where(and(eq(secrets.ownerType, "service"), eq(secrets.ownerId, id)));
+        await this.sql.publish(tx, { kind: "service", id, action: "deleted" });
+      }),
+    );
+  }
+
+  async getTool(serviceId: string, toolId: string): Promise<ToolRow | undefined> {
+    const { tools } = this.sql.tables;
+    const [row] = await this.toolQuery().where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId)));
+    return row;
+  }
+
+  toolsOf(serviceId: string): Promise<ToolRow[]> {
+    const { tools } = this.sql.tables;
+    return this.toolQuery().where(eq(tools.serviceId, serviceId)).orderBy(asc(tools.position));
+  }
+
+  toolDomains(serviceId: string): Promise<{ id: string; adapterDomain: Record<string, unknown> }[]> {
+    const { tools } = this.sql.tables;
+    return this.sql.db
+      .select({ id: tools.id, adapterDomain: tools.adapterDomain })
+      .from(tools)
+      .where(eq(tools.serviceId, serviceId))
+      .orderBy(asc(tools.position));
+  }
+
+  listTools(filter: ToolFilter): Promise<ToolSummaryRow[]> {
+    const { services, tools } = this.sql.tables;
+    return this.sql.db
+      .select(toolSummaryColumns(this.sql.tables))
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(this.toolConditions(filter))
+      .orderBy(asc(tools.serviceId), asc(tools.position))
+      .limit(filter.limit + 1);
+  }
+
+  listToolsWithSchemas(filter: ToolFilter): Promise<ToolRow[]> {
+    const { tools } = this.sql.tables;
+    return this.toolQuery()
+      .where(this.toolConditions(filter))
+      .orderBy(asc(tools.serviceId), asc(tools.position))
+      .limit(filter.limit + 1);
+  }
+
+  searchTools(search: ToolSearch): Promise<ToolSummaryRow[]> {
+    const { services, tools } = this.sql.tables;
+    return this.rankedPage(search, (rowIds) =>
+      this.sql.db
+        .select(toolSummaryColumns(this.sql.tables))
+        .from(tools)
+        .innerJoin(services, eq(services.id, tools.serviceId))
+        .where(inArray(this.dialect.search.rowId, rowIds)),
+    );
+  }
+
+  searchToolsWithSchemas(search: ToolSearch): Promise<ToolRow[]> {
+    return this.rankedPage(search, (rowIds) => this.toolQuery().where(inArray(this.dialect.search.rowId, rowIds)));
+  }
+
+  /**
+   * One ranked page: row ids ranked first (by the dialect's index), then
+   * `read` reads those rows (in any order) and they are put in rank order.
+   * Ordering whole rows would carry every candidate's schemas (megabytes
+   * for Stripe) through the sorter.
+   */
+  private async rankedPage<Row extends { serviceId: string; id: string }>(
+    search: ToolSearch,
+    read: (rowIds: number[]) => Promise<Row[]>,
+  ): Promise<Row[]> {
+    const { services, tools } = this.sql.tables;
+    const index = this.dialect.search;
+    const ranked = index.ranked(search.terms);
+    if (ranked === undefined) return [];
+    const page = await this.sql.db
+      .select({ rowId: index.rowId, serviceId: tools.serviceId, id: tools.id })
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .innerJoin(ranked, sql`"ranked"."row_id" = ${index.rowId}`)
+      .where(and(this.toolConditions(search), search.includeDisabled ? undefined : callable(this.sql.tables)))
+      // An agent that pastes an id (`chat.postMessage`) or endpoint (`POST /v1/refunds`) means that tool,
+      // however short other titles are.
+      .orderBy(desc(index.isExactly(search.words)), index.bestFirst, asc(tools.serviceId), asc(tools.position))
+      .limit(search.limit + 1)
+      .offset(search.offset);
+    if (page.length === 0) return [];
+    return inRankOrder(page, await read(page.map((row) => row.rowId)));
+  }
+
+  async setToolEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<void> {
+    const { tools } = this.sql.tables;
+    await this.revisions.write(serviceId, () =>
+      this.sql.write({ kind: "tools", id: serviceId }, (tx) =>
+        tx
+          .update(tools)
+          .set({ enabled })
+          .where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId))),
+      ),
+    );
+  }
+
+  catalog(): Promise<ServiceCatalog> {
+    const { services, tools } = this.sql.tables;
+    return this.revisions.catalog(() =>
+      this.sql.db
+        .select({ serviceId: tools.serviceId, toolId: tools.id })
+        .from(tools)
+        .innerJoin(services, eq(services.id, tools.serviceId))
+        .where(callable(this.sql.tables))
+        .orderBy(asc(tools.serviceId), asc(tools.position)),
+    );
+  }
+
+  async toolsJson(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }> {
+    const { services, tools } = this.sql.tables;
+    const revision = this.revisions.ofService(serviceId);
+    if (toolIds?.length === 0) return { revision, toolsJson: "[]" };
+    const rows = await this.sql.db
+      .select({
+        id: tools.id,
+        description: tools.description,
+        // The stored text as it is: never parsed on the host (see toolsJsonText).
+        inputSchema: this.dialect.jsonText(tools.inputSchema),
+        outputSchema: this.dialect.jsonText(tools.outputSchema),
+      })
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(
+        and(
+          eq(tools.serviceId, serviceId),
+          callable(this.sql.tables),
+          toolIds === undefined ? undefined : inArray(tools.id, [...toolIds]),
+        ),
+      )
+      .orderBy(asc(tools.position));
+    return { revision, toolsJson: toolsJsonText(serviceId, rows) };
+  }
+
+  async toolSchemaChars(serviceId: string): Promise<{ id: string; chars: number }[]> {
+    const { services, tools } = this.sql.tables;
+    const { jsonText } = this.dialect;
+    const rows = await this.sql.db
+      .select({
+        id: tools.id,
+        chars: sql<number | string>`length(${jsonText(tools.inputSchema)}) + length(${jsonText(tools.outputSchema)})`,
+      })
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId))
+      .where(and(eq(tools.serviceId, serviceId), callable(this.sql.tables)))
+      .orderBy(asc(tools.position));
+    // A sum of integers may arrive as text on PostgreSQL (when it could exceed a JavaScript number); these never do.
+    return rows.map((row) => ({ id: row.id, chars: Number(row.chars) }));
+  }
+
+  effectiveTools(serviceId?: string): Promise<ToolRow[]> {
+    const { tools } = this.sql.tables;
+    return this.toolQuery()
+      .where(and(callable(this.sql.tables), serviceId === undefined ? undefined : eq(tools.serviceId, serviceId)))
+      .orderBy(asc(tools.serviceId), asc(tools.position));
+  }
+
+  private toolQuery() {
+    const { services, tools } = this.sql.tables;
+    return this.sql.db
+      .select({
+        ...toolSummaryColumns(this.sql.tables),
+        inputSchema: tools.inputSchema,
+        outputSchema: tools.outputSchema,
+        adapterDomain: tools.adapterDomain,
+      })
+      .from(tools)
+      .innerJoin(services, eq(services.id, tools.serviceId));
+  }
+
+  private toolConditions(filter: Omit<ToolFilter, "after"> & { after?: [string, number] }): SQL | undefined {
+    const { tools } = this.sql.tables;
+    const { contains } = this.dialect;
+    return and(
+      filter.serviceIds === undefined ? undefined : inArray(tools.serviceId, [...filter.serviceIds]),
+      filter.serviceId === undefined ? undefined : eq(tools.serviceId, filter.serviceId),
+      filter.query === undefined
+        ? undefined
+        : or(contains(tools.name, filter.query), contains(tools.description, filter.query)),
+      filter.enabled === undefined ? undefined : eq(tools.enabled, filter.enabled),
+      filter.after === undefined
+        ? undefined
+        : or(
+            gt(tools.serviceId, filter.after[0]),
+            and(eq(tools.serviceId, filter.after[0]), gt(tools.position, filter.after[1])),
+          ),
+    );
+  }
+}
+
+/** How many tools a service has; written out in full, since drizzle renders columns unqualified in a single-table select. */
+const toolCount =
+  sql<number>`(select cast(count(*) as integer) from "tools" as "t" where "t"."service_id" = "services"."id")`.as(
+    "tool_count",
+  );
+
+/** A service's columns without its definition text and PostgreSQL's folded copies (never returned). */
+function serviceColumns(services: Tables["services"]) {
+  const {
+    definition: _definition,
+    idFold: _idFold,
+    nameFold: _nameFold,
+    descriptionFold: _descriptionFold,
+    ...columns
+  } = getTableColumns(services);
+  return columns;
+}
+
+function toolSummaryColumns({ services, tools }: Tables) {
+  return {
+    serviceId: tools.serviceId,
+    id: tools.id,
+    position: tools.position,
+    name: tools.name,
+    description: tools.description,
+    annotations: tools.annotations,
+    enabled: tools.enabled,
+    serviceEnabled: services.enabled,
+    serviceStale: services.stale,
+  };
+}
+
+/** Tool and service enabled, service not stale: what code may call. */
+function callable({ services, tools }: Tables): SQL | undefined {
+  return and(eq(tools.enabled, true), eq(services.enabled, true), eq(services.stale, false));
+}
