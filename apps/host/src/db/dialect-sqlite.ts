@@ -40,9 +40,19 @@ export class SqliteGate {
     return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.ready());
   }
 
+  /**
+   * Runs `work` (synchronous) as soon as a query from here may run. Asked again right before it runs: everything
+   * woken when a transaction ends resumes in turn, and one that resumed first may have opened the next.
+   */
+  async run<T>(work: () => T): Promise<T> {
+    for (let wait = this.ready(); wait !== undefined; wait = this.ready()) await wait;
+    return work();
+  }
+
   async transaction<T>(body: () => Promise<T>): Promise<T> {
     if (this.open !== null && this.context.getStore() === this.open) return this.savepoint(body);
-    await this.ready();
+    // As in `run`: free when asked, and taken in the same turn.
+    for (let wait = this.ready(); wait !== undefined; wait = this.ready()) await wait;
     const token = Symbol("transaction");
     this.open = token;
     try {
@@ -108,12 +118,8 @@ export function sqliteDialect(sqlite: Database.Database, gate: SqliteGate): SqlD
     return { rows: method === "get" ? statement.get(...params) : statement.all(...params) };
   };
   const db = drizzle(
-    async (text, params, method) => {
-      const wait = gate.ready();
-      if (wait !== undefined) await wait;
-      // biome-ignore lint/suspicious/noExplicitAny: drizzle's proxy result is loosely typed (rows, or a run's info).
-      return run(text, params, method) as any;
-    },
+    // biome-ignore lint/suspicious/noExplicitAny: drizzle's proxy result is loosely typed (rows, or a run's info).
+    (text, params, method) => gate.run(() => run(text, params, method) as any),
     { schema },
   );
   const shared = db as unknown as SharedDb;
