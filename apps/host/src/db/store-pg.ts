@@ -8,7 +8,6 @@
 import { PgApprovalStore } from "../domain/governance/approval-store-pg.js";
 import { PgCallStore } from "../domain/governance/call-store-pg.js";
 import { PgKeyStore } from "../domain/governance/key-store-pg.js";
-import { PgProcessStore } from "../domain/processes/process-store-pg.js";
 import { PgServiceStore } from "../domain/services/service-store-pg.js";
 import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
@@ -16,6 +15,8 @@ import { pgDialect } from "./dialect-pg.js";
 import type { Store } from "./store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
+import { SqlProcessStore } from "./stores/process-store.js";
+import { PgQueuedRunWrites } from "./stores/queued-runs-pg.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
 
@@ -40,7 +41,7 @@ export async function openPgStore(
     changes,
     services: new PgServiceStore(db, changes),
     modules: new SqlModuleStore(sql),
-    processes: new PgProcessStore(db),
+    processes: new SqlProcessStore(sql, new PgQueuedRunWrites(db)),
     secrets: new SqlSecretRowStore(sql),
     keys: new PgKeyStore(db, changes),
     policies: new SqlPolicyStore(sql),

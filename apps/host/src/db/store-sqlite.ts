@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { SqliteApprovalStore } from "../domain/governance/approval-store-sqlite.js";
 import { SqliteCallStore } from "../domain/governance/call-store-sqlite.js";
 import { SqliteKeyStore } from "../domain/governance/key-store-sqlite.js";
-import { SqliteProcessStore } from "../domain/processes/process-store-sqlite.js";
 import { SqliteServiceStore } from "../domain/services/service-store-sqlite.js";
 import { type Db, openDatabase } from "./client.js";
 import type { SqlDialect } from "./dialect.js";
@@ -12,6 +11,7 @@ import { SpaceReclaimer } from "./space.js";
 import type { Store } from "./store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
+import { SqlProcessStore } from "./stores/process-store.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
 
@@ -32,7 +32,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     sql,
     services: new SqliteServiceStore(db),
     modules: new SqlModuleStore(sql),
-    processes: new SqliteProcessStore(db),
+    processes: new SqlProcessStore(sql),
     secrets: new SqlSecretRowStore(sql),
     keys: new SqliteKeyStore(db),
     policies: new SqlPolicyStore(sql),
