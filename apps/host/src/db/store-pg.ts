@@ -6,13 +6,14 @@
  * that share a database must share CYRNEL_SECRETS_KEY instead).
  */
 import { PgApprovalStore } from "../domain/governance/approval-store-pg.js";
-import { PgCallStore } from "../domain/governance/call-store-pg.js";
 import { PgKeyStore } from "../domain/governance/key-store-pg.js";
 import { PgServiceStore } from "../domain/services/service-store-pg.js";
 import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
 import { pgDialect } from "./dialect-pg.js";
 import type { Store } from "./store.js";
+import { PgCallRows } from "./stores/call-rows-pg.js";
+import { SqlCallStore } from "./stores/call-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlProcessStore } from "./stores/process-store.js";
@@ -46,7 +47,7 @@ export async function openPgStore(
     keys: new PgKeyStore(db, changes),
     policies: new SqlPolicyStore(sql),
     approvals: new PgApprovalStore(db),
-    calls: new PgCallStore(db),
+    calls: new SqlCallStore(sql, new PgCallRows(db)),
     registries: new SqlRegistryStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
       let index = 0;

@@ -1,7 +1,6 @@
 /** The SQLite store: `data.db` in the data directory (client.ts), its stores, and giving space back (space.ts). */
 import { join } from "node:path";
 import { SqliteApprovalStore } from "../domain/governance/approval-store-sqlite.js";
-import { SqliteCallStore } from "../domain/governance/call-store-sqlite.js";
 import { SqliteKeyStore } from "../domain/governance/key-store-sqlite.js";
 import { SqliteServiceStore } from "../domain/services/service-store-sqlite.js";
 import { type Db, openDatabase } from "./client.js";
@@ -9,6 +8,8 @@ import type { SqlDialect } from "./dialect.js";
 import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
 import { SpaceReclaimer } from "./space.js";
 import type { Store } from "./store.js";
+import { SqliteCallRows } from "./stores/call-rows-sqlite.js";
+import { SqlCallStore } from "./stores/call-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlProcessStore } from "./stores/process-store.js";
@@ -37,7 +38,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     keys: new SqliteKeyStore(db),
     policies: new SqlPolicyStore(sql),
     approvals: new SqliteApprovalStore(db),
-    calls: new SqliteCallStore(db),
+    calls: new SqlCallStore(sql, new SqliteCallRows(db, gate)),
     registries: new SqlRegistryStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
       await gate.ready();
