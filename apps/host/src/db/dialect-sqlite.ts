@@ -44,7 +44,12 @@ export class SqliteGate {
    * Runs `work` (synchronous) as soon as a query from here may run. Asked again right before it runs: everything
    * woken when a transaction ends resumes in turn, and one that resumed first may have opened the next.
    */
-  async run<T>(work: () => T): Promise<T> {
+  run<T>(work: () => T): T | Promise<T> {
+    // At once when free (most queries): no promise on the way.
+    return this.ready() === undefined ? work() : this.runWhenFree(work);
+  }
+
+  private async runWhenFree<T>(work: () => T): Promise<T> {
     for (let wait = this.ready(); wait !== undefined; wait = this.ready()) await wait;
     return work();
   }
@@ -103,6 +108,8 @@ export function sqliteDialect(sqlite: Database.Database, gate: SqliteGate): SqlD
     if (statement === undefined) {
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
       statement = sqlite.prepare(text);
+      // Rows come back as arrays (drizzle maps them), set once per statement.
+      if (statement.reader) statement.raw(true);
       statements.set(text, statement);
     }
     return statement;
@@ -114,7 +121,6 @@ export function sqliteDialect(sqlite: Database.Database, gate: SqliteGate): SqlD
       statement.run(...params);
       return { rows: [] };
     }
-    statement.raw(true);
     return { rows: method === "get" ? statement.get(...params) : statement.all(...params) };
   };
   const db = drizzle(
