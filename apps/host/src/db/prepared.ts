@@ -15,6 +15,7 @@
  * connection. Store code is the same on both: it asks for the statements of
  * the `tx` it has.
  */
+import { type Column, type SQL, sql } from "drizzle-orm";
 import type { SharedDb } from "./dialect.js";
 
 /** `build` run at most once per query runner (`db`, or a transaction's `tx`). */
@@ -28,4 +29,14 @@ export function perRunner<S>(build: (db: SharedDb) => S): (db: SharedDb) => S {
     }
     return statements;
   };
+}
+
+/**
+ * The value of the statement's placeholder `name` (given to `execute`), in `values` and `set`: bound through `column`
+ * as a value written in place would be (PostgreSQL's escaped text, SQLite's JSON as text). Null stays null; drizzle
+ * would hand a bare placeholder's null to the column too, and PostgreSQL's escaped text cannot take it.
+ */
+export function placeholderOf(column: Column, name: string): SQL {
+  const encoder = { mapToDriverValue: (value: unknown) => (value === null ? null : column.mapToDriverValue(value)) };
+  return sql`${sql.param<unknown, unknown>(sql.placeholder(name), encoder)}`;
 }

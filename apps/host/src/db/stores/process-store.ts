@@ -23,7 +23,7 @@ import type {
   RunIds,
 } from "../../domain/processes/process-store.js";
 import type { SharedDb, SqlDialect } from "../dialect.js";
-import { perRunner } from "../prepared.js";
+import { perRunner, placeholderOf } from "../prepared.js";
 
 /**
  * A dialect hook, not shared code: a run that goes through the process queue
@@ -44,14 +44,8 @@ export interface QueuedRunWrites {
   startRun(processId: number, environment: string, createdAt: string, queued: QueuedRunOptions): Promise<number>;
 }
 
-/** A value given when the statement runs; in `values` and `where`. */
+/** The value of a prepared statement's placeholder, in `where` (ids only: nothing to map). */
 const param = (name: string) => sql.placeholder(name);
-/**
- * A value given when the statement runs, in `set`: drizzle's types want SQL there, but a placeholder given as it is
- * is bound through its column like a value (PostgreSQL's text escapes, SQLite's JSON as text), which a placeholder
- * inside `sql` would not be.
- */
-const slot = (name: string) => sql.placeholder(name) as unknown as SQL;
 
 /** Every state but idle: a process in one of them counts against its key (`countActive`). */
 const ACTIVE_STATES = ["queued", "running", "suspended", "terminating"] as const;
@@ -78,32 +72,36 @@ export class SqlProcessStore implements ProcessStore {
         .prepare("cyrnel_process_get"),
       setState: db
         .update(processes)
-        .set({ state: slot("state") })
+        .set({ state: placeholderOf(processes.state, "state") })
         .where(eq(processes.id, param("id")))
         .prepare("cyrnel_process_set_state"),
       setRunning: db
         .update(processes)
-        .set({ state: "running", startedAt: slot("startedAt") })
+        .set({ state: "running", startedAt: placeholderOf(processes.startedAt, "startedAt") })
         .where(eq(processes.id, param("id")))
         .prepare("cyrnel_process_set_running"),
     };
     const insertExecution = (db: SharedDb) =>
       db
         .insert(executions)
-        .values({ processId: param("processId"), environment: param("environment"), createdAt: param("createdAt") })
+        .values({
+          processId: placeholderOf(executions.processId, "processId"),
+          environment: placeholderOf(executions.environment, "environment"),
+          createdAt: placeholderOf(executions.createdAt, "createdAt"),
+        })
         .returning({ id: executions.id })
         .prepare("cyrnel_execution_insert");
     this.runStatements = perRunner((db) => ({
       insertProcess: db
         .insert(processes)
         .values({
-          code: param("code"),
-          ref: param("ref"),
-          timeoutMs: param("timeoutMs"),
-          keyId: param("keyId"),
+          code: placeholderOf(processes.code, "code"),
+          ref: placeholderOf(processes.ref, "ref"),
+          timeoutMs: placeholderOf(processes.timeoutMs, "timeoutMs"),
+          keyId: placeholderOf(processes.keyId, "keyId"),
           state: "queued",
           runs: 1,
-          createdAt: param("createdAt"),
+          createdAt: placeholderOf(processes.createdAt, "createdAt"),
         })
         .returning({ id: processes.id })
         .prepare("cyrnel_process_insert"),
@@ -129,18 +127,21 @@ export class SqlProcessStore implements ProcessStore {
         .update(processes)
         .set({
           state: "idle",
-          exitState: slot("exitState"),
-          error: slot("error"),
-          output: slot("output"),
-          stdout: slot("stdout"),
-          stderr: slot("stderr"),
-          finishedAt: slot("finishedAt"),
+          exitState: placeholderOf(processes.exitState, "exitState"),
+          error: placeholderOf(processes.error, "error"),
+          output: placeholderOf(processes.output, "output"),
+          stdout: placeholderOf(processes.stdout, "stdout"),
+          stderr: placeholderOf(processes.stderr, "stderr"),
+          finishedAt: placeholderOf(processes.finishedAt, "finishedAt"),
         })
         .where(eq(processes.id, param("id")))
         .prepare("cyrnel_process_finish"),
       finishExecution: db
         .update(executions)
-        .set({ exitState: slot("exitState"), finishedAt: slot("finishedAt") })
+        .set({
+          exitState: placeholderOf(executions.exitState, "exitState"),
+          finishedAt: placeholderOf(executions.finishedAt, "finishedAt"),
+        })
         .where(eq(executions.id, param("id")))
         .prepare("cyrnel_execution_finish"),
     }));
