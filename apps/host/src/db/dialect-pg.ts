@@ -7,7 +7,7 @@
 import { sql } from "drizzle-orm";
 import type { PgChanges, PgTx } from "./changes-pg.js";
 import type { PgDb } from "./client-pg.js";
-import type { SharedDb, SqlDialect, Tables } from "./dialect.js";
+import type { SqlDialect, Tables } from "./dialect.js";
 import * as schema from "./schema-pg.js";
 
 export function pgDialect(db: PgDb, changes: PgChanges): SqlDialect {

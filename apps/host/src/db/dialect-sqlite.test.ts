@@ -67,6 +67,42 @@ describe("SQLite transactions with bodies that await", () => {
     expect(await seen).toEqual(["a", "b"]);
   });
 
+  it("transactions and writes that waited for the same one take their turns when it ends", async () => {
+    const { registries } = store.sql.tables;
+    const opened = signal();
+    const proceed = signal();
+    const first = store.sql.transaction(async (tx) => {
+      await tx.insert(registries).values(row("first"));
+      opened.resolve();
+      await proceed.promise;
+    });
+    await opened.promise;
+    // All three wait for the first; woken together, each must still find the connection free before it takes it.
+    const rolledBack = store.sql
+      .transaction(async (tx) => {
+        await tx.insert(registries).values(row("rolled-back"));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw new Error("refused");
+      })
+      .catch((error: Error) => error.message);
+    const outside = store.registries.insert({
+      id: "outside",
+      name: "o",
+      url: "https://o.example",
+      definitionsUrl: null,
+      modulesUrl: null,
+    });
+    const second = store.sql.transaction(async (tx) => {
+      await tx.insert(registries).values(row("second"));
+    });
+    proceed.resolve();
+    await first;
+    expect(await rolledBack).toBe("refused");
+    await outside;
+    await second;
+    expect(await names()).toEqual(["first", "outside", "second"]);
+  });
+
   it("the body's own queries through the store go ahead, and a nested transaction is a savepoint", async () => {
     const { registries } = store.sql.tables;
     await store.sql.transaction(async (tx) => {

@@ -40,9 +40,24 @@ export class SqliteGate {
     return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.ready());
   }
 
+  /**
+   * Runs `work` (synchronous) as soon as a query from here may run. Asked again right before it runs: everything
+   * woken when a transaction ends resumes in turn, and one that resumed first may have opened the next.
+   */
+  run<T>(work: () => T): T | Promise<T> {
+    // At once when free (most queries): no promise on the way.
+    return this.ready() === undefined ? work() : this.runWhenFree(work);
+  }
+
+  private async runWhenFree<T>(work: () => T): Promise<T> {
+    for (let wait = this.ready(); wait !== undefined; wait = this.ready()) await wait;
+    return work();
+  }
+
   async transaction<T>(body: () => Promise<T>): Promise<T> {
     if (this.open !== null && this.context.getStore() === this.open) return this.savepoint(body);
-    await this.ready();
+    // As in `run`: free when asked, and taken in the same turn.
+    for (let wait = this.ready(); wait !== undefined; wait = this.ready()) await wait;
     const token = Symbol("transaction");
     this.open = token;
     try {
@@ -93,6 +108,8 @@ export function sqliteDialect(sqlite: Database.Database, gate: SqliteGate): SqlD
     if (statement === undefined) {
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
       statement = sqlite.prepare(text);
+      // Rows come back as arrays (drizzle maps them), set once per statement.
+      if (statement.reader) statement.raw(true);
       statements.set(text, statement);
     }
     return statement;
@@ -104,16 +121,11 @@ export function sqliteDialect(sqlite: Database.Database, gate: SqliteGate): SqlD
       statement.run(...params);
       return { rows: [] };
     }
-    statement.raw(true);
     return { rows: method === "get" ? statement.get(...params) : statement.all(...params) };
   };
   const db = drizzle(
-    async (text, params, method) => {
-      const wait = gate.ready();
-      if (wait !== undefined) await wait;
-      // biome-ignore lint/suspicious/noExplicitAny: drizzle's proxy result is loosely typed (rows, or a run's info).
-      return run(text, params, method) as any;
-    },
+    // biome-ignore lint/suspicious/noExplicitAny: drizzle's proxy result is loosely typed (rows, or a run's info).
+    (text, params, method) => gate.run(() => run(text, params, method) as any),
     { schema },
   );
   const shared = db as unknown as SharedDb;

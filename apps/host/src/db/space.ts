@@ -20,6 +20,8 @@ export class SpaceReclaimer {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly onError: (error: unknown) => void,
+    /** Runs the work when no transaction is open on the connection (the gate of dialect-sqlite.ts). */
+    private readonly whenFree: (work: () => void) => void | Promise<void> = (work) => work(),
   ) {}
 
   /** Reclaims every `intervalMs` until {@link stop}; the timer never keeps the process alive. */
@@ -40,6 +42,10 @@ export class SpaceReclaimer {
 
   /** Frees every free page and empties the WAL. Never throws: a failed reclaim is retried next time. */
   reclaim(): void {
+    void this.whenFree(() => this.reclaimNow());
+  }
+
+  private reclaimNow(): void {
     if (!this.sqlite.open) return;
     try {
       if ((this.sqlite.pragma("freelist_count", { simple: true }) as number) > 0) {

@@ -5,16 +5,19 @@
  * holds custom modules and, without CYRNEL_SECRETS_KEY, secrets.key (hosts
  * that share a database must share CYRNEL_SECRETS_KEY instead).
  */
-import { PgCallStore } from "../domain/governance/call-store-pg.js";
-import { PgProcessStore } from "../domain/processes/process-store-pg.js";
+
 import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
 import { pgDialect } from "./dialect-pg.js";
 import type { Store } from "./store.js";
 import { SqlApprovalStore } from "./stores/approval-store.js";
+import { PgCallRows } from "./stores/call-rows-pg.js";
+import { SqlCallStore } from "./stores/call-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
+import { SqlProcessStore } from "./stores/process-store.js";
+import { PgQueuedRunWrites } from "./stores/queued-runs-pg.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
 import { PgServiceDialect } from "./stores/service-dialect-pg.js";
@@ -41,12 +44,12 @@ export async function openPgStore(
     changes,
     services: new SqlServiceStore(sql, new PgServiceDialect()),
     modules: new SqlModuleStore(sql),
-    processes: new PgProcessStore(db),
+    processes: new SqlProcessStore(sql, new PgQueuedRunWrites(db)),
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
     policies: new SqlPolicyStore(sql),
     approvals: new SqlApprovalStore(sql),
-    calls: new PgCallStore(db),
+    calls: new SqlCallStore(sql, new PgCallRows(db)),
     registries: new SqlRegistryStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
       let index = 0;

@@ -1,16 +1,18 @@
 /** The SQLite store: `data.db` in the data directory (client.ts), its stores, and giving space back (space.ts). */
 import { join } from "node:path";
-import { SqliteCallStore } from "../domain/governance/call-store-sqlite.js";
-import { SqliteProcessStore } from "../domain/processes/process-store-sqlite.js";
+
 import { type Db, openDatabase } from "./client.js";
 import type { SqlDialect } from "./dialect.js";
 import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
 import { SpaceReclaimer } from "./space.js";
 import type { Store } from "./store.js";
 import { SqlApprovalStore } from "./stores/approval-store.js";
+import { SqliteCallRows } from "./stores/call-rows-sqlite.js";
+import { SqlCallStore } from "./stores/call-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
+import { SqlProcessStore } from "./stores/process-store.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
 import { SqliteServiceDialect } from "./stores/service-dialect-sqlite.js";
@@ -25,7 +27,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
   const db = openDatabase(join(dataDir, "data.db"));
   const gate = new SqliteGate(db.$client);
   const sql = sqliteDialect(db.$client, gate);
-  const space = new SpaceReclaimer(db.$client, onUpkeepError);
+  const space = new SpaceReclaimer(db.$client, onUpkeepError, (work) => gate.run(work));
   space.start(RECLAIM_INTERVAL_MS);
   return {
     dialect: "sqlite",
@@ -33,21 +35,22 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     sql,
     services: new SqlServiceStore(sql, new SqliteServiceDialect(db.$client, gate)),
     modules: new SqlModuleStore(sql),
-    processes: new SqliteProcessStore(db),
+    processes: new SqlProcessStore(sql),
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
     policies: new SqlPolicyStore(sql),
     approvals: new SqlApprovalStore(sql),
-    calls: new SqliteCallStore(db),
+    calls: new SqlCallStore(sql, new SqliteCallRows(db, gate)),
     registries: new SqlRegistryStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
-      await gate.ready();
-      const statement = db.$client.prepare(text);
-      if (!statement.reader) {
-        statement.run(...params);
-        return [];
-      }
-      return statement.all(...params) as Row[];
+      return gate.run(() => {
+        const statement = db.$client.prepare(text);
+        if (!statement.reader) {
+          statement.run(...params);
+          return [];
+        }
+        return statement.all(...params) as Row[];
+      });
     },
     spaceFreed: () => space.soon(),
     async close() {

@@ -1,5 +1,5 @@
 /** Opaque list cursors: base64url of a JSON sort key, checked on the way back in. */
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_ROW_ID } from "../contract/limits.js";
+import { DEFAULT_LIMIT, MAX_ROW_ID } from "../contract/limits.js";
 import { CyrnelError } from "../errors.js";
 
 export function encodeCursor(key: unknown): string {

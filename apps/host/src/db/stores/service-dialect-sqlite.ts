@@ -93,10 +93,11 @@ export class SqliteServiceDialect implements ServiceDialect {
         this.sqlite.pragma(`wal_autocheckpoint = ${this.autocheckpoint}`);
       }
     }
-    setImmediate(async () => {
+    setImmediate(() => {
       // Not inside another request's transaction (a checkpoint cannot run in one).
-      await this.gate.ready();
-      if (this.sqlite.open) this.sqlite.pragma("wal_checkpoint(PASSIVE)");
+      void this.gate.run(() => {
+        if (this.sqlite.open) this.sqlite.pragma("wal_checkpoint(PASSIVE)");
+      });
     });
     return result;
   }

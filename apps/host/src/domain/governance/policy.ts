@@ -12,7 +12,7 @@
  * Pure: no database, no clock.
  */
 import type { ToolAnnotations, ToolPolicy } from "@cyrnel/sdk";
-import { GLOB_PATTERN, MAX_GLOB_CHARS, MAX_RULES } from "../../contract/limits.js";
+import { GLOB_PATTERN, MAX_GLOB_CHARS } from "../../contract/limits.js";
 
 export type PolicyAction = ToolPolicy;
 
