@@ -11,10 +11,13 @@
  */
 import type { InferSelectModel, Table } from "drizzle-orm";
 import type { ApprovalRow } from "../domain/governance/approval-store.js";
+import type { CallRow } from "../domain/governance/call-store.js";
 import type { KeyRow } from "../domain/governance/key-store.js";
 import type { ModuleRow } from "../domain/modules/module-store.js";
+import type { ProcessRow } from "../domain/processes/process-store.js";
 import type { RegistryRow } from "../domain/registries/registry-store.js";
 import type { SecretRow } from "../domain/secrets/secret-store.js";
+import type { StoredService, StoredTool } from "../domain/services/service-store.js";
 import type * as sqlite from "./schema.js";
 import type * as pg from "./schema-pg.js";
 
@@ -80,6 +83,10 @@ export type SchemaParity = [
 ];
 
 export type DomainRows = [
+  Assert<Equal<StoredService, Omit<InferSelectModel<typeof pg.services>, "idFold" | "nameFold" | "descriptionFold">>>,
+  Assert<Equal<StoredTool, Omit<InferSelectModel<typeof pg.tools>, PgToolColumns>>>,
+  Assert<Equal<ProcessRow, InferSelectModel<typeof pg.processes>>>,
+  Assert<Equal<CallRow, InferSelectModel<typeof pg.calls>>>,
   Assert<Equal<ModuleRow, InferSelectModel<typeof pg.modules>>>,
   Assert<Equal<SecretRow, InferSelectModel<typeof pg.secrets>>>,
   Assert<Equal<RegistryRow, InferSelectModel<typeof pg.registries>>>,

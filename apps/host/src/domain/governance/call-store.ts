@@ -5,9 +5,25 @@
  * highest ever used: pruning never lets one come back.
  */
 import type { CallCounts } from "../../contract/governance.js";
-import type { calls } from "../../db/schema.js";
 
-export type CallRow = typeof calls.$inferSelect;
+/** One tool call, allowed or refused (the audit trail). */
+export interface CallRow {
+  id: number;
+  processId: number | null;
+  /** The run of the process the call belongs to (for its summary); not part of the API. */
+  executionId: number | null;
+  keyId: string | null;
+  serviceId: string;
+  toolId: string;
+  startedAt: string;
+  durationMs: number;
+  /** `ok`, or the error code the call ended with. */
+  outcome: string;
+  /** The end service's status when the adapter reported one. */
+  status: number | null;
+  /** A preview of the parameters (secret values masked, at most 2 KiB of JSON): the value, or its cut JSON text. */
+  parameters: unknown;
+}
 /** A row as it is written: `parameters` is already JSON text. */
 export type NewCallRow = Omit<CallRow, "parameters"> & { parameters: string };
 

@@ -1,9 +1,29 @@
 /** The processes store: processes and their executions (runs). */
 import type { ExecutionExitState } from "@cyrnel/sdk";
-import type { processes } from "../../db/schema.js";
 
-export type ProcessRow = typeof processes.$inferSelect;
-export type ProcessState = ProcessRow["state"];
+/** A process as stored: its code and the results of its latest run. */
+export interface ProcessRow {
+  id: number;
+  ref: string | null;
+  state: ProcessState;
+  exitState: ExecutionExitState | null;
+  error: string | null;
+  /** null = no limit. */
+  timeoutMs: number | null;
+  code: string;
+  /** Merged `cyrnel.output(...)` of the latest run; null before a run ends. */
+  output: Record<string, unknown> | null;
+  stdout: string;
+  stderr: string;
+  /** Number of runs so far; a run needs `force` once results exist. */
+  runs: number;
+  /** The stored API key that created the process; null for CYRNEL_API_KEY or a host without authentication. */
+  keyId: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+export type ProcessState = "queued" | "running" | "suspended" | "idle" | "terminating";
 
 export interface ProcessFilter {
   /** Only processes created with this stored key. */

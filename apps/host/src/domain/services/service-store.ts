@@ -5,18 +5,60 @@
  * shapes, the revisions hot paths cache by, and how stored JSON becomes the
  * environment's tool list.
  */
-import type { ServiceCatalog, ServiceDefinition } from "@cyrnel/sdk";
-import type { services, tools } from "../../db/schema.js";
+import type { ServiceCatalog, ServiceDefinition, ToolAnnotations } from "@cyrnel/sdk";
 import { yieldToEventLoop } from "../../lib/event-loop.js";
 
+type Json = Record<string, unknown>;
+
+/** A service as stored. */
+export interface StoredService {
+  id: string;
+  name: string;
+  description: string;
+  adapter: string;
+  source: string | null;
+  version: string | null;
+  /** SHA-256 (hex) of `definition`. */
+  hash: string;
+  /** The definition text the service was generated from; kept to regenerate on adapter updates. Never returned. */
+  definition: string;
+  adapterDomain: Json;
+  configSchema: Json;
+  secretsSchema: Json;
+  config: Json;
+  enabled: boolean;
+  stale: boolean;
+  staleReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A tool as stored. */
+export interface StoredTool {
+  serviceId: string;
+  id: string;
+  /** Order of the tool in its definition; lists follow it. */
+  position: number;
+  name: string;
+  description: string;
+  inputSchema: Json;
+  outputSchema: Json;
+  adapterDomain: Json;
+  /** What the adapter says calling the tool does (read-only, destructive, …); policies match against it. */
+  annotations: ToolAnnotations;
+  enabled: boolean;
+  /** `ToolDefinition.endpoint` (e.g. `POST /v1/refunds`), indexed for search; null when the adapter gives none. */
+  endpoint: string | null;
+}
+
 /** A service without its definition text (which is large and never returned). */
-export type ServiceRow = Omit<typeof services.$inferSelect, "definition"> & { toolCount: number };
+export type ServiceRow = Omit<StoredService, "definition"> & { toolCount: number };
 /** A tool as lists and calls see it (its endpoint is only indexed for search). */
-export type ToolRow = Omit<typeof tools.$inferSelect, "endpoint"> & { serviceEnabled: boolean; serviceStale: boolean };
+export type ToolRow = Omit<StoredTool, "endpoint"> & { serviceEnabled: boolean; serviceStale: boolean };
 /** A tool without its schemas and routing: what lists show (the JSON columns are most of a row's size). */
 export type ToolSummaryRow = Omit<ToolRow, "inputSchema" | "outputSchema" | "adapterDomain">;
 /** The columns `update` may change. */
-export type ServiceUpdate = Partial<Pick<typeof services.$inferInsert, "enabled" | "stale" | "staleReason" | "config">>;
+export type ServiceUpdate = Partial<Pick<StoredService, "enabled" | "stale" | "staleReason" | "config">>;
 
 export interface ServiceFilter {
   /** Only these ids (an API key's allow-list); undefined = all. */
