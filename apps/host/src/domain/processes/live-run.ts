@@ -248,7 +248,7 @@ export class LiveRun {
     this.recorder.publish?.(event);
   }
 
-  /** A live reader: the text so far; every later event goes to `reader` until it is removed. */
+  /** A live reader (one that never throws): the text so far; every later event goes to it until it is removed. */
   addReader(reader: StreamReader): { stdout: string; stderr: string } {
     this.readers.add(reader);
     return { stdout: this.stdout.toString(), stderr: this.stderr.toString() };
@@ -281,15 +281,9 @@ export class LiveRun {
 
   // ---- internals ---------------------------------------------------------------------
 
+  /** Readers never throw: `ProcessRunner.follow` catches its reader's failures. */
   private deliver(event: LiveEvent): void {
-    for (const reader of this.readers) {
-      try {
-        reader(event);
-      } catch (error) {
-        this.readers.delete(reader);
-        this.context.logger.warn("a live reader of a process failed; it was dropped", { error: messageOf(error) });
-      }
-    }
+    for (const reader of this.readers) reader(event);
   }
 
   /** An optional environment hook, which must not take the host down with it. */
