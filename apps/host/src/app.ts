@@ -27,6 +27,7 @@ import { ModuleLoader } from "./domain/modules/module-loader.js";
 import { ModuleQuarantine } from "./domain/modules/module-quarantine.js";
 import { ModuleRegistry } from "./domain/modules/module-registry.js";
 import { ModuleRows } from "./domain/modules/module-rows.js";
+import { ProcessEvents } from "./domain/processes/process-events.js";
 import { ProcessRetention } from "./domain/processes/process-retention.js";
 import { ProcessRunner } from "./domain/processes/process-runner.js";
 import { Registries } from "./domain/registries/registries.js";
@@ -118,8 +119,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       poolSize: 10 + Math.min(20, Math.ceil(config.cluster.workerConcurrency / 4)),
     }),
   });
-  // A revoked key's pending approvals expire with it (`approvals` is built below; revoking needs a request).
-  const keys = new ApiKeys(db.keys, config.apiKey, { onRevoked: (id) => approvals.expireKey(id) });
+  // Governance and the process runner tell each other what happens through these events (listeners below, once
+  // both are built).
+  const processEvents = new ProcessEvents();
+  const keys = new ApiKeys(db.keys, config.apiKey, processEvents);
   let cluster: ProcessCluster | null = null;
   let listener: NotificationListener | null = null;
   let sync: ChangeSync;
@@ -171,7 +174,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const processStore = db.processes;
 
   // Governance: policies decide what a call gets, approvals hold the calls under `ask`, every call is recorded. What
-  // they publish goes to the process runner (built below; these callbacks only run once calls are made).
+  // they publish goes to the process runner through `processEvents`.
   const policies = new Policies(db.policies, store);
   const approvals = new Approvals({
     store: db.approvals,
@@ -180,9 +183,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     maxPendingPerKey: config.pendingApprovalsLimit,
     // An approval holds at most what a direct invoke may send.
     parametersLimitBytes: config.bodyLimitBytes,
-    onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
-    onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
-    ...(cluster && { onDecided: cluster.approvalDecided }),
+    events: processEvents,
   });
   // What the host saw of its storage lately (faults from requests and from the writes it retries), for /health.
   const storageHealth = new StorageHealth();
@@ -190,9 +191,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     store: db.calls,
     logger,
     storage: storageHealth,
-    onCall: (record) => {
-      if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
-    },
+    events: processEvents,
     ...(cluster && { ids: cluster.callIds }),
   });
   await calls.start();
@@ -259,13 +258,28 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     events: moduleEvents,
     invokeTool: (input, call) => gate.invoke(input, call),
     pendingApprovals: (processId) => approvals.pendingOf(processId),
-    runEnding: (processId, reason) => approvals.expireProcess(processId, reason),
+    processEvents,
     callCounts: (processId) => calls.countsOfLatestRun(processId),
     catalog: async (caller) => visibleCatalog(await store.catalog(), caller),
     caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId, toolIds) => budgetedServiceTools(store, typesBudget, serviceId, toolIds),
     ...(cluster && { queue: cluster.runQueue }),
     storage: storageHealth,
+  });
+  // What governance and the runner tell each other (domain/processes/process-events.ts), before any call is made.
+  processEvents.on("keyRevoked", async ({ keyId }) => {
+    await approvals.expireKey(keyId);
+  });
+  processEvents.on("runEnding", ({ processId, reason }) => approvals.expireProcess(processId, reason));
+  if (cluster) processEvents.on("approvalDecided", ({ approval }) => cluster.approvalDecided(approval));
+  processEvents.onNotice("approvalChanged", ({ approval }) =>
+    runner.publish(approval.processId, { type: "approval", ...approval }),
+  );
+  processEvents.onNotice("approvalsPending", ({ processId, pending }) =>
+    runner.setPendingApprovals(processId, pending),
+  );
+  processEvents.onNotice("callEnded", ({ record }) => {
+    if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
   });
   const retention = new ProcessRetention({ store: processStore, logger, spaceFreed: () => db.spaceFreed() });
   retention.keepFor(config.processesRetentionDays);

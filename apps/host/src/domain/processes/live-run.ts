@@ -29,6 +29,7 @@ import { messageOf } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
+import type { ProcessEvents } from "./process-events.js";
 import type { ProcessResult, ProcessState } from "./process-store.js";
 import type { RunWrites } from "./run-writes.js";
 
@@ -73,8 +74,8 @@ export interface LiveRunContext {
   /** `CYRNEL_PROCESS_STREAM_LIMIT_BYTES` and `CYRNEL_PROCESS_OUTPUT_LIMIT_BYTES`. */
   limits: { streamBytes: number; outputBytes: number };
   writes: RunWrites;
-  /** The run ends (or is being ended): what its calls still wait for will never be needed. */
-  runEnding(processId: number, reason: string): Promise<void>;
+  /** Where the run tells that it ends (`runEnding`, awaited: what its calls still wait for expires). */
+  processEvents: ProcessEvents;
 }
 
 /** Where the host keeps its runs: told when a run has ended, and when its final row is written. */
@@ -328,7 +329,7 @@ export class LiveRun {
 
   /** Expires what the run's calls still wait for; a failure there must not keep the run from ending. */
   private endApprovals(reason: string): Promise<void> {
-    return this.context.runEnding(this.processId, reason).catch((error) => {
+    return this.context.processEvents.emit("runEnding", { processId: this.processId, reason }).catch((error) => {
       this.context.logger.warn("could not expire the approvals of an ended process", {
         process: this.processId,
         error: messageOf(error),

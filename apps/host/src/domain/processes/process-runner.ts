@@ -44,7 +44,7 @@ export interface ProcessLimits {
 }
 
 export interface ProcessRunnerOptions
-  extends Pick<LiveRunsOptions, "invokeTool" | "catalog" | "caller" | "serviceTools" | "runEnding"> {
+  extends Pick<LiveRunsOptions, "invokeTool" | "catalog" | "caller" | "serviceTools" | "processEvents"> {
   store: ProcessStore;
   logger: HostLogger;
   limits: ProcessLimits;
