@@ -29,7 +29,9 @@ import { type ClaimedRun, QueuedPath, type RunQueue } from "./queued-path.js";
 import type { RunFeed, RunPath } from "./run-path.js";
 import { RunWrites } from "./run-writes.js";
 
-export { MAX_TIMEOUT_MS } from "./live-run.js";
+// The runner's surface for its callers (routes, MCP, the process cluster), wherever each part is defined.
+export { MAX_TIMEOUT_MS, type RunRecorder } from "./live-run.js";
+export type { ClaimedRun, RemoteRun, RunQueue } from "./queued-path.js";
 
 export interface ProcessLimits {
   codeBytes: number;
