@@ -1,7 +1,7 @@
 /**
  * What governance (api keys, approvals, the call log) and the process
  * runner tell each other, as typed events instead of closures: neither
- * holds the other. The composition root (build-host.ts) builds one
+ * holds the other. The composition root (app.ts) builds one
  * `ProcessEvents` and subscribes the listeners each event names below.
  *
  * Two kinds, by what the publisher needs:
