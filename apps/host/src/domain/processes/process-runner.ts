@@ -57,7 +57,10 @@ export interface ProcessRunnerOptions
    * ended; one that stops (disabled, deleted, restarted with new settings) has its runs canceled first.
    */
   events: ModuleEvents;
-  /** The approvals a process waits for right now, oldest first. */
+  /**
+   * The approvals a process waits for on this host right now, oldest first: the local path's (through the queue a
+   * run may wait on any host, and its approvals are read from the approvals table).
+   */
   pendingApprovals(processId: number): readonly ApprovalSummary[];
   /** The tool calls of a process's latest run. */
   callCounts(processId: number): Promise<CallCounts>;
