@@ -1,11 +1,13 @@
 /**
- * Composition root: builds the stores and domain services, wires them
- * together (no domain module imports another's instance), and mounts the
- * routes. `createHost` is what the CLI and the tests start.
+ * Composition root: builds the stores and domain services and wires them
+ * together (no domain module imports another's instance; governance and
+ * the process runner meet through `ProcessEvents`), then serves them over
+ * HTTP (http/serve-host.ts) and, last, joins the cluster. `createHost` is
+ * what the CLI and the tests start; `Host.stop` takes it down in order.
  */
 import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import { BUILTIN_MODULES } from "./builtin-modules.js";
 import { type ChangeSync, startChangeSync } from "./cluster/change-sync.js";
 import type { NotificationListener } from "./cluster/notification-listener.js";
@@ -27,6 +29,7 @@ import { ModuleLoader } from "./domain/modules/module-loader.js";
 import { ModuleQuarantine } from "./domain/modules/module-quarantine.js";
 import { ModuleRegistry } from "./domain/modules/module-registry.js";
 import { ModuleRows } from "./domain/modules/module-rows.js";
+import { ProcessEvents } from "./domain/processes/process-events.js";
 import { ProcessRetention } from "./domain/processes/process-retention.js";
 import { ProcessRunner } from "./domain/processes/process-runner.js";
 import { Registries } from "./domain/registries/registries.js";
@@ -39,33 +42,16 @@ import { SecretStore } from "./domain/secrets/secret-store.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
 import { budgetedServiceTools, TypesBudget } from "./domain/services/types-budget.js";
-import { CyrnelError, messageOf } from "./errors.js";
-import { bearerAuth } from "./http/auth.js";
-import { type ConsoleBuild, findConsoleBuild, mountConsole } from "./http/console-assets.js";
-import { crossSiteGuard } from "./http/cross-site.js";
-import { errorHandler, notFoundHandler } from "./http/error-handler.js";
-import { keyRequestLimits } from "./http/key-limits.js";
-import { mountRoutes } from "./http/mount.js";
-import { buildOpenApiDocument } from "./http/openapi-document.js";
-import { accessOf, type RouteDefinition } from "./http/route.js";
+import { messageOf } from "./errors.js";
+import type { ConsoleBuild } from "./http/console-assets.js";
+import type { RouteDefinition } from "./http/route.js";
+import { serveHost } from "./http/serve-host.js";
 import { type DescriptorBudget, descriptorBudget } from "./lib/descriptors.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { StorageHealth } from "./lib/storage-faults.js";
 import { createLogger, type HostLogger } from "./log.js";
-import { mountMcp } from "./mcp/mount.js";
-import { approvalRoutes } from "./routes/approvals/routes.js";
-import { callRoutes } from "./routes/calls/routes.js";
-import { environmentRoutes } from "./routes/environment/routes.js";
-import { keyRoutes } from "./routes/keys/routes.js";
-import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
-import { policyRoutes } from "./routes/policies/routes.js";
-import { processRoutes } from "./routes/processes/routes.js";
-import { registryRoutes } from "./routes/registries/routes.js";
-import { serviceRegistryRoutes, serviceRoutes } from "./routes/services/routes.js";
-import { systemRoutes } from "./routes/system/routes.js";
-import { toolRoutes } from "./routes/tools/routes.js";
 import { HOST_VERSION } from "./version.js";
 
 export interface HostOptions {
@@ -118,8 +104,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       poolSize: 10 + Math.min(20, Math.ceil(config.cluster.workerConcurrency / 4)),
     }),
   });
-  // A revoked key's pending approvals expire with it (`approvals` is built below; revoking needs a request).
-  const keys = new ApiKeys(db.keys, config.apiKey, { onRevoked: (id) => approvals.expireKey(id) });
+  // Governance and the process runner tell each other what happens through these events (listeners below, once
+  // both are built).
+  const processEvents = new ProcessEvents();
+  const keys = new ApiKeys(db.keys, config.apiKey, processEvents);
   let cluster: ProcessCluster | null = null;
   let listener: NotificationListener | null = null;
   let sync: ChangeSync;
@@ -171,7 +159,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const processStore = db.processes;
 
   // Governance: policies decide what a call gets, approvals hold the calls under `ask`, every call is recorded. What
-  // they publish goes to the process runner (built below; these callbacks only run once calls are made).
+  // they publish goes to the process runner through `processEvents`.
   const policies = new Policies(db.policies, store);
   const approvals = new Approvals({
     store: db.approvals,
@@ -180,9 +168,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     maxPendingPerKey: config.pendingApprovalsLimit,
     // An approval holds at most what a direct invoke may send.
     parametersLimitBytes: config.bodyLimitBytes,
-    onChange: (approval) => runner.publish(approval.processId, { type: "approval", ...approval }),
-    onPending: (processId, pending) => runner.setPendingApprovals(processId, pending),
-    ...(cluster && { onDecided: cluster.approvalDecided }),
+    events: processEvents,
   });
   // What the host saw of its storage lately (faults from requests and from the writes it retries), for /health.
   const storageHealth = new StorageHealth();
@@ -190,9 +176,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     store: db.calls,
     logger,
     storage: storageHealth,
-    onCall: (record) => {
-      if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
-    },
+    events: processEvents,
     ...(cluster && { ids: cluster.callIds }),
   });
   await calls.start();
@@ -259,13 +243,28 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     events: moduleEvents,
     invokeTool: (input, call) => gate.invoke(input, call),
     pendingApprovals: (processId) => approvals.pendingOf(processId),
-    runEnding: (processId, reason) => approvals.expireProcess(processId, reason),
+    processEvents,
     callCounts: (processId) => calls.countsOfLatestRun(processId),
     catalog: async (caller) => visibleCatalog(await store.catalog(), caller),
     caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId, toolIds) => budgetedServiceTools(store, typesBudget, serviceId, toolIds),
     ...(cluster && { queue: cluster.runQueue }),
     storage: storageHealth,
+  });
+  // What governance and the runner tell each other (domain/processes/process-events.ts), before any call is made.
+  processEvents.on("keyRevoked", async ({ keyId }) => {
+    await approvals.expireKey(keyId);
+  });
+  processEvents.on("runEnding", ({ processId, reason }) => approvals.expireProcess(processId, reason));
+  if (cluster) processEvents.on("approvalDecided", ({ approval }) => cluster.approvalDecided(approval));
+  processEvents.onNotice("approvalChanged", ({ approval }) =>
+    runner.publish(approval.processId, { type: "approval", ...approval }),
+  );
+  processEvents.onNotice("approvalsPending", ({ processId, pending }) =>
+    runner.setPendingApprovals(processId, pending),
+  );
+  processEvents.onNotice("callEnded", ({ record }) => {
+    if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
   });
   const retention = new ProcessRetention({ store: processStore, logger, spaceFreed: () => db.spaceFreed() });
   retention.keepFor(config.processesRetentionDays);
@@ -359,97 +358,38 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     config.agentTextLimitChars,
     typesBudget,
   );
-  let document: Record<string, unknown> | undefined;
-  const routes: RouteDefinition[] = [
-    ...systemRoutes(
-      HOST_VERSION,
-      () => (document ??= buildOpenApiDocument(routes, HOST_VERSION)),
-      () => ({
+  const served = serveHost(
+    {
+      services,
+      serviceStore: store,
+      registryInstalls,
+      gate,
+      docs,
+      policies,
+      moduleEntries,
+      moduleRegistry,
+      moduleLoader,
+      moduleInstaller,
+      registries,
+      processes: runner,
+      retention,
+      approvals,
+      calls,
+      keys,
+      health: () => ({
         ...hostHealth(moduleEntries, storageHealth.reason()),
         ...(cluster ? cluster.health() : { role: config.cluster.role }),
       }),
-    ),
-    ...serviceRoutes(services, store),
-    ...serviceRegistryRoutes(registryInstalls),
-    ...toolRoutes(store, gate, docs, policies),
-    ...policyRoutes(policies),
-    ...moduleRoutes(moduleEntries, moduleRegistry, moduleLoader),
-    ...moduleInstallRoutes(moduleInstaller),
-    ...registryRoutes(registries),
-    ...processRoutes(runner, { agentTextLimitChars: config.agentTextLimitChars, retention }),
-    ...approvalRoutes(approvals),
-    ...callRoutes(calls, runner),
-    ...environmentRoutes(docs),
-    ...keyRoutes(keys),
-  ];
-
-  let stopping = false;
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  // Public routes (GET /health) need no key and still answer while the host shuts down (see implicitErrors).
-  const publicRoutes = routes.filter((route) => accessOf(route) === "public");
-  const publicPaths = new Set(publicRoutes.map((route) => route.path));
-  const app = new Hono();
-  app.onError(errorHandler(logger, storageHealth));
-  app.notFound(notFoundHandler);
-  app.use("*", async (c, next) => {
-    if (stopping && !publicPaths.has(c.req.path)) throw new CyrnelError("shutting_down", "the host is shutting down");
-    const started = performance.now();
-    inFlight++;
-    try {
-      await next();
-    } finally {
-      if (--inFlight === 0) drained?.();
-    }
-    logger.debug("request", {
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round(performance.now() - started),
-    });
-  });
-  if (cluster?.role === "worker") {
-    // A worker runs processes; the API is served by `api` and `all` hosts (a load balancer sends requests there).
-    app.use("*", async (c, next) => {
-      if (c.req.method === "GET" && c.req.path === "/health") return next();
-      throw new CyrnelError(
-        "not_found",
-        `this host runs processes only (CYRNEL_ROLE=worker) and serves GET /health alone; send ${c.req.method} ` +
-          `${c.req.path} to a host with CYRNEL_ROLE=api or all`,
-      );
-    });
-  }
-  // Other web sites are kept out of a host without keys (Origin and Host, before anything answers).
-  app.use(
-    "*",
-    crossSiteGuard({
-      authenticated: () => keys.required(),
-      names: [config.host, ...hostnameOf(config.cluster.advertiseUrl)],
-      exempt: (path) => publicPaths.has(path),
-    }),
+    },
+    {
+      config,
+      logger,
+      storageHealth,
+      clusterRole: cluster?.role ?? null,
+      ...(options.validateResponses !== undefined && { validateResponses: options.validateResponses }),
+      ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
+    },
   );
-  // The console's files hold no data and need no key (its API calls carry one), so they are mounted before auth.
-  const consoleBuild = options.consoleBuild ?? findConsoleBuild();
-  if ("missing" in consoleBuild) {
-    logger.warn("the web console is not available; /ui/ answers 404", { reason: consoleBuild.missing });
-  }
-  mountConsole(app, consoleBuild);
-  const publicRequests = new Set(publicRoutes.map((route) => `${route.method.toUpperCase()} ${route.path}`));
-  app.use(
-    "*",
-    // HEAD is answered by the GET route (a load balancer's health check often sends it): as public as that GET.
-    bearerAuth(keys, (method, path) => publicRequests.has(`${method === "HEAD" ? "GET" : method} ${path}`)),
-  );
-  app.use(
-    "*",
-    keyRequestLimits({ perSecond: config.keyLimits.requestsPerSecond, burst: config.keyLimits.requestsBurst }),
-  );
-  mountRoutes(app, routes, {
-    bodyLimit: config.bodyLimitBytes,
-    definitionBodyLimit: config.definitionLimitBytes,
-    validateResponses: options.validateResponses ?? config.validateResponses,
-  });
-  mountMcp(app, { logger, bodyLimitBytes: config.bodyLimitBytes, waitMs: config.mcpWaitMs });
   // Last: the lease's clock runs from here, so the work of starting (modules, routes) never eats into it.
   await cluster?.start({
     runner,
@@ -462,7 +402,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   });
 
   return {
-    app,
+    app: served.app,
     config,
     logger,
     store: db,
@@ -471,12 +411,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     gate,
     processes: runner,
     keys,
-    routes,
-    console: consoleBuild,
+    routes: served.routes,
+    console: served.console,
     descriptors,
     lost: cluster?.lost ?? new Promise<string>(() => {}),
     async stop() {
-      stopping = true;
+      served.refuseRequests();
       // Direct invokes still at their adapters are answered 503 shutting_down, their requests aborted.
       gate.stop();
       // Running processes end `canceled`, which also answers requests blocked on them; then in-flight requests finish.
@@ -486,12 +426,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       await runner.cancel(null, "canceled: the host shut down");
       clearTimeout(giveUp);
       await queueStopped;
-      if (inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          drained = resolve;
-          setTimeout(resolve, config.shutdownTimeoutMs).unref();
-        });
-      }
+      await served.requestsDone(config.shutdownTimeoutMs);
       // Then the lease is given up: a host that stops is not lost, and nothing of it is left to reap.
       await cluster?.stop();
       // No other host's change is applied while modules are torn down.
@@ -519,14 +454,4 @@ async function refuseAnonymousExposure(config: HostConfig, keys: ApiKeys): Promi
       "CYRNEL_API_KEY (or create an admin key while the host listens on 127.0.0.1), or set CYRNEL_ALLOW_ANONYMOUS=1 " +
       "to serve without authentication",
   );
-}
-
-/** The host name of a URL the operator configured, if it is one. */
-function hostnameOf(url: string | null): string[] {
-  if (url === null) return [];
-  try {
-    return [new URL(url).hostname];
-  } catch {
-    return [];
-  }
 }

@@ -8,7 +8,7 @@
  *
  * The other per-key limits live where their resource is counted: in-flight
  * tool calls in the tool gate (domain/services/tool-gate.ts), concurrent
- * processes at submission (domain/processes/process-runner.ts).
+ * processes at submission (domain/processes/process-admission.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import { rateLimited } from "../errors.js";

@@ -14,6 +14,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { isValidIdentifier } from "@cyrnel/sdk";
 import type { CreatedKey, CreateKeyBody, KeyRecord } from "../../contract/keys.js";
 import { CyrnelError, notFound } from "../../errors.js";
+import type { ProcessEvents } from "../processes/process-events.js";
 import { BOOTSTRAP_CALLER, type Caller } from "./caller.js";
 import type { KeyRow, KeyStore } from "./key-store.js";
 
@@ -36,10 +37,8 @@ export class ApiKeys {
     private readonly store: KeyStore,
     /** `CYRNEL_API_KEY`, or null. */
     bootstrapKey: string | null,
-    private readonly events: {
-      /** A key was revoked (after its row is gone): what its processes wait for ends with it. */
-      onRevoked?(id: string): Promise<unknown>;
-    } = {},
+    /** Where a revoked key is told (`keyRevoked`, awaited: what its processes wait for ends with it). */
+    private readonly events: ProcessEvents,
   ) {
     this.bootstrapDigest = bootstrapKey === null ? null : sha256(bootstrapKey);
   }
@@ -145,7 +144,7 @@ export class ApiKeys {
 
   /**
    * Deletes the key: the next request with it is refused, its processes can no longer call tools, and the approvals
-   * they wait for expire (`onRevoked`). Were that to fail, those approvals could still be approved, but the call would
+   * they wait for expire (`keyRevoked`). Were that to fail, those approvals could still be approved, but the call would
    * not be made: the tool gate reads the key again after every decision.
    */
   async revoke(id: string): Promise<void> {
@@ -157,7 +156,7 @@ export class ApiKeys {
     );
     if (outcome === "not_found") throw notFound(`API key "${id}"`);
     if (typeof outcome === "object") throw new CyrnelError("conflict", outcome.refused);
-    await this.events.onRevoked?.(id);
+    await this.events.emit("keyRevoked", { keyId: id });
   }
 }
 

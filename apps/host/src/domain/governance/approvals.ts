@@ -3,16 +3,18 @@
  * operator approves or denies it, or until `CYRNEL_APPROVAL_TIMEOUT_MS`
  * passes. The waiting call is a promise in this process; the approval is a
  * row, so it outlives the wait as a record. While any approval of a process
- * is pending, the process is suspended (`onPending` tells the process
- * runner, which pauses its deadline); every creation and decision is
- * published (`onChange`, the process's event stream).
+ * is pending, the process is suspended (the `approvalsPending` notice: the
+ * process runner pauses its deadline); every creation and decision is
+ * noticed too (`approvalChanged`, the process's event stream). Both are
+ * `ProcessEvents` notices (domain/processes/process-events.ts).
  *
  * Nothing survives a restart but the rows: pending ones are expired at
  * start, since the calls that waited for them are gone. With many hosts
  * (PostgreSQL) the call may wait on another host than the one that decides:
- * the decision is written, then `onDecided` tells the other hosts, and the
- * host where the call waits settles it from the row (`settleFromStore`);
- * pending approvals of a lost host are expired by the reaper, not at start.
+ * the decision is written, then the `approvalDecided` event tells the other
+ * hosts, and the host where the call waits settles it from the row
+ * (`settleFromStore`); pending approvals of a lost host are expired by the
+ * reaper, not at start.
  *
  * What code can make big is bounded: an approval's parameters are at most
  * `parametersLimitBytes` of JSON (else the call fails 413, nothing sent);
@@ -22,14 +24,15 @@
  * summary with a preview of at most APPROVAL_PREVIEW_CHARS characters, the
  * whole value's size and its SHA-256.
  *
- * A key that is revoked takes its pending approvals with it (`expireKey`),
- * and the tool gate reads the key again after any approval, so an approval
- * never sends a call for a key that is gone.
+ * A key that is revoked takes its pending approvals with it (`expireKey`,
+ * on the `keyRevoked` event), and the tool gate reads the key again after
+ * any approval, so an approval never sends a call for a key that is gone.
  */
 import { createHash } from "node:crypto";
 import { APPROVAL_PREVIEW_CHARS, type Approval } from "../../contract/governance.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
+import type { ProcessEvents } from "../processes/process-events.js";
 import { boundedJson } from "../secrets/secret-masks.js";
 import type { ApprovalFilter, ApprovalStore, ApprovalSummary, Decision } from "./approval-store.js";
 
@@ -54,12 +57,8 @@ export interface ApprovalsOptions {
   maxPendingPerKey: number;
   /** Largest JSON text of an approval's parameters, in UTF-8 bytes (`CYRNEL_BODY_LIMIT_BYTES`). */
   parametersLimitBytes: number;
-  /** An approval was created or decided (expiries included). */
-  onChange(approval: ApprovalSummary): void;
-  /** The pending approvals of a process changed; `pending` lists them (empty: none is left). */
-  onPending(processId: number, pending: readonly number[]): void;
-  /** An approval was decided through this host (after the row is written), for hosts where its call may wait. */
-  onDecided?(approval: ApprovalSummary): Promise<void>;
+  /** Where approvals are noticed (`approvalChanged`, `approvalsPending`) and decisions told (`approvalDecided`). */
+  events: ProcessEvents;
 }
 
 interface Waiting {
@@ -137,8 +136,8 @@ export class Approvals {
       const pending = this.byProcess.get(processId) ?? new Set<number>();
       this.byProcess.set(processId, pending.add(id));
       this.options.logger.info("a tool call waits for approval", { approval: id, process: processId, tool: call });
-      this.options.onChange(row);
-      this.options.onPending(processId, [...pending]);
+      this.options.events.notice("approvalChanged", { approval: row });
+      this.options.events.notice("approvalsPending", { processId, pending: [...pending] });
     });
   }
 
@@ -227,9 +226,9 @@ export class Approvals {
   private async settleAndTell(decided: ApprovalSummary): Promise<void> {
     const waitsHere = this.waiting.has(decided.id);
     this.settleWaiting(decided.id, decided);
-    if (this.options.onDecided && !waitsHere) {
+    if (!waitsHere) {
       // The row holds the decision already; telling is the fast path (a host that misses it re-reads the rows).
-      await this.options.onDecided(decided).catch((error) =>
+      await this.options.events.emit("approvalDecided", { approval: decided }).catch((error) =>
         this.options.logger.warn("could not tell the other hosts of a decision", {
           approval: decided.id,
           error: error instanceof Error ? error.message : String(error),
@@ -261,9 +260,9 @@ export class Approvals {
       const pending = this.byProcess.get(waiting.processId);
       pending?.delete(id);
       if (pending?.size === 0) this.byProcess.delete(waiting.processId);
-      this.options.onPending(waiting.processId, [...(pending ?? [])]);
+      this.options.events.notice("approvalsPending", { processId: waiting.processId, pending: [...(pending ?? [])] });
     }
-    this.options.onChange(approval);
+    this.options.events.notice("approvalChanged", { approval });
     waiting?.settle(approval);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The record of every tool call, allowed or refused: the gate hands each
  * call here as it ends. A record gets its id at once and goes to the
- * process's event stream at once (`onCall`); it is written to the database
- * in batches, so a call pays for an array push, not for a commit: after
+ * process's event stream at once (the `callEnded` notice of
+ * `ProcessEvents`); it is written to the database in batches, so a call
+ * pays for an array push, not for a commit: after
  * FLUSH_DELAY_MS, or at once when FLUSH_ROWS are waiting. Every read flushes
  * first, so a list never misses a call that ended. A host that dies loses
  * at most the last FLUSH_DELAY_MS of records.
@@ -27,6 +28,7 @@ import type { CallCounts, CallRecord } from "../../contract/governance.js";
 import { messageOf } from "../../errors.js";
 import { type StorageHealth, storageFaultOf } from "../../lib/storage-faults.js";
 import type { HostLogger } from "../../log.js";
+import type { ProcessEvents } from "../processes/process-events.js";
 import type { CallFilter, CallRow, CallStore, NewCallRow } from "./call-store.js";
 import type { CallContext } from "./caller.js";
 
@@ -49,8 +51,8 @@ export interface EndedCall {
 export interface CallLogOptions {
   store: CallStore;
   logger: HostLogger;
-  /** A call ended (published before it is written). */
-  onCall(record: CallRecord): void;
+  /** Where an ended call is noticed (`callEnded`, before it is written). */
+  events: ProcessEvents;
   /** Takes `count` fresh ids from a source every host shares (PostgreSQL's sequence); absent: this host counts. */
   ids?(count: number): Promise<number[]>;
   /** Told of storage faults the writes meet (for `/health`). */
@@ -154,7 +156,7 @@ export class CallLog {
     if (this.pending.length >= FLUSH_ROWS) this.flushInBackground();
     else this.flushTimer ??= setTimeout(() => this.flushInBackground(), FLUSH_DELAY_MS).unref();
     try {
-      this.options.onCall(record);
+      this.options.events.notice("callEnded", { record });
     } catch (error) {
       this.options.logger.warn("publishing a call record failed", { error: messageOf(error) });
     }

@@ -1,0 +1,399 @@
+/**
+ * One run on this host, from its hand-over to the environment until its
+ * final row is written: its state machine, and everything of it the host
+ * owns. The environment reports `queued` and `running` and resolves with
+ * the exit state; the run adds `suspended` and `terminating`, the timeout
+ * backstop, the ends the host decides (kill, output cap, backstop), output
+ * merging with its caps, its live readers, and the order of its writes.
+ * Whether it was admitted here or taken from the queue makes no difference
+ * past its `RunRecorder`.
+ *
+ * Timeouts: a run may wait in the environment's queue at most its
+ * `timeoutMs` (then it ends `timeout` without having run), and once running
+ * it gets its whole `timeoutMs`. The environment enforces both; the host's
+ * backstop ends the run itself if the environment has not, shortly after.
+ *
+ * Suspension: while a tool call of the run waits for an operator's approval,
+ * the run is `suspended` (a host-owned state) and both clocks — the
+ * environment's deadline (`pauseDeadline`) and the backstop — stand still;
+ * once no call waits any more it is `running` again with the time it had.
+ *
+ * Ending, however it ends: the tool calls still in flight are aborted, what
+ * they wait for expires (awaited), then the writes made so far land, then
+ * the final row; until that row is written, readers of the process are
+ * shown the live run.
+ */
+import type { EnvironmentModule, ExecutionExitState, ExecutionState, ServiceCatalog } from "@cyrnel/sdk";
+import type { ProcessEvent } from "../../contract/processes.js";
+import { messageOf } from "../../errors.js";
+import type { HostLogger } from "../../log.js";
+import { CappedText } from "./capped-text.js";
+import { MergedOutput } from "./merged-output.js";
+import type { ProcessEvents } from "./process-events.js";
+import type { ProcessResult, ProcessState } from "./process-store.js";
+import type { RunWrites } from "./run-writes.js";
+
+/** The longest delay a Node timer takes (about 24.8 days); a longer `timeoutMs` would fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+export type StreamName = "stdout" | "stderr";
+/** What a live reader is sent while a run goes on: chunks of stdout and stderr, ended calls, approvals. */
+export type LiveEvent = Exclude<ProcessEvent, { type: "end" }>;
+export type StreamReader = (event: LiveEvent) => void;
+
+/**
+ * Where a run's state, text and end go. A run this host admitted writes the store; a run taken from the queue
+ * writes only while its claim holds (a host that was reaped must not overwrite what the reaper wrote) and sends its
+ * text and events to readers on every host.
+ */
+export interface RunRecorder {
+  setState(state: ProcessState): Promise<void>;
+  setRunning(startedAt: string): Promise<void>;
+  /** Text a stream kept (what its cap let through), in order. */
+  write?(stream: StreamName, text: string): void;
+  /** An event of the run for readers elsewhere (an ended call, an approval). */
+  publish?(event: LiveEvent): void;
+  /** The final row; the run is over for readers once it resolves. */
+  finish(result: ProcessResult): Promise<void>;
+}
+
+/** A run whose rows are written, as it is handed to the environment. */
+export interface RunToStart {
+  processId: number;
+  executionId: number;
+  code: string;
+  timeoutMs: number | null;
+  /** The process's key: who its tool calls run as, and its turn in what the environment shares between callers. */
+  keyId: string | null;
+  typecheck?: boolean;
+}
+
+/** What every run on this host shares. */
+export interface LiveRunContext {
+  logger: HostLogger;
+  /** `CYRNEL_PROCESS_STREAM_LIMIT_BYTES` and `CYRNEL_PROCESS_OUTPUT_LIMIT_BYTES`. */
+  limits: { streamBytes: number; outputBytes: number };
+  writes: RunWrites;
+  /** Where the run tells that it ends (`runEnding`, awaited: what its calls still wait for expires). */
+  processEvents: ProcessEvents;
+}
+
+/** Where the host keeps its runs: told when a run has ended, and when its final row is written. */
+export interface RunRegistry {
+  ended(run: LiveRun): void;
+  recorded(run: LiveRun): void;
+}
+
+/**
+ * How long the host waits past a deadline (in the queue, then from
+ * `running`) before it ends a run itself. The environment owns the deadline;
+ * this only covers one that failed to enforce it, so it is generous enough
+ * that a loaded machine never lets the backstop race a working environment.
+ */
+const TIMEOUT_BACKSTOP_MS = 1_000;
+/**
+ * The caller an environment sees for runs without a stored key (CYRNEL_API_KEY, or a host without
+ * keys): they share one turn in what the environment shares between callers (its type checks).
+ */
+const UNKEYED_CALLER = "(no key)";
+/** How long a kill waits for the environment to confirm before the host ends the run itself. */
+const KILL_GRACE_MS = 2_000;
+
+export class LiveRun {
+  readonly processId: number;
+  readonly executionId: number;
+  readonly keyId: string | null;
+  readonly environmentId: string;
+  /** Resolves once the run has ended and its final row is written (or given up). */
+  readonly done: Promise<void>;
+  private state: ExecutionState | "terminating" | "suspended" = "queued";
+  private readonly environment: EnvironmentModule;
+  private readonly stdout: CappedText;
+  private readonly stderr: CappedText;
+  private readonly output: MergedOutput;
+  private error: string | null = null;
+  /** Set when the host decided how the run ends (kill, timeout backstop, output cap). */
+  private forced: { exitState: ExecutionExitState; error: string | null } | null = null;
+  /** Set once the run is over (reported or decided): later reports of the environment change nothing. */
+  private ended = false;
+  private backstop: NodeJS.Timeout | undefined;
+  /** When the backstop fires (`performance.now()` time) while its clock runs; what it then says. */
+  private backstopDue: { at: number; message: string } | null = null;
+  /** The backstop's time left while the run is suspended. */
+  private backstopPaused: { remainingMs: number; message: string } | null = null;
+  /** Live readers of the run's events (`follow`). */
+  private readonly readers = new Set<StreamReader>();
+  /**
+   * The run's writes to its process row, in the order they were made: the database may take them on different
+   * connections, and a state written after the results would undo them. The results wait for the rest.
+   */
+  private writes: Promise<void> = Promise.resolve();
+  /** Expiring the approvals it waited for, once a kill or a deadline ended it (awaited before its results). */
+  private approvalsEnding: Promise<void> = Promise.resolve();
+  /** Aborted when the run ends, however it ends: its tool calls still in flight are canceled (`CallContext.ended`). */
+  private readonly calls = new AbortController();
+  private resolveDone!: () => void;
+
+  constructor(
+    private readonly run: RunToStart,
+    environment: { id: string; module: EnvironmentModule },
+    private readonly recorder: RunRecorder,
+    private readonly context: LiveRunContext,
+    private readonly registry: RunRegistry,
+  ) {
+    this.processId = run.processId;
+    this.executionId = run.executionId;
+    this.keyId = run.keyId;
+    this.environmentId = environment.id;
+    this.environment = environment.module;
+    this.stdout = new CappedText(context.limits.streamBytes, "stdout");
+    this.stderr = new CappedText(context.limits.streamBytes, "stderr");
+    this.output = new MergedOutput(context.limits.outputBytes);
+    this.done = new Promise<void>((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
+
+  /** Hands the run to the environment; its registry knows it already (the environment may call back at once). */
+  start(services: ServiceCatalog): void {
+    const { processId, executionId, timeoutMs, keyId, typecheck } = this.run;
+    // Queued: the environment may keep the run waiting at most its timeoutMs.
+    this.armBackstop(`timed out after ${timeoutMs} ms waiting in the queue; the code never ran`);
+    this.environment
+      .execute({
+        executionId,
+        processId,
+        code: this.run.code,
+        options: { timeoutMs, ...(typecheck === undefined ? {} : { typecheck }) },
+        services,
+        caller: keyId ?? UNKEYED_CALLER,
+      })
+      .then(
+        (exitState) => this.finish(exitState),
+        (error) => {
+          this.error ??= `environment failed: ${messageOf(error)}`;
+          this.finish("failed");
+        },
+      );
+  }
+
+  // ---- what the environment reports ----------------------------------------------------
+
+  /** Whether its code may call tools: a suspended run still does (its other promises go on while one waits). */
+  get makesCalls(): boolean {
+    return this.state === "running" || this.state === "suspended";
+  }
+
+  /** Aborted once the run ends: its calls in flight are canceled. */
+  get callsEnded(): AbortSignal {
+    return this.calls.signal;
+  }
+
+  setState(state: ExecutionState): void {
+    if (this.state === "terminating" || this.state === "suspended") return;
+    if (this.state === state) return;
+    if (state !== "queued" && state !== "running") return;
+    this.state = state;
+    const startedAt = new Date().toISOString();
+    this.persist(() => (state === "running" ? this.recorder.setRunning(startedAt) : this.recorder.setState(state)));
+    // Running: the whole timeoutMs again, however long the run was queued.
+    if (state === "running") this.armBackstop(`timed out after ${this.run.timeoutMs} ms`);
+  }
+
+  setError(message: string): void {
+    this.error = String(message).slice(0, 64 * 1024);
+  }
+
+  /** Text of a stream: kept up to its cap, written on, and sent to the readers. */
+  emit(stream: StreamName, chunk: string): void {
+    const text = this[stream].append(String(chunk));
+    if (text === "") return;
+    this.recorder.write?.(stream, text);
+    this.deliver({ type: stream, text });
+  }
+
+  /** A patch of the output; past the output cap the run ends `failed`. */
+  mergeOutput(patch: Record<string, unknown>): void {
+    if (this.forced) return;
+    if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return;
+    if (!this.output.merge(patch)) {
+      this.force("failed", `output exceeds the limit of ${this.context.limits.outputBytes} bytes`);
+    }
+  }
+
+  // ---- what the host decides -----------------------------------------------------------
+
+  /**
+   * Its approvals changed: while any is pending the run is suspended, with
+   * the environment's deadline and the backstop paused; once none is, it
+   * runs again with the time it had left.
+   */
+  setPendingApprovals(pending: readonly number[]): void {
+    if (this.forced) return;
+    if (pending.length > 0 && this.state === "running") {
+      this.state = "suspended";
+      this.persist(() => this.recorder.setState("suspended"));
+      this.pauseBackstop();
+      this.tellEnvironment("pauseDeadline");
+    } else if (pending.length === 0 && this.state === "suspended") {
+      this.state = "running";
+      this.persist(() => this.recorder.setState("running"));
+      this.tellEnvironment("resumeDeadline");
+      this.resumeBackstop();
+    }
+  }
+
+  /** Sends an event of the run (an ended call, an approval) to its readers here and, through its recorder, elsewhere. */
+  publish(event: LiveEvent): void {
+    this.deliver(event);
+    this.recorder.publish?.(event);
+  }
+
+  /** A live reader (one that never throws): the text so far; every later event goes to it until it is removed. */
+  addReader(reader: StreamReader): { stdout: string; stderr: string } {
+    this.readers.add(reader);
+    return { stdout: this.stdout.toString(), stderr: this.stderr.toString() };
+  }
+
+  removeReader(reader: StreamReader): void {
+    this.readers.delete(reader);
+  }
+
+  /** The host decides how the run ends: tell the environment to stop, and stop waiting for it after a grace period. */
+  force(exitState: ExecutionExitState, error: string | null, graceMs = KILL_GRACE_MS): void {
+    if (this.forced || this.ended) return;
+    this.forced = { exitState, error };
+    // Its calls still at their adapters are aborted now: nobody will read their answers.
+    this.calls.abort();
+    if (this.state === "running" || this.state === "suspended") {
+      this.state = "terminating";
+      this.persist(() => this.recorder.setState("terminating"));
+    }
+    // At once, not when the environment confirms: the operator should not be asked about a call nobody awaits.
+    this.approvalsEnding = this.endApprovals(
+      exitState === "canceled" ? "the process was canceled" : `the process ended (${exitState})`,
+    );
+    this.environment.kill(this.executionId).catch((failure) => {
+      this.context.logger.error("environment kill failed", { execution: this.executionId, error: messageOf(failure) });
+    });
+    if (graceMs === 0) this.finish(exitState);
+    else setTimeout(() => this.finish(exitState), graceMs).unref();
+  }
+
+  // ---- internals ---------------------------------------------------------------------
+
+  /** Readers never throw: `ProcessRunner.follow` catches its reader's failures. */
+  private deliver(event: LiveEvent): void {
+    for (const reader of this.readers) reader(event);
+  }
+
+  /** An optional environment hook, which must not take the host down with it. */
+  private tellEnvironment(hook: "pauseDeadline" | "resumeDeadline"): void {
+    try {
+      this.environment[hook]?.(this.executionId);
+    } catch (error) {
+      this.context.logger.warn(`environment ${hook} failed`, { execution: this.executionId, error: messageOf(error) });
+    }
+  }
+
+  /**
+   * The environment owns the deadline of the current phase (queued, then
+   * running); this only fires if it failed to enforce it. No grace then: the
+   * run ends at once.
+   */
+  private armBackstop(
+    message: string,
+    delay = this.run.timeoutMs === null ? null : this.run.timeoutMs + TIMEOUT_BACKSTOP_MS,
+  ): void {
+    clearTimeout(this.backstop);
+    this.backstopDue = null;
+    this.backstopPaused = null;
+    if (delay === null) return;
+    const ms = Math.min(delay, MAX_TIMEOUT_MS);
+    this.backstopDue = { at: performance.now() + ms, message };
+    this.backstop = setTimeout(() => this.force("timeout", message, 0), ms);
+  }
+
+  private pauseBackstop(): void {
+    const due = this.backstopDue;
+    if (due === null) return;
+    clearTimeout(this.backstop);
+    this.backstopDue = null;
+    this.backstopPaused = { remainingMs: Math.max(0, due.at - performance.now()), message: due.message };
+  }
+
+  private resumeBackstop(): void {
+    const paused = this.backstopPaused;
+    if (paused !== null) this.armBackstop(paused.message, paused.remainingMs);
+  }
+
+  /** Expires what the run's calls still wait for; a failure there must not keep the run from ending. */
+  private endApprovals(reason: string): Promise<void> {
+    return this.context.processEvents.emit("runEnding", { processId: this.processId, reason }).catch((error) => {
+      this.context.logger.warn("could not expire the approvals of an ended process", {
+        process: this.processId,
+        error: messageOf(error),
+      });
+    });
+  }
+
+  /** Queues a write of the run's process row behind its earlier ones; a failure is logged, not thrown. */
+  private persist(write: () => Promise<void>): void {
+    this.writes = this.writes
+      .then(() => this.context.writes.durably(this, "the state", write))
+      .catch((error) => {
+        this.context.logger.warn("could not record the state of a process", {
+          process: this.processId,
+          error: messageOf(error),
+        });
+      });
+  }
+
+  /** The run is over (as the environment reports, or as the host decided): once. */
+  private finish(exitState: ExecutionExitState): void {
+    if (this.ended) return;
+    // Resolved once the results are written: whoever waits reads them next.
+    void this.complete(exitState).then(this.resolveDone);
+  }
+
+  private async complete(reported: ExecutionExitState): Promise<void> {
+    clearTimeout(this.backstop);
+    const exitState = this.forced?.exitState ?? reported;
+    this.ended = true;
+    this.registry.ended(this);
+    // A run that ended without awaiting its calls: they are aborted too.
+    this.calls.abort();
+    // A run that ended without awaiting a call that waits for approval; whoever waits for the end sees them expired.
+    // After a kill's or a deadline's own expiry, which says why.
+    const approvalsEnded = this.approvalsEnding.then(() => this.endApprovals(`the process ended (${exitState})`));
+    const error =
+      this.forced?.error ??
+      (exitState === "success" ? null : (this.error ?? defaultError(exitState, this.run.timeoutMs)));
+    const result = {
+      exitState,
+      error,
+      output: this.output.value(),
+      stdout: this.stdout.toString(),
+      stderr: this.stderr.toString(),
+    };
+    try {
+      await approvalsEnded;
+      await this.writes;
+      await this.context.writes.durably(this, "the end", () => this.recorder.finish(result));
+    } catch (failure) {
+      // The process may have been deleted meanwhile, or a stopping host gave up waiting for storage.
+      this.context.logger.warn("could not record the end of a process", {
+        process: this.processId,
+        error: messageOf(failure),
+      });
+    }
+    // Until the results are written, readers of the process are shown the live run (its text, its end to wait for).
+    this.registry.recorded(this);
+  }
+}
+
+function defaultError(exitState: ExecutionExitState, timeoutMs: number | null): string | null {
+  if (exitState === "timeout") return `timed out after ${timeoutMs} ms`;
+  if (exitState === "canceled") return "canceled";
+  return "failed without a message from the environment";
+}

@@ -1,0 +1,103 @@
+/**
+ * The local path (SQLite): this host runs what it admits, on its own active
+ * environment. A run is admitted, recorded and handed over in one turn
+ * (`ProcessAdmission.admitted`); its end, a kill, its readers and the
+ * approvals its calls wait for are all in this process, so the database is
+ * asked for nothing but the rows.
+ */
+import { CyrnelError } from "../../errors.js";
+import type { ApprovalSummary } from "../governance/approval-store.js";
+import type { RunRecorder, RunToStart, StreamReader } from "./live-run.js";
+import type { LiveRuns } from "./live-runs.js";
+import type { ProcessAdmission, Submission } from "./process-admission.js";
+import type { ProcessRow, ProcessStore } from "./process-store.js";
+import type { RunFeed, RunPath } from "./run-path.js";
+
+export interface LocalPathOptions {
+  store: ProcessStore;
+  admission: ProcessAdmission;
+  runs: LiveRuns;
+  /** The approvals a process waits for right now, oldest first (its calls wait in this process). */
+  pendingApprovals(processId: number): readonly ApprovalSummary[];
+}
+
+export class LocalPath implements RunPath {
+  constructor(private readonly options: LocalPathOptions) {}
+
+  async create(submission: Submission, keyId: string | null, typecheck: boolean | undefined) {
+    const { store, admission, runs } = this.options;
+    const services = await runs.catalogOf(keyId);
+    const processId = await admission.admitted(typecheck, async (environment) => {
+      const { processId, executionId } = await store.create({ ...submission, keyId }, environment.id);
+      const run = { processId, executionId, code: submission.code, timeoutMs: submission.timeoutMs, keyId, typecheck };
+      return { processId, start: () => runs.start(run, environment, services, this.recorder(run)) };
+    });
+    return { processId };
+  }
+
+  async run(row: ProcessRow, typecheck: boolean | undefined): Promise<void> {
+    const { store, admission, runs } = this.options;
+    const services = await runs.catalogOf(row.keyId);
+    await admission.admitted(typecheck, async (environment) => {
+      // Idle when asked, but another request may have started a run since: one run at a time.
+      if (runs.has(row.id)) throw new CyrnelError("conflict", `process ${row.id} is running; it must be idle to run`);
+      const executionId = await store.startRun(row.id, environment.id);
+      const { code, timeoutMs, keyId } = row;
+      const run = { processId: row.id, executionId, code, timeoutMs, keyId, typecheck };
+      return { processId: row.id, start: () => runs.start(run, environment, services, this.recorder(run)) };
+    });
+  }
+
+  async kill(processId: number): Promise<void> {
+    const run = this.options.runs.ofProcess(processId);
+    if (!run) throw new CyrnelError("conflict", `process ${processId} is idle; nothing to kill`);
+    run.force("canceled", null);
+    await run.done;
+  }
+
+  async waitEnded(processId: number, signal?: AbortSignal): Promise<void> {
+    const run = this.options.runs.ofProcess(processId);
+    if (!run) return;
+    await new Promise<void>((resolve) => {
+      run.done.then(resolve);
+      signal?.addEventListener("abort", () => resolve(), { once: true });
+    });
+  }
+
+  async pendingApprovals(rows: readonly ProcessRow[]): Promise<Map<number, readonly ApprovalSummary[]>> {
+    const live = rows.filter((row) => row.state !== "idle");
+    return new Map(live.map((row) => [row.id, this.options.pendingApprovals(row.id)]));
+  }
+
+  isLive(row: ProcessRow): boolean {
+    return this.options.runs.has(row.id);
+  }
+
+  async follow(row: ProcessRow, send: StreamReader): Promise<RunFeed> {
+    const run = this.options.runs.ofProcess(row.id);
+    // Asked in the turn `isLive` answered, so the run is there; were it not, its row says all.
+    if (!run) return { stdout: row.stdout, stderr: row.stderr, approvals: [], done: Promise.resolve(), close() {} };
+    return {
+      ...run.addReader(send),
+      approvals: this.options.pendingApprovals(row.id),
+      done: run.done,
+      close: () => run.removeReader(send),
+    };
+  }
+
+  /** Nothing waits elsewhere: the runs to cancel are this host's. */
+  async cancel(): Promise<void> {}
+
+  /** Runs start in the turn they are admitted: none is ever on its way. */
+  async settled(): Promise<void> {}
+
+  /** A run this host admitted writes its process row in the store. */
+  private recorder(run: Pick<RunToStart, "processId" | "executionId">): RunRecorder {
+    const { store } = this.options;
+    return {
+      setState: (state) => store.setState(run.processId, state),
+      setRunning: (startedAt) => store.setRunning(run.processId, startedAt),
+      finish: (result) => store.finish(run.processId, run.executionId, result),
+    };
+  }
+}
