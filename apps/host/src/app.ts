@@ -116,11 +116,11 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     // PostgreSQL: processes through the durable queue, on any host (cluster/process-cluster.ts), and one LISTEN
     // connection per host for everything other hosts tell it (changes, kills, decisions, runs' ends). Loaded only
     // there.
-    if (db.dialect === "postgres" && config.databaseUrl !== null) {
+    if (db.shared !== null && config.databaseUrl !== null) {
       const { ProcessCluster } = await import("./cluster/process-cluster.js");
       const { NotificationListener } = await import("./cluster/notification-listener.js");
       const { newHostId } = await import("./cluster/host-leases.js");
-      const { db: pgDb } = db as import("./db/store-pg.js").PgStore;
+      const pgDb = db.shared.db;
       const hostId = newHostId();
       // Named, so an operator (or a test) can tell each host's listening connection in pg_stat_activity.
       listener = new NotificationListener({

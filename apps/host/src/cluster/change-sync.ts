@@ -37,8 +37,7 @@ import { join } from "node:path";
 import pg from "pg";
 import type { HostConfig } from "../config.js";
 import { guardConnections } from "../db/client-pg.js";
-import type { Store } from "../db/store.js";
-import type { PgStore } from "../db/store-pg.js";
+import type { SharedDatabase, Store } from "../db/store.js";
 import type { Policies } from "../domain/governance/policies.js";
 import type { ModuleEntries } from "../domain/modules/module-entries.js";
 import { ModuleFiles } from "../domain/modules/module-files.js";
@@ -108,7 +107,8 @@ export interface ChangeSync {
 
 export async function startChangeSync(options: ChangeSyncOptions): Promise<ChangeSync> {
   const { cluster } = options;
-  if (options.store.dialect !== "postgres" || options.config.databaseUrl === null || cluster === undefined) {
+  const shared = options.store.shared;
+  if (shared === null || options.config.databaseUrl === null || cluster === undefined) {
     return {
       hostId: null,
       publisher: null,
@@ -120,7 +120,7 @@ export async function startChangeSync(options: ChangeSyncOptions): Promise<Chang
       stop: async () => undefined,
     };
   }
-  return PgChangeSync.start(options.store as PgStore, options.config.databaseUrl, cluster, options);
+  return PgChangeSync.start(shared, options.config.databaseUrl, cluster, options);
 }
 
 /** A lock per key of one kind: the prefix keeps a service and a module of the same name apart. */
@@ -155,13 +155,13 @@ class PgChangeSync implements ChangeSync {
   }
 
   static async start(
-    store: PgStore,
+    shared: SharedDatabase,
     url: string,
     { hostId, listener }: NonNullable<ChangeSyncOptions["cluster"]>,
     options: ChangeSyncOptions,
   ): Promise<PgChangeSync> {
     const { config, logger } = options;
-    const pool = store.db.$client;
+    const pool = shared.db.$client;
     if (config.secretsKey === null) {
       logger.warn(
         "CYRNEL_SECRETS_KEY is not set: this host seals secrets with its data directory's secrets.key, which other " +
@@ -208,7 +208,7 @@ class PgChangeSync implements ChangeSync {
       await sync.stop();
       throw error;
     }
-    store.changes.publishAs(hostId);
+    shared.changes.publishAs(hostId);
     logger.info("following changes from other hosts sharing the database", { hostId });
     return sync;
   }

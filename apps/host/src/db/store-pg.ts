@@ -9,7 +9,7 @@
 import { PgChanges } from "./changes-pg.js";
 import { openPgDatabase, type PgDb } from "./client-pg.js";
 import { pgDialect } from "./dialect-pg.js";
-import type { Store } from "./store.js";
+import type { SharedDatabase, Store } from "./store.js";
 import { SqlApprovalStore } from "./stores/approval-store.js";
 import { PgCallRows } from "./stores/call-rows-pg.js";
 import { SqlCallStore } from "./stores/call-store.js";
@@ -23,12 +23,7 @@ import { SqlSecretRowStore } from "./stores/secret-store.js";
 import { PgServiceDialect } from "./stores/service-dialect-pg.js";
 import { SqlServiceStore } from "./stores/service-store.js";
 
-export type PgStore = Store & {
-  readonly dialect: "postgres";
-  readonly db: PgDb;
-  /** What the stores' writes tell other hosts; off until `changes.publishAs(hostId)` (cluster/change-sync.ts). */
-  readonly changes: PgChanges;
-};
+export type PgStore = Store & { readonly dialect: "postgres"; readonly shared: SharedDatabase };
 
 export async function openPgStore(
   url: string,
@@ -40,8 +35,7 @@ export async function openPgStore(
   const sql = pgDialect(db, changes);
   return {
     dialect: "postgres",
-    db,
-    changes,
+    shared: { db, changes },
     services: new SqlServiceStore(sql, new PgServiceDialect()),
     modules: new SqlModuleStore(sql),
     processes: new SqlProcessStore(sql, new PgQueuedRunWrites(db)),

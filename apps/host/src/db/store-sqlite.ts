@@ -31,6 +31,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
   space.start(RECLAIM_INTERVAL_MS);
   return {
     dialect: "sqlite",
+    shared: null,
     db,
     sql,
     services: new SqlServiceStore(sql, new SqliteServiceDialect(db.$client, gate)),

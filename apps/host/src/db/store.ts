@@ -3,8 +3,9 @@
  * gathered here, and the dialect behind them. SQLite in the data directory
  * is the default, with nothing to configure; `CYRNEL_DATABASE_URL`
  * (postgres://…) puts every store in PostgreSQL instead. The domain only
- * sees these interfaces: what differs between the dialects lives in the
- * `*-store-sqlite.ts` and `*-store-pg.ts` files beside each interface.
+ * sees these interfaces; each has one implementation in `stores/`, written
+ * once over the dialect seam (dialect.ts), and what truly differs between
+ * the dialects is the seam's or a store's hook.
  */
 import type { HostConfig } from "../config.js";
 import type { ApprovalStore } from "../domain/governance/approval-store.js";
@@ -16,11 +17,26 @@ import type { ProcessStore } from "../domain/processes/process-store.js";
 import type { RegistryStore } from "../domain/registries/registry-store.js";
 import type { SecretRowStore } from "../domain/secrets/secret-store.js";
 import type { ServiceStore } from "../domain/services/service-store.js";
+import type { PgChanges } from "./changes-pg.js";
+import type { PgDb } from "./client-pg.js";
 
 export type Dialect = "sqlite" | "postgres";
 
+/**
+ * What hosts that share the database use to work together (cluster/): the
+ * drizzle database on the connection pool, and what the stores' writes
+ * tell other hosts. PostgreSQL only: a SQLite database is one host's.
+ */
+export interface SharedDatabase {
+  readonly db: PgDb;
+  /** Off until `changes.publishAs(hostId)` (cluster/change-sync.ts). */
+  readonly changes: PgChanges;
+}
+
 export interface Store {
   readonly dialect: Dialect;
+  /** Present when other hosts may share this database (PostgreSQL); the host then runs as one of a cluster. */
+  readonly shared: SharedDatabase | null;
   readonly services: ServiceStore;
   readonly modules: ModuleStore;
   readonly processes: ProcessStore;
