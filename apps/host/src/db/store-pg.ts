@@ -7,7 +7,7 @@
  */
 
 import { PgChanges } from "./changes-pg.js";
-import { openPgDatabase, type PgDb } from "./client-pg.js";
+import { openPgDatabase } from "./client-pg.js";
 import { pgDialect } from "./dialect-pg.js";
 import type { SharedDatabase, Store } from "./store.js";
 import { SqlApprovalStore } from "./stores/approval-store.js";
