@@ -2,7 +2,7 @@
  * Composition root: builds the stores and domain services and wires them
  * together (no domain module imports another's instance; governance and
  * the process runner meet through `ProcessEvents`), then serves them over
- * HTTP (http/serve-host.ts) and, last, joins the cluster. `createHost` is
+ * HTTP (serve-host.ts) and, last, joins the cluster. `createHost` is
  * what the CLI and the tests start; `Host.stop` takes it down in order.
  */
 import { join } from "node:path";
@@ -45,13 +45,13 @@ import { budgetedServiceTools, TypesBudget } from "./domain/services/types-budge
 import { messageOf } from "./errors.js";
 import type { ConsoleBuild } from "./http/console-assets.js";
 import type { RouteDefinition } from "./http/route.js";
-import { serveHost } from "./http/serve-host.js";
 import { type DescriptorBudget, descriptorBudget } from "./lib/descriptors.js";
 import { download } from "./lib/download.js";
 import { SchemaValidator } from "./lib/json-schema.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { StorageHealth } from "./lib/storage-faults.js";
 import { createLogger, type HostLogger } from "./log.js";
+import { serveHost } from "./serve-host.js";
 import { HOST_VERSION } from "./version.js";
 
 export interface HostOptions {
