@@ -118,7 +118,7 @@ export const services = pgTable(
     staleReason: ctext("stale_reason"),
     createdAt: ctext("created_at").notNull(),
     updatedAt: ctext("updated_at").notNull(),
-    /** `casefold` of id, name and description, for `?query=` (db/casefold.ts). */
+    /** `casefold` of id, name and description, for `?query=` (lib/casefold.ts). */
     idFold: ctext("id_fold").notNull(),
     nameFold: ctext("name_fold").notNull(),
     descriptionFold: ctext("description_fold").notNull(),
