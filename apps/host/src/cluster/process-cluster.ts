@@ -317,6 +317,14 @@ export class ProcessCluster {
       },
     };
     const { publisher } = this.signals.attach(run, control, (text) => this.runs.persistText(run, hostId, text));
+    // A kill recorded after the claim was read and signalled before the run was attached reached nobody: the
+    // mark is read once more now that signals reach the run (it ends the run however far it has got).
+    this.runs
+      .killRequested(run.executionId)
+      .then((requested) => {
+        if (requested) control.kill(null);
+      })
+      .catch((error) => this.logger.warn("could not read a run's kill mark", { error: messageOf(error) }));
     const recorder: RunRecorder = {
       setState: (state) => this.runs.setState(run, hostId, state),
       setRunning: (startedAt) => this.runs.setRunning(run, hostId, startedAt),
