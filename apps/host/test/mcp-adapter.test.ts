@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
+import { followProcess, readEvents } from "./support/process-events.js";
 
 /**
  * The bundled `mcp` adapter through the whole host: an operator installs the
@@ -162,11 +163,15 @@ describe("calling its tools from a program", () => {
   it("cancels a long-running call when the process is killed, and keeps the session", async () => {
     const started = await host.api("POST", "/processes", {
       typecheck: false,
-      code: "await cyrnel.services.everything.tools.triggerLongRunningOperation.invoke({ duration: 60, steps: 60 });",
+      code: 'console.log("calling");\nawait cyrnel.services.everything.tools.triggerLongRunningOperation.invoke({ duration: 60, steps: 60 });',
     });
     expect(started.status, started.text).toBe(201);
     const id = started.body.id as number;
-    await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.state).toBe("running");
+    // The call is on its way once the line printed just before it reached the host (the sandbox's messages to the
+    // host keep their order): a kill while the run is "running" could otherwise land before the call was made.
+    const events = await followProcess(host, id);
+    await readEvents(events, (event) => event.type === "stdout" && String(event.text).includes("calling"));
+    await events.cancel();
     expect((await host.api("POST", `/processes/${id}/signals/kill`)).status).toBe(200);
     await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.exitState).toBe("canceled");
     const calls = await host.api("GET", `/calls?processId=${id}`);
