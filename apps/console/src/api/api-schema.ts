@@ -945,6 +945,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected resource metadata (no authentication)
+         * @description The OAuth 2.0 protected resource metadata (RFC 9728) of this host: the authorization server (`CYRNEL_OAUTH_ISSUER`) whose access tokens it accepts, and the resource (`CYRNEL_ADVERTISE_URL`) they must be for. `cyrnel:agent` or `cyrnel:admin` gives the role; `cyrnel:service:<id>` scopes narrow an agent to those services. 404 when OAuth is off.
+         */
+        get: operations["oauthProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected resource metadata, for the MCP endpoint (no authentication)
+         * @description The OAuth 2.0 protected resource metadata (RFC 9728) of this host: the authorization server (`CYRNEL_OAUTH_ISSUER`) whose access tokens it accepts, and the resource (`CYRNEL_ADVERTISE_URL`) they must be for. `cyrnel:agent` or `cyrnel:admin` gives the role; `cyrnel:service:<id>` scopes narrow an agent to those services. 404 when OAuth is off. The same document, at the path RFC 9728 derives from `/mcp`.
+         */
+        get: operations["oauthProtectedResourceMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9014,6 +9054,98 @@ export interface operations {
             };
             /** @description insufficient_storage */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource's metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This host (`CYRNEL_ADVERTISE_URL`): the resource tokens are for */
+                        resource: string;
+                        /** @description The issuer (`CYRNEL_OAUTH_ISSUER`) */
+                        authorization_servers: string[];
+                        bearer_methods_supported: "header"[];
+                        scopes_supported: string[];
+                        resource_name: string;
+                    };
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthProtectedResourceMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource's metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This host (`CYRNEL_ADVERTISE_URL`): the resource tokens are for */
+                        resource: string;
+                        /** @description The issuer (`CYRNEL_OAUTH_ISSUER`) */
+                        authorization_servers: string[];
+                        bearer_methods_supported: "header"[];
+                        scopes_supported: string[];
+                        resource_name: string;
+                    };
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
