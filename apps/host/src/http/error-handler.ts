@@ -6,6 +6,7 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { AGENT_SCOPE } from "../domain/governance/oauth-tokens.js";
 import { CyrnelError } from "../errors.js";
 import { type StorageHealth, storageError, storageFaultOf } from "../lib/storage-faults.js";
 import type { HostLogger } from "../log.js";
@@ -18,7 +19,8 @@ export function errorHandler(
   const challenge =
     options.resourceMetadata === null
       ? 'Bearer realm="cyrnel"'
-      : `Bearer realm="cyrnel", resource_metadata="${options.resourceMetadata}"`;
+      : // The scope an OAuth client asks for when it signs in: the agent's (MCP clients use the challenge's first).
+        `Bearer realm="cyrnel", resource_metadata="${options.resourceMetadata}", scope="${AGENT_SCOPE}"`;
   return (error: Error, c: Context): Response => {
     let problem: CyrnelError;
     const fault = storageFaultOf(error);
