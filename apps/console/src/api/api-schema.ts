@@ -5933,7 +5933,7 @@ export interface operations {
                             /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                             error: string | null;
                             timeoutMs: number | null;
-                            /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                            /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                             keyId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -6049,7 +6049,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -6087,7 +6087,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -6295,7 +6295,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -6912,7 +6912,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7177,6 +7177,7 @@ export interface operations {
                         id: number;
                         /** @description null for a direct invoke */
                         processId: number | null;
+                        /** @description The stored key that made the call, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -7195,7 +7196,7 @@ export interface operations {
                         type: "approval";
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -7225,7 +7226,7 @@ export interface operations {
                             /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                             error: string | null;
                             timeoutMs: number | null;
-                            /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                            /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                             keyId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7367,7 +7368,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7405,7 +7406,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7543,7 +7544,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7661,7 +7662,7 @@ export interface operations {
                         items: {
                             id: number;
                             processId: number;
-                            /** @description The key the process was created with; null for the bootstrap key */
+                            /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                             keyId: string | null;
                             serviceId: string;
                             toolId: string;
@@ -7769,7 +7770,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -7893,7 +7894,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -8042,7 +8043,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -8193,6 +8194,7 @@ export interface operations {
                             id: number;
                             /** @description null for a direct invoke */
                             processId: number | null;
+                            /** @description The stored key that made the call, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                             keyId: string | null;
                             serviceId: string;
                             toolId: string;
@@ -8301,6 +8303,7 @@ export interface operations {
                             id: number;
                             /** @description null for a direct invoke */
                             processId: number | null;
+                            /** @description The stored key that made the call, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                             keyId: string | null;
                             serviceId: string;
                             toolId: string;
