@@ -235,6 +235,7 @@ describe("bearer tokens", () => {
   const refusals: [string, () => Promise<string>, string][] = [
     ["expired", () => token("henry", { iat: now() - 7200, exp: now() - 3600 }), "expired"],
     ["not yet valid", () => token("henry", { nbf: now() + 3600 }), "not valid yet"],
+    ["that never expires (no exp)", () => token("henry", { exp: undefined }), '"exp" claim'],
     ["for another audience", () => token("henry", { aud: "https://elsewhere.example" }), "audience"],
     ["from another issuer", () => token("henry", { iss: "https://issuer.example" }), "another issuer"],
     [

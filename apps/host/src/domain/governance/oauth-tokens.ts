@@ -2,7 +2,8 @@
  * OAuth 2.1 access tokens (the host as a resource server): a bearer JWT is
  * checked against the configured issuer's keys (its JWKS, found through its
  * discovery document, cached; jose fetches it again for a key id it does
- * not know), with only asymmetric algorithms, `iss`, `aud`, `exp` and `nbf`.
+ * not know), with only asymmetric algorithms, `iss`, `aud`, `exp` (required)
+ * and `nbf`.
  * Its scopes give the caller: `cyrnel:admin` or `cyrnel:agent` the role,
  * `cyrnel:service:<id>` the services an agent may reach (none named: all).
  * The caller's id is `oauth:<sub>`.
@@ -57,8 +58,8 @@ export class OAuthTokens {
       scopesOf(payload[this.config.scopesClaim]),
       this.config.scopesClaim,
     );
-    // jwtVerify has checked that exp, when present, is in the future; a token without one counts as lasting an hour.
-    const expiresAt = new Date(typeof payload.exp === "number" ? payload.exp * 1000 : Date.now() + 3_600_000);
+    // jwtVerify has checked that exp is there and in the future.
+    const expiresAt = new Date((payload.exp as number) * 1000);
     await this.remember({
       id: caller.keyId as string,
       role: caller.role,
@@ -99,6 +100,8 @@ export class OAuthTokens {
         audience: this.config.audiences,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        // A token that never expires would let its processes call tools forever: exp is required.
+        requiredClaims: ["exp"],
         // RFC 9068 access tokens are typed at+jwt; providers that issue plain JWTs are common, so any typ passes.
       });
       return payload;
