@@ -230,6 +230,9 @@ describe("bearer tokens", () => {
     expect(response.status).toBe(403);
     expect(response.body.code).toBe("forbidden");
     expect(response.body.error).toContain("cyrnel:agent");
+    expect(response.headers.get("www-authenticate")).toBe(
+      `Bearer realm="cyrnel", error="insufficient_scope", scope="cyrnel:agent", resource_metadata="${resource}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   const refusals: [string, () => Promise<string>, string][] = [

@@ -2,11 +2,12 @@
  * The single place errors become HTTP responses. A storage fault (the database out of reach, no space left) is
  * answered as what it is — `503 database_unavailable` or `507 insufficient_storage`, with `Retry-After` — and
  * noted for `/health`. Other unknown errors are logged with their stack and answered as a bare 500. With OAuth
- * on, a 401's `WWW-Authenticate` names the protected resource metadata (RFC 9728).
+ * on, a 401's `WWW-Authenticate` names the protected resource metadata (RFC 9728), and a token without a role
+ * scope is a 403 whose challenge names the scope to ask for (`insufficient_scope`, RFC 6750).
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AGENT_SCOPE } from "../domain/governance/oauth-tokens.js";
+import { AGENT_SCOPE, InsufficientScope } from "../domain/governance/oauth-tokens.js";
 import { CyrnelError } from "../errors.js";
 import { type StorageHealth, storageError, storageFaultOf } from "../lib/storage-faults.js";
 import type { HostLogger } from "../log.js";
@@ -47,6 +48,11 @@ export function errorHandler(
     }
     const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
     if (problem.code === "unauthorized") headers["WWW-Authenticate"] = challenge;
+    if (problem instanceof InsufficientScope && options.resourceMetadata !== null) {
+      headers["WWW-Authenticate"] =
+        `Bearer realm="cyrnel", error="insufficient_scope", scope="${problem.scope}", ` +
+        `resource_metadata="${options.resourceMetadata}"`;
+    }
     if (
       problem.code === "at_capacity" ||
       problem.code === "rate_limited" ||

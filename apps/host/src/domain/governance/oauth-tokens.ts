@@ -33,6 +33,19 @@ const DISCOVERY_TIMEOUT_MS = 10_000;
 /** Subjects whose latest write this host remembers (to skip writing the same grants again); past it, all are forgotten. */
 const REMEMBERED_SUBJECTS = 10_000;
 
+/**
+ * A valid token that grants no role: `403 forbidden`, and with it the challenge an OAuth client reads to ask for
+ * the scope it lacks (`error="insufficient_scope"`, http/error-handler.ts).
+ */
+export class InsufficientScope extends CyrnelError {
+  constructor(
+    message: string,
+    readonly scope: string,
+  ) {
+    super("forbidden", message);
+  }
+}
+
 /** Whether a bearer token looks like a JWS in compact form (three base64url parts). */
 export const looksLikeJwt = (token: string): boolean => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token);
 
@@ -177,10 +190,10 @@ export function scopesOf(claim: unknown): string[] {
 export function callerOfScopes(id: string, scopes: string[], claim = "scope"): Caller {
   if (scopes.includes(ADMIN_SCOPE)) return { keyId: id, role: "admin", services: null };
   if (!scopes.includes(AGENT_SCOPE)) {
-    throw new CyrnelError(
-      "forbidden",
+    throw new InsufficientScope(
       `the access token grants neither "${AGENT_SCOPE}" nor "${ADMIN_SCOPE}" (in its "${claim}" claim): ` +
         `ask the authorization server for the scope "${AGENT_SCOPE}"`,
+      AGENT_SCOPE,
     );
   }
   const services = scopes
