@@ -19,6 +19,7 @@ import { EnvironmentDocs } from "./domain/environment-docs.js";
 import { ApiKeys } from "./domain/governance/api-keys.js";
 import { Approvals } from "./domain/governance/approvals.js";
 import { CallLog } from "./domain/governance/call-log.js";
+import { OAuthTokens } from "./domain/governance/oauth-tokens.js";
 import { Policies } from "./domain/governance/policies.js";
 import { visibleCatalog } from "./domain/governance/visible-catalog.js";
 import { hostHealth } from "./domain/host-health.js";
@@ -107,7 +108,12 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   // Governance and the process runner tell each other what happens through these events (listeners below, once
   // both are built).
   const processEvents = new ProcessEvents();
-  const keys = new ApiKeys(db.keys, config.apiKey, processEvents);
+  const keys = new ApiKeys(
+    db.keys,
+    config.apiKey,
+    processEvents,
+    config.oauth === null ? null : new OAuthTokens(config.oauth, db.oauthSubjects),
+  );
   let cluster: ProcessCluster | null = null;
   let listener: NotificationListener | null = null;
   let sync: ChangeSync;

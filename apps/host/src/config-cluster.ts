@@ -11,7 +11,7 @@
  * | `CYRNEL_WORKER_CONCURRENCY` | 500 | runs one host executes at once (the environment's `admit()` can refuse sooner) |
  * | `CYRNEL_PROCESS_FLUSH_MS` | 250 | at most this often a running process's stdout/stderr so far is written to its row, for readers on other hosts |
  * | `CYRNEL_QUEUE_POLL_MS` | 60000 | how often idle workers look for runs they were not notified of (pickup is by NOTIFY; this is a backstop) |
- * | `CYRNEL_ADVERTISE_URL` | none | how operators reach this host, shown in the hosts list (informational) |
+ * | `CYRNEL_ADVERTISE_URL` | none | how operators and clients reach this host, shown in the hosts list; with `CYRNEL_OAUTH_ISSUER`, the resource tokens are for (config-oauth.ts) |
  * | `CYRNEL_QUEUE_LIMIT` | 10000 | runs that may wait for a host; past it `POST /processes` answers 429 `at_capacity` |
  *
  * `api` and `worker` only make sense with a shared PostgreSQL database

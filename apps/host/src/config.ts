@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { type ClusterConfig, loadClusterConfig } from "./config-cluster.js";
 import { ConfigError } from "./config-error.js";
+import { loadOAuthConfig, type OAuthConfig } from "./config-oauth.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -100,6 +101,11 @@ export interface HostConfig {
    * before it answers that the process is still running, so that it answers before the client gives up.
    */
   mcpWaitMs: number;
+  /**
+   * Signing in with OAuth 2.1 beside API keys: `CYRNEL_OAUTH_ISSUER`, `CYRNEL_OAUTH_AUDIENCE`,
+   * `CYRNEL_OAUTH_SCOPES_CLAIM`, with `CYRNEL_ADVERTISE_URL` as the resource (config-oauth.ts); null when off.
+   */
+  oauth: OAuthConfig | null;
   /** Running many hosts on one PostgreSQL database: `CYRNEL_ROLE`, `CYRNEL_LEASE_MS`, … (config-cluster.ts). */
   cluster: ClusterConfig;
 }
@@ -198,6 +204,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
       36_500,
     ),
     mcpWaitMs: mcpWaitMs(read("CYRNEL_MCP_WAIT_MS")),
+    oauth: loadOAuthConfig(env),
     cluster: loadClusterConfig(env),
   };
 }

@@ -44,6 +44,7 @@ import { callRoutes } from "./routes/calls/routes.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
 import { keyRoutes } from "./routes/keys/routes.js";
 import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
+import { oauthResourceRoutes, RESOURCE_METADATA_PATH } from "./routes/oauth/routes.js";
 import { policyRoutes } from "./routes/policies/routes.js";
 import { processRoutes } from "./routes/processes/routes.js";
 import { registryRoutes } from "./routes/registries/routes.js";
@@ -118,6 +119,7 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
     ...callRoutes(domain.calls, domain.processes),
     ...environmentRoutes(domain.docs),
     ...keyRoutes(domain.keys),
+    ...oauthResourceRoutes(config.oauth),
   ];
 
   let stopping = false;
@@ -127,7 +129,12 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
   const publicRoutes = routes.filter((route) => accessOf(route) === "public");
   const publicPaths = new Set(publicRoutes.map((route) => route.path));
   const app = new Hono();
-  app.onError(errorHandler(logger, options.storageHealth));
+  app.onError(
+    errorHandler(logger, options.storageHealth, {
+      // With OAuth on, a 401 tells an OAuth client where to start (RFC 9728, the MCP authorization specification).
+      resourceMetadata: config.oauth === null ? null : `${config.oauth.resource}${RESOURCE_METADATA_PATH}`,
+    }),
+  );
   app.notFound(notFoundHandler);
   app.use("*", async (c, next) => {
     if (stopping && !publicPaths.has(c.req.path)) throw new CyrnelError("shutting_down", "the host is shutting down");

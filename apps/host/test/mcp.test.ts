@@ -91,6 +91,17 @@ describe("/mcp on Streamable HTTP", () => {
   });
   afterAll(() => client?.close());
 
+  it("without OAuth, answers 401 with a plain challenge and no protected resource metadata", async () => {
+    const refused = await fetch(`${host.url}/mcp`, { method: "POST", body: "{}" });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="cyrnel"');
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const metadata = await fetch(`${host.url}${path}`);
+      expect(metadata.status).toBe(404);
+      expect(((await metadata.json()) as { code: string }).code).toBe("not_found");
+    }
+  });
+
   it("sends instructions and lists the seven tools, each with a description", async () => {
     expect(client.getInstructions()).toContain("run_code");
     const { tools } = await client.listTools();

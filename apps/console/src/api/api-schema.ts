@@ -945,6 +945,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected resource metadata (no authentication)
+         * @description The OAuth 2.0 protected resource metadata (RFC 9728) of this host: the authorization server (`CYRNEL_OAUTH_ISSUER`) whose access tokens it accepts, and the resource (`CYRNEL_ADVERTISE_URL`) they must be for. `cyrnel:agent` or `cyrnel:admin` gives the role; `cyrnel:service:<id>` scopes narrow an agent to those services. 404 when OAuth is off.
+         */
+        get: operations["oauthProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected resource metadata, for the MCP endpoint (no authentication)
+         * @description The OAuth 2.0 protected resource metadata (RFC 9728) of this host: the authorization server (`CYRNEL_OAUTH_ISSUER`) whose access tokens it accepts, and the resource (`CYRNEL_ADVERTISE_URL`) they must be for. `cyrnel:agent` or `cyrnel:admin` gives the role; `cyrnel:service:<id>` scopes narrow an agent to those services. 404 when OAuth is off. The same document, at the path RFC 9728 derives from `/mcp`.
+         */
+        get: operations["oauthProtectedResourceMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5893,7 +5933,7 @@ export interface operations {
                             /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                             error: string | null;
                             timeoutMs: number | null;
-                            /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                            /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                             keyId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -6009,7 +6049,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -6047,7 +6087,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -6255,7 +6295,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -6872,7 +6912,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7137,6 +7177,7 @@ export interface operations {
                         id: number;
                         /** @description null for a direct invoke */
                         processId: number | null;
+                        /** @description The stored key that made the call, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -7155,7 +7196,7 @@ export interface operations {
                         type: "approval";
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -7185,7 +7226,7 @@ export interface operations {
                             /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                             error: string | null;
                             timeoutMs: number | null;
-                            /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                            /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                             keyId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7327,7 +7368,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7365,7 +7406,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7503,7 +7544,7 @@ export interface operations {
                         /** @description Why the run did not succeed (compiler message, uncaught error, timeout) */
                         error: string | null;
                         timeoutMs: number | null;
-                        /** @description The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY */
+                        /** @description The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees only its own); null for CYRNEL_API_KEY */
                         keyId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -7621,7 +7662,7 @@ export interface operations {
                         items: {
                             id: number;
                             processId: number;
-                            /** @description The key the process was created with; null for the bootstrap key */
+                            /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                             keyId: string | null;
                             serviceId: string;
                             toolId: string;
@@ -7729,7 +7770,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -7853,7 +7894,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -8002,7 +8043,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         processId: number;
-                        /** @description The key the process was created with; null for the bootstrap key */
+                        /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                         keyId: string | null;
                         serviceId: string;
                         toolId: string;
@@ -8153,6 +8194,7 @@ export interface operations {
                             id: number;
                             /** @description null for a direct invoke */
                             processId: number | null;
+                            /** @description The stored key that made the call, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                             keyId: string | null;
                             serviceId: string;
                             toolId: string;
@@ -8261,6 +8303,7 @@ export interface operations {
                             id: number;
                             /** @description null for a direct invoke */
                             processId: number | null;
+                            /** @description The stored key that made the call, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
                             keyId: string | null;
                             serviceId: string;
                             toolId: string;
@@ -9014,6 +9057,98 @@ export interface operations {
             };
             /** @description insufficient_storage */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource's metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This host (`CYRNEL_ADVERTISE_URL`): the resource tokens are for */
+                        resource: string;
+                        /** @description The issuer (`CYRNEL_OAUTH_ISSUER`) */
+                        authorization_servers: string[];
+                        bearer_methods_supported: "header"[];
+                        scopes_supported: string[];
+                        resource_name: string;
+                    };
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthProtectedResourceMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource's metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This host (`CYRNEL_ADVERTISE_URL`): the resource tokens are for */
+                        resource: string;
+                        /** @description The issuer (`CYRNEL_OAUTH_ISSUER`) */
+                        authorization_servers: string[];
+                        bearer_methods_supported: "header"[];
+                        scopes_supported: string[];
+                        resource_name: string;
+                    };
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

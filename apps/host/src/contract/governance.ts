@@ -69,7 +69,10 @@ export const APPROVAL_PREVIEW_CHARS = 2048;
 const approvalFields = {
   id: Type.Integer(),
   processId: Type.Integer(),
-  keyId: Nullable(Type.String(), { description: "The key the process was created with; null for the bootstrap key" }),
+  keyId: Nullable(Type.String(), {
+    description:
+      "The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key",
+  }),
   serviceId: Type.String(),
   toolId: Type.String(),
   parametersBytes: Type.Integer({
@@ -117,7 +120,10 @@ export const ApprovalDecision = Type.Object(
 export const CallRecord = Type.Object({
   id: Type.Integer(),
   processId: Nullable(Type.Integer(), { description: "null for a direct invoke" }),
-  keyId: Nullable(Type.String()),
+  keyId: Nullable(Type.String(), {
+    description:
+      "The stored key that made the call, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key",
+  }),
   serviceId: Type.String(),
   toolId: Type.String(),
   startedAt: Timestamp,

@@ -29,7 +29,8 @@ export const ProcessRecord = Type.Object({
   timeoutMs: Nullable(Type.Integer()),
   keyId: Nullable(Type.String(), {
     description:
-      "The stored API key that created the process (an agent key sees only its own); null for CYRNEL_API_KEY",
+      "The stored API key that created the process, or `oauth:<sub>` when an OAuth access token did (an agent sees " +
+      "only its own); null for CYRNEL_API_KEY",
   }),
   createdAt: Timestamp,
   startedAt: Nullable(Timestamp),

@@ -43,6 +43,7 @@ describe("migrations", () => {
       "calls",
       "executions",
       "modules",
+      "oauth_subjects",
       "processes",
       "registries",
       "secrets",

@@ -37,6 +37,7 @@ export type Tables = Pick<
   | "executions"
   | "registries"
   | "apiKeys"
+  | "oauthSubjects"
   | "servicePolicies"
   | "approvals"
   | "calls"

@@ -13,6 +13,7 @@ import type { InferSelectModel, Table } from "drizzle-orm";
 import type { ApprovalRow } from "../domain/governance/approval-store.js";
 import type { CallRow } from "../domain/governance/call-store.js";
 import type { KeyRow } from "../domain/governance/key-store.js";
+import type { OAuthSubjectRow } from "../domain/governance/oauth-subject-store.js";
 import type { ModuleRow } from "../domain/modules/module-store.js";
 import type { ProcessRow } from "../domain/processes/process-store.js";
 import type { RegistryRow } from "../domain/registries/registry-store.js";
@@ -74,6 +75,8 @@ export type SchemaParity = [
   Assert<SameWrite<typeof sqlite.registries, typeof pg.registries>>,
   Assert<SameRead<typeof sqlite.apiKeys, typeof pg.apiKeys>>,
   Assert<SameWrite<typeof sqlite.apiKeys, typeof pg.apiKeys>>,
+  Assert<SameRead<typeof sqlite.oauthSubjects, typeof pg.oauthSubjects>>,
+  Assert<SameWrite<typeof sqlite.oauthSubjects, typeof pg.oauthSubjects>>,
   Assert<SameRead<typeof sqlite.servicePolicies, typeof pg.servicePolicies>>,
   Assert<SameWrite<typeof sqlite.servicePolicies, typeof pg.servicePolicies>>,
   Assert<SameRead<typeof sqlite.approvals, typeof pg.approvals>>,
@@ -91,5 +94,6 @@ export type DomainRows = [
   Assert<Equal<SecretRow, InferSelectModel<typeof pg.secrets>>>,
   Assert<Equal<RegistryRow, InferSelectModel<typeof pg.registries>>>,
   Assert<Equal<KeyRow, InferSelectModel<typeof pg.apiKeys>>>,
+  Assert<Equal<OAuthSubjectRow, InferSelectModel<typeof pg.oauthSubjects>>>,
   Assert<Equal<ApprovalRow, InferSelectModel<typeof pg.approvals>>>,
 ];

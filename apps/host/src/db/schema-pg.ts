@@ -274,6 +274,14 @@ export const apiKeys = pgTable(
   (table) => [uniqueIndex("api_keys_hash_unique").on(table.hash)],
 );
 
+export const oauthSubjects = pgTable("oauth_subjects", {
+  id: ctext("id").primaryKey(),
+  role: enumText<"admin" | "agent">("role").notNull(),
+  services: json("services").$type<string[]>(),
+  expiresAt: ctext("expires_at").notNull(),
+  seenAt: ctext("seen_at").notNull(),
+});
+
 type PolicyAction = "allow" | "ask" | "deny";
 
 export const servicePolicies = pgTable("service_policies", {

@@ -170,6 +170,19 @@ export const apiKeys = sqliteTable("api_keys", {
   lastUsedAt: text("last_used_at"),
 });
 
+/**
+ * OAuth subjects (`oauth:<sub>`): the grants and expiry of the latest access token seen of each, which its
+ * processes' tool calls are checked against (no token is stored).
+ */
+export const oauthSubjects = sqliteTable("oauth_subjects", {
+  id: text("id").primaryKey(),
+  role: text("role", { enum: ["admin", "agent"] }).notNull(),
+  /** Service ids the subject may reach; null = all. */
+  services: text("services", { mode: "json" }).$type<string[]>(),
+  expiresAt: text("expires_at").notNull(),
+  seenAt: text("seen_at").notNull(),
+});
+
 type PolicyAction = "allow" | "ask" | "deny";
 
 /**

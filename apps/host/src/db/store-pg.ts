@@ -15,6 +15,7 @@ import { PgCallRows } from "./stores/call-rows-pg.js";
 import { SqlCallStore } from "./stores/call-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
+import { SqlOAuthSubjectStore } from "./stores/oauth-subject-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlProcessStore } from "./stores/process-store.js";
 import { PgQueuedRunWrites } from "./stores/queued-runs-pg.js";
@@ -41,6 +42,7 @@ export async function openPgStore(
     processes: new SqlProcessStore(sql, new PgQueuedRunWrites(db)),
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
+    oauthSubjects: new SqlOAuthSubjectStore(sql),
     policies: new SqlPolicyStore(sql),
     approvals: new SqlApprovalStore(sql),
     calls: new SqlCallStore(sql, new PgCallRows(db)),

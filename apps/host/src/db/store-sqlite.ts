@@ -11,6 +11,7 @@ import { SqliteCallRows } from "./stores/call-rows-sqlite.js";
 import { SqlCallStore } from "./stores/call-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
+import { SqlOAuthSubjectStore } from "./stores/oauth-subject-store.js";
 import { SqlPolicyStore } from "./stores/policy-store.js";
 import { SqlProcessStore } from "./stores/process-store.js";
 import { SqlRegistryStore } from "./stores/registry-store.js";
@@ -39,6 +40,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     processes: new SqlProcessStore(sql),
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
+    oauthSubjects: new SqlOAuthSubjectStore(sql),
     policies: new SqlPolicyStore(sql),
     approvals: new SqlApprovalStore(sql),
     calls: new SqlCallStore(sql, new SqliteCallRows(db, gate)),

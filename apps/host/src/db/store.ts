@@ -11,6 +11,7 @@ import type { HostConfig } from "../config.js";
 import type { ApprovalStore } from "../domain/governance/approval-store.js";
 import type { CallStore } from "../domain/governance/call-store.js";
 import type { KeyStore } from "../domain/governance/key-store.js";
+import type { OAuthSubjectStore } from "../domain/governance/oauth-subject-store.js";
 import type { PolicyStore } from "../domain/governance/policy-store.js";
 import type { ModuleStore } from "../domain/modules/module-store.js";
 import type { ProcessStore } from "../domain/processes/process-store.js";
@@ -42,6 +43,7 @@ export interface Store {
   readonly processes: ProcessStore;
   readonly secrets: SecretRowStore;
   readonly keys: KeyStore;
+  readonly oauthSubjects: OAuthSubjectStore;
   readonly policies: PolicyStore;
   readonly approvals: ApprovalStore;
   readonly calls: CallStore;

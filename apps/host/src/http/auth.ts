@@ -2,7 +2,8 @@
  * Bearer authentication: every request but those to public routes names its
  * key, and the caller it stands for (domain/governance/caller.ts) is set on
  * the context for the route's access check (mount.ts) and its handler.
- * Without `CYRNEL_API_KEY` and stored keys, anyone is the bootstrap admin.
+ * Without `CYRNEL_API_KEY`, OAuth and stored keys, anyone is the bootstrap admin. A
+ * bearer token is a key or, with `CYRNEL_OAUTH_ISSUER`, an access token (api-keys.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiKeys } from "../domain/governance/api-keys.js";
@@ -24,7 +25,7 @@ export function bearerAuth(keys: ApiKeys, isPublic: (method: string, path: strin
     else if (!(await keys.required())) c.set("caller", BOOTSTRAP_CALLER);
     else {
       const match = /^Bearer\s+(.+)$/i.exec((c.req.header("authorization") ?? "").trim());
-      if (!match) throw new CyrnelError("unauthorized", "missing Authorization: Bearer <API key>");
+      if (!match) throw new CyrnelError("unauthorized", "missing Authorization: Bearer <API key or access token>");
       c.set("caller", await keys.authenticate(match[1]!));
     }
     return next();

@@ -1,5 +1,5 @@
 /**
- * Per-key request rate: each stored key may send `perSecond` requests a
+ * Per-key request rate: each stored key (and each OAuth subject, `oauth:<sub>`) may send `perSecond` requests a
  * second on average, in bursts of up to `burst` (a token bucket per key,
  * per host). Past it a request is `429 rate_limited` with `Retry-After`,
  * before its route runs. The bootstrap caller (`CYRNEL_API_KEY`, or a host

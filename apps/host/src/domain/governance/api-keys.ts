@@ -9,6 +9,10 @@
  * key: the first key must be an admin key and the last admin key cannot be
  * revoked, so creating or revoking keys can neither lock the operator out
  * nor turn authentication off behind their back.
+ *
+ * With OAuth on (`CYRNEL_OAUTH_ISSUER`, oauth-tokens.ts) authentication is
+ * always on, and a bearer token that is not a key but a JWT is checked as an
+ * access token of the issuer; its caller's id is `oauth:<sub>`.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { isValidIdentifier } from "@cyrnel/sdk";
@@ -17,6 +21,7 @@ import { CyrnelError, notFound } from "../../errors.js";
 import type { ProcessEvents } from "../processes/process-events.js";
 import { BOOTSTRAP_CALLER, type Caller } from "./caller.js";
 import type { KeyRow, KeyStore } from "./key-store.js";
+import { isOAuthId, looksLikeJwt, type OAuthTokens } from "./oauth-tokens.js";
 
 /** `lastUsedAt` is written at most this often per key: a busy agent would otherwise write on every request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -39,13 +44,15 @@ export class ApiKeys {
     bootstrapKey: string | null,
     /** Where a revoked key is told (`keyRevoked`, awaited: what its processes wait for ends with it). */
     private readonly events: ProcessEvents,
+    /** Access tokens of the OAuth issuer, when `CYRNEL_OAUTH_ISSUER` is set. */
+    private readonly oauth: OAuthTokens | null = null,
   ) {
     this.bootstrapDigest = bootstrapKey === null ? null : sha256(bootstrapKey);
   }
 
-  /** Whether requests must carry a key: `CYRNEL_API_KEY` is set or any key is stored. */
+  /** Whether requests must carry a key or token: `CYRNEL_API_KEY` or OAuth is set, or any key is stored. */
   async required(): Promise<boolean> {
-    if (this.bootstrapDigest !== null || this.keysStored) return true;
+    if (this.bootstrapDigest !== null || this.oauth !== null || this.keysStored) return true;
     this.keysStored = await this.store.any();
     return this.keysStored;
   }
@@ -58,6 +65,8 @@ export class ApiKeys {
   async authenticate(token: string): Promise<Caller> {
     const digest = sha256(token);
     if (this.bootstrapDigest !== null && timingSafeEqual(digest, this.bootstrapDigest)) return BOOTSTRAP_CALLER;
+    // Stored keys (`cyk_…`) have no dots: a JWT is never one.
+    if (this.oauth !== null && looksLikeJwt(token)) return this.oauth.authenticate(token);
     const row = await this.store.byHash(digest.toString("hex"));
     if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), digest)) {
       throw new CyrnelError("unauthorized", "invalid API key");
@@ -73,10 +82,17 @@ export class ApiKeys {
   /**
    * The caller a process's tool calls run as: its key as it is now (a
    * narrowed allow-list applies at once). A key revoked or expired since
-   * the process started can no longer call anything.
+   * the process started can no longer call anything. A process created with
+   * an OAuth token runs as its subject's latest token (OAuthTokens.processCaller).
    */
   async processCaller(keyId: string | null): Promise<Caller> {
     if (keyId === null) return BOOTSTRAP_CALLER;
+    if (isOAuthId(keyId)) {
+      if (this.oauth === null) {
+        throw new CyrnelError("forbidden", `"${keyId}" signed in with OAuth, which this host no longer accepts`);
+      }
+      return this.oauth.processCaller(keyId);
+    }
     const row = await this.store.get(keyId);
     if (!row) throw new CyrnelError("forbidden", "the API key that started this process was revoked");
     if (expired(row, Date.now())) {

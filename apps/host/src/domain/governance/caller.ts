@@ -3,15 +3,17 @@
  * and carried with every tool call, from a direct invoke or from code.
  *
  * `CYRNEL_API_KEY` and a host without authentication act as an admin with no
- * key id; a stored key brings its id, role and service allow-list. Processes
- * remember the key that created them (`keyId`), and their tool calls are
- * checked against that key as it is at call time.
+ * key id; a stored key brings its id, role and service allow-list, and an
+ * OAuth access token its subject (`oauth:<sub>`) and what its scopes grant
+ * (domain/governance/oauth-tokens.ts). Processes remember the key that
+ * created them (`keyId`), and their tool calls are checked against that key
+ * (or that subject's latest token) as it is at call time.
  */
 
 export type Role = "admin" | "agent";
 
 export interface Caller {
-  /** The stored key's id; null for `CYRNEL_API_KEY` or when authentication is off. */
+  /** The stored key's id, or `oauth:<sub>` for an OAuth access token; null for `CYRNEL_API_KEY` or when authentication is off. */
   keyId: string | null;
   role: Role;
   /** Service ids this caller may see and call; null = every service. */

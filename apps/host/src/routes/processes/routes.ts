@@ -98,7 +98,9 @@ export function processRoutes(
       summary: "List processes, newest first (an agent key: its own only)",
       tags,
       query: Type.Object({
-        keyId: Type.Optional(Type.String({ description: "Only those created with this stored key" })),
+        keyId: Type.Optional(
+          Type.String({ description: "Only those created with this stored key (or `oauth:<sub>`)" }),
+        ),
         state: Type.Optional(ProcessState),
         exitState: Type.Optional(ExitState),
         ref: Type.Optional(AnyText({ description: "Only processes with this ref (any text, as it was given)" })),
