@@ -17,7 +17,7 @@
  */
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
 import type { OAuthConfig } from "../../config-oauth.js";
-import { CyrnelError } from "../../errors.js";
+import { CyrnelError, messageOf } from "../../errors.js";
 import type { Caller } from "./caller.js";
 import type { OAuthSubjectRow, OAuthSubjectStore } from "./oauth-subject-store.js";
 
@@ -243,4 +243,3 @@ function refusal(error: unknown, config: OAuthConfig): CyrnelError {
   return new CyrnelError("unauthorized", `the access token cannot be checked now: ${messageOf(error)}`);
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
