@@ -23,7 +23,7 @@ export function ApprovalCard({
         <Badge tone={toneOf(approval.state)}>{approval.state}</Badge>
         <span className="muted">
           <Link to={`/processes/${approval.processId}`}>process {approval.processId}</Link>
-          {approval.keyId && <> · key {approval.keyId}</>} · <TimeAgo at={approval.createdAt} />
+          {approval.keyId && <> · by {approval.keyId}</>} · <TimeAgo at={approval.createdAt} />
         </span>
       </header>
       <pre className="code-block small">{previewText(approval)}</pre>

@@ -126,7 +126,7 @@ export function ProcessPage({ id }: { id: number }) {
           </dd>
         </div>
         <div>
-          <dt>Key</dt>
+          <dt>Caller</dt>
           <dd>{process.keyId ?? "bootstrap"}</dd>
         </div>
         <div>

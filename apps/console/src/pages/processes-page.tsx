@@ -85,7 +85,7 @@ export function ProcessesPage() {
           />
         </label>
         <label>
-          Key id
+          Caller (key id or oauth:…)
           <input
             defaultValue={keyId}
             onBlur={(event) => setFilter("keyId", event.target.value.trim())}
@@ -106,7 +106,7 @@ export function ProcessesPage() {
                   <th scope="col">Process</th>
                   <th scope="col">State</th>
                   <th scope="col">Created</th>
-                  <th scope="col">Key</th>
+                  <th scope="col">Caller</th>
                 </tr>
               </thead>
               <tbody>
