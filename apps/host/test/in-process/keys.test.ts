@@ -99,7 +99,11 @@ describe("with CYRNEL_API_KEY", () => {
     it("has an access level on every operation, and exactly the agent operations of the contract", () => {
       const undeclared = operations.filter((op) => !["public", "agent", "admin"].includes(op.access));
       expect(undeclared.map((op) => `${op.method} ${op.path}`)).toEqual([]);
-      expect(operations.filter((op) => op.access === "public").map((op) => op.operationId)).toEqual(["health"]);
+      expect(operations.filter((op) => op.access === "public").map((op) => op.operationId)).toEqual([
+        "health",
+        "oauthProtectedResource",
+        "oauthProtectedResourceMcp",
+      ]);
       expect(
         operations
           .filter((op) => op.access === "agent")
@@ -115,7 +119,9 @@ describe("with CYRNEL_API_KEY", () => {
       for (const op of operations) {
         const response = await send(op, { authorization: "" });
         const label = `${op.method} ${op.path}`;
-        if (op.access === "public") expect([label, response.status]).toEqual([label, 200]);
+        // The OAuth metadata is public too; without CYRNEL_OAUTH_ISSUER (as here) there is none: 404, never 401.
+        const publicStatus = op.operationId === "health" ? 200 : 404;
+        if (op.access === "public") expect([label, response.status]).toEqual([label, publicStatus]);
         else expect([label, response.status, response.body.code]).toEqual([label, 401, "unauthorized"]);
       }
     });
