@@ -31,13 +31,4 @@ export class PgChanges {
     if (this.origin === null) return;
     await tx.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${encodeChange(change, this.origin)})`);
   }
-
-  /** Runs a write in a transaction of its own that also publishes `change`. */
-  write<T>(db: PgDb, change: Change, work: (tx: PgTx) => Promise<T>): Promise<T> {
-    return db.transaction(async (tx) => {
-      const result = await work(tx);
-      await this.publish(tx, change);
-      return result;
-    });
-  }
 }

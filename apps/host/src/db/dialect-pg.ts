@@ -19,7 +19,6 @@ export function pgDialect(db: PgDb, changes: PgChanges): SqlDialect {
       return body(tx);
     });
   return {
-    name: "postgres",
     db,
     tables: schema satisfies Tables,
     transaction,

@@ -56,10 +56,11 @@ export class SqliteGate {
 
   async transaction<T>(body: () => Promise<T>): Promise<T> {
     if (this.open !== null && this.context.getStore() === this.open) return this.savepoint(body);
-    // As in `run`: free when asked, and taken in the same turn.
-    for (let wait = this.ready(); wait !== undefined; wait = this.ready()) await wait;
     const token = Symbol("transaction");
-    this.open = token;
+    // As any query: free when asked, and taken in the same turn.
+    await this.run(() => {
+      this.open = token;
+    });
     try {
       this.sqlite.exec("BEGIN IMMEDIATE");
       let result: T;
@@ -130,7 +131,6 @@ export function sqliteDialect(sqlite: Database.Database, gate: SqliteGate): SqlD
   );
   const shared = db as unknown as SharedDb;
   return {
-    name: "sqlite",
     db: shared,
     tables: schema as unknown as Tables,
     transaction: (body) => gate.transaction(() => body(shared)),

@@ -24,8 +24,6 @@ import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Change } from "../cluster/change-feed.js";
 import type * as pgSchema from "./schema-pg.js";
 
-export type DialectName = "sqlite" | "postgres";
-
 /** The tables the stores share (schema-pg.ts's types; on SQLite, schema.ts's objects). */
 export type Tables = Pick<
   typeof pgSchema,
@@ -56,7 +54,6 @@ export interface TransactionOptions {
 }
 
 export interface SqlDialect {
-  readonly name: DialectName;
   readonly db: SharedDb;
   readonly tables: Tables;
   /**
