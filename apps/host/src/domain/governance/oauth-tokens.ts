@@ -242,4 +242,3 @@ function refusal(error: unknown, config: OAuthConfig): CyrnelError {
   if (error instanceof errors.JOSEError) return say("it is not a well-formed signed JWT");
   return new CyrnelError("unauthorized", `the access token cannot be checked now: ${messageOf(error)}`);
 }
-

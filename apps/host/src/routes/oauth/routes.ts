@@ -42,30 +42,27 @@ export function oauthResourceRoutes(oauth: OAuthConfig | null): RouteDefinition[
     "(`CYRNEL_OAUTH_ISSUER`) whose access tokens it accepts, and the resource (`CYRNEL_ADVERTISE_URL`) they must " +
     "be for. `cyrnel:agent` or `cyrnel:admin` gives the role; `cyrnel:service:<id>` scopes narrow an agent to " +
     "those services. 404 when OAuth is off.";
-  return [
-    defineRoute({
-      method: "get",
-      path: RESOURCE_METADATA_PATH,
-      operationId: "oauthProtectedResource",
-      access: "public",
-      summary: "OAuth protected resource metadata (no authentication)",
-      description,
-      tags: ["system"],
-      errors: ["not_found"],
-      responses: { 200: { description: "The resource's metadata", schema: ProtectedResourceMetadata } },
-      handler,
-    }),
-    defineRoute({
-      method: "get",
+  const documents = [
+    { path: RESOURCE_METADATA_PATH, operationId: "oauthProtectedResource", of: "", also: "" },
+    {
       path: `${RESOURCE_METADATA_PATH}/mcp`,
       operationId: "oauthProtectedResourceMcp",
+      of: ", for the MCP endpoint",
+      also: " The same document, at the path RFC 9728 derives from `/mcp`.",
+    },
+  ];
+  return documents.map(({ path, operationId, of, also }) =>
+    defineRoute({
+      method: "get",
+      path,
+      operationId,
       access: "public",
-      summary: "OAuth protected resource metadata, for the MCP endpoint (no authentication)",
-      description: `${description} The same document, at the path RFC 9728 derives from \`/mcp\`.`,
+      summary: `OAuth protected resource metadata${of} (no authentication)`,
+      description: `${description}${also}`,
       tags: ["system"],
       errors: ["not_found"],
       responses: { 200: { description: "The resource's metadata", schema: ProtectedResourceMetadata } },
       handler,
     }),
-  ];
+  );
 }
