@@ -3,12 +3,12 @@
  * 0003_cluster_tables): a new database gets them exactly as hosts of earlier versions created them at every start,
  * and a database such a host used — with the tables it made, `cluster_run_claims` too — migrates with its rows kept.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { migrateHostSchema, usePostgres } from "../../test/support/cluster-postgres.js";
+import { migrationsBefore } from "../../test/support/migrations.js";
 import { PG_MIGRATIONS_FOLDER } from "../db/client-pg.js";
 
 const postgres = usePostgres();
@@ -91,19 +91,6 @@ async function clusterTableNames(url: string): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
-/** A copy of the PostgreSQL migrations whose journal stops right before `tag`: the schema of an earlier host. */
-function migrationsBefore(tag: string): string {
-  const folder = mkdtempSync(join(tmpdir(), "cyrnel-migrations-pg-"));
-  cpSync(PG_MIGRATIONS_FOLDER, folder, { recursive: true });
-  const journalFile = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8"));
-  const index = journal.entries.findIndex((entry: { tag: string }) => entry.tag === tag);
-  expect(index).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, index);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return folder;
-}
-
 describe("the cluster's tables", () => {
   it("come with the host's migrations, exactly as earlier hosts created them, without cluster_run_claims", async () => {
     const migrated = await postgres.server.createHostDatabase();
@@ -117,7 +104,7 @@ describe("the cluster's tables", () => {
   });
 
   it("are taken over from a database an earlier host used, rows kept, and cluster_run_claims dropped", async () => {
-    const url = await postgres.server.createHostDatabase(migrationsBefore("0003_cluster_tables"));
+    const url = await postgres.server.createHostDatabase(migrationsBefore(PG_MIGRATIONS_FOLDER, "0003_cluster_tables"));
     await query(url, CREATED_BY_EARLIER_HOSTS);
     await query(
       url,

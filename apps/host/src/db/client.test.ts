@@ -1,8 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { migrationsBefore } from "../../test/support/migrations.js";
 import { MIGRATIONS_FOLDER, openDatabase } from "./client.js";
 import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
 import { searchTerms } from "./search-text.js";
@@ -16,19 +17,6 @@ const tables = (file: string) =>
     )
     .all()
     .map((row) => (row as { name: string }).name);
-
-/** A copy of the migrations folder whose journal stops right before the migration `tag`: "the schema before it". */
-function migrationsBefore(tag: string): string {
-  const folder = mkdtempSync(join(tmpdir(), "cyrnel-migrations-"));
-  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-  const journalFile = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8"));
-  const index = journal.entries.findIndex((entry: { tag: string }) => entry.tag === tag);
-  expect(index).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, index);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return folder;
-}
 
 describe("migrations", () => {
   it("create every table in an empty data dir, in WAL mode", () => {
@@ -55,7 +43,7 @@ describe("migrations", () => {
 
   it("upgrade a database on the previous schema and keep its rows", () => {
     const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
-    const old = openDatabase(file, migrationsBefore("0005_governance"));
+    const old = openDatabase(file, migrationsBefore(MIGRATIONS_FOLDER, "0005_governance"));
     const now = new Date().toISOString();
     old.$client
       .prepare(
@@ -93,7 +81,7 @@ describe("migrations", () => {
 
   it("build the search index of tools that existed before it, with their endpoints", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "cyrnel-db-")), "data.db");
-    const old = openDatabase(file, migrationsBefore("0003_tool_search"));
+    const old = openDatabase(file, migrationsBefore(MIGRATIONS_FOLDER, "0003_tool_search"));
     const now = new Date().toISOString();
     const insertService = old.$client.prepare(
       `insert into services (id, name, description, adapter, hash, definition, adapter_domain, config_schema,
