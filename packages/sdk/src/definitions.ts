@@ -44,6 +44,23 @@ export interface ServiceDefinition {
    * secrets here.
    */
   adapterDomain: Record<string, unknown>;
+  /**
+   * Optional (a cyrnel extension): the OAuth2 authorization-code flow the
+   * service's own description declares (an OpenAPI `authorizationCode`
+   * flow, for one). A host that has it offers to connect the service to a
+   * user's account: it runs the flow, keeps the tokens and hands the
+   * adapter the account's access token with each call
+   * ({@link InvokeInput.accessToken}). URLs are absolute.
+   */
+  authorization?: AuthorizationCodeFlow;
+}
+
+/** Where a service's users sign in to grant access (RFC 6749 §4.1), as its description declares. */
+export interface AuthorizationCodeFlow {
+  authorizationUrl: string;
+  tokenUrl: string;
+  /** The scopes the description lists (a host asks for those an operator chooses). */
+  scopes: string[];
 }
 
 /** One callable operation of a service. */
@@ -114,7 +131,7 @@ export type ToolState = Omit<
  * replace whatever they kept for `id` with it, never merge.
  */
 export interface ServiceState
-  extends Omit<ServiceDefinition, "name" | "description" | "configSchema" | "secretsSchema" | "tools"> {
+  extends Omit<ServiceDefinition, "name" | "description" | "configSchema" | "secretsSchema" | "tools" | "authorization"> {
   /** The service id chosen at install time. */
   id: string;
   /** Per-tool adapter data, keyed by tool id. */
@@ -126,6 +143,22 @@ export interface ServiceState
    * only: never log them, never write them anywhere.
    */
   secrets: Record<string, unknown>;
+  /**
+   * Headers the operator set as secrets of the service (a cyrnel
+   * extension), by header name: send them on every request of every call,
+   * in place of any header of the same name (case-insensitive) the adapter
+   * would send otherwise. They are how an API whose description declares no
+   * security scheme gets its credential (`Authorization: token …`). Secret
+   * like {@link secrets}: never log or persist them. Absent or empty: none.
+   */
+  secretHeaders?: Record<string, string>;
+  /**
+   * Query parameters the operator set as secrets of the service (a cyrnel
+   * extension), by name: add them to every request's URL, in place of a
+   * parameter of the same name. For a protocol without URLs (gRPC) they do
+   * not apply. Secret like {@link secrets}.
+   */
+  secretQuery?: Record<string, string>;
 }
 
 /** The payload of every tool call, from an environment to the host and from the host to an adapter. */
@@ -145,6 +178,18 @@ export interface InvokeInput {
    * call to the host leaves it out.
    */
   signal?: AbortSignal;
+  /**
+   * Set by the host (a cyrnel extension) when the service's calls act for a
+   * connected account (an OAuth2 authorization-code connection): the
+   * account's current access token. Use it as the credential of the call:
+   * in place of the token of any OAuth2 or OpenID Connect scheme of the
+   * service, and as `Authorization: Bearer <token>` where the service
+   * declares none (a secret `Authorization` header,
+   * {@link ServiceState.secretHeaders}, still wins). When the end service
+   * answers 401, throw an {@link AdapterError} with `status: 401`: the host
+   * refreshes the token and calls once more. Never log it.
+   */
+  accessToken?: string;
 }
 
 /** Passed to {@link EnvironmentModule.generateToolDocs} to render one tool's reference page. */

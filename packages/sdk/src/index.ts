@@ -1,5 +1,6 @@
 export { AdapterError, type AdapterErrorDetails, adapterErrorDetails } from "./adapter-error.js";
 export {
+  type AuthorizationCodeFlow,
   type InvokeInput,
   type JSONSchema,
   SCHEMA_NAME_KEYWORD,
