@@ -15,6 +15,7 @@ import type { ProcessCluster } from "./cluster/process-cluster.js";
 import { ConfigError, type HostConfig } from "./config.js";
 import { secureDataDir } from "./data-dir.js";
 import { openStore, type Store } from "./db/store.js";
+import { Connections } from "./domain/connections/connections.js";
 import { EnvironmentDocs } from "./domain/environment-docs.js";
 import { ApiKeys } from "./domain/governance/api-keys.js";
 import { Approvals } from "./domain/governance/approvals.js";
@@ -83,6 +84,8 @@ export interface Host {
   console: ConsoleBuild;
   /** What the host may hold of open files (inbound connections, followers), or null where no limit is known. */
   descriptors: DescriptorBudget | null;
+  /** Told the URL the server listens at (its port may have been picked): connections' redirect URI without CYRNEL_ADVERTISE_URL. */
+  listening(url: string): void;
   /** Stop accepting work, cancel running processes, tear modules down, close the database. */
   stop(): Promise<void>;
   /**
@@ -220,6 +223,18 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       return entry === undefined ? undefined : typesBudget.noteOf(serviceId, entry.revision);
     },
   });
+  // Where providers send a connecting user back: the advertised URL, or the address the host listens at.
+  const advertised = config.cluster.advertiseUrl?.replace(/\/+$/, "") ?? null;
+  let listeningAt = `http://${config.host}:${config.port}`;
+  const connections = new Connections({
+    store: db.connections,
+    services: store,
+    secrets,
+    locks: sync.serviceLocks,
+    logger,
+    redirectUri: () => `${advertised ?? listeningAt}/oauth/callback`,
+    timeoutMs: config.invokeTimeoutMs,
+  });
   const gate = new ToolGate({
     store,
     modules: moduleEntries,
@@ -233,6 +248,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     invokeTimeoutMs: config.invokeTimeoutMs,
     maxInFlightPerKey: config.keyLimits.inFlightCalls,
     unavailable: (id) => services.unavailableReason(id),
+    connections,
   });
   const runner = new ProcessRunner({
     store: processStore,
@@ -382,6 +398,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       approvals,
       calls,
       keys,
+      connections,
       health: () => ({
         ...hostHealth(moduleEntries, storageHealth.reason()),
         ...(cluster ? cluster.health() : { role: config.cluster.role }),
@@ -420,6 +437,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     routes: served.routes,
     console: served.console,
     descriptors,
+    listening(url) {
+      listeningAt = url;
+    },
     lost: cluster?.lost ?? new Promise<string>(() => {}),
     async stop() {
       served.refuseRequests();

@@ -17,6 +17,11 @@ export const ERROR_STATUS = {
   approval_denied: 403,
   /** Nobody decided the approval in time, or its process stopped (killed, the host restarted). */
   approval_expired: 403,
+  /**
+   * The service acts for a connected account (an OAuth connection) and the caller has none (or the shared one is not
+   * connected): `details.authorizationUrl` connects one, when the caller may.
+   */
+  connection_required: 403,
   /** The key is valid but its role may not do this (an agent key on an admin route). */
   forbidden: 403,
   /** A host without keys refused a request from another web site (a foreign Origin, or a Host that is not its own). */

@@ -10,6 +10,7 @@
 import { Hono } from "hono";
 import type { HostConfig } from "./config.js";
 import type { HostRole } from "./contract/cluster.js";
+import type { Connections } from "./domain/connections/connections.js";
 import type { EnvironmentDocs } from "./domain/environment-docs.js";
 import type { ApiKeys } from "./domain/governance/api-keys.js";
 import type { Approvals } from "./domain/governance/approvals.js";
@@ -41,6 +42,7 @@ import type { HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
 import { approvalRoutes } from "./routes/approvals/routes.js";
 import { callRoutes } from "./routes/calls/routes.js";
+import { connectionRoutes } from "./routes/connections/routes.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
 import { keyRoutes } from "./routes/keys/routes.js";
 import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
@@ -71,6 +73,7 @@ export interface ServedDomain {
   approvals: Approvals;
   calls: CallLog;
   keys: ApiKeys;
+  connections: Connections;
   /** What `GET /health` answers. */
   health(): HostHealth & HostIdentity;
 }
@@ -120,6 +123,7 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
     ...environmentRoutes(domain.docs),
     ...keyRoutes(domain.keys),
     ...oauthResourceRoutes(config.oauth),
+    ...connectionRoutes(domain.connections),
   ];
 
   let stopping = false;

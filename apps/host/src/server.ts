@@ -57,6 +57,9 @@ export async function startServer(config: HostConfig, options: HostOptions = {})
     server.listen(config.port, config.host);
   });
   const port = (server.address() as AddressInfo).port;
+  // An unspecified address (0.0.0.0, ::) is not one a browser can be sent back to: loopback stands in for it.
+  const reachable = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  host.listening(`http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}`);
   host.logger.info("listening", {
     url: `http://${config.host}:${port}`,
     host: config.host,

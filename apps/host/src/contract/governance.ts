@@ -130,6 +130,9 @@ export const CallRecord = Type.Object({
   durationMs: Type.Integer({ description: "From the call to its end, a wait for approval included" }),
   outcome: Type.String({ description: "`ok`, or the error code the caller got (not_found, tool_denied, …)" }),
   status: Nullable(Type.Integer(), { description: "The end service's HTTP status, when the adapter reported one" }),
+  connectionId: Nullable(Type.String(), {
+    description: "The connected account (`/services/{id}/connections`) whose access token the call carried",
+  }),
   parameters: Type.Unknown({
     description:
       "A preview: the parameters with secret values masked, when their JSON is at most 2048 characters; " +

@@ -39,6 +39,9 @@ export type Tables = Pick<
   | "servicePolicies"
   | "approvals"
   | "calls"
+  | "serviceOAuth"
+  | "connections"
+  | "connectionRequests"
 >;
 
 /** The query builders both dialects run alike; a transaction is one of these too. */

@@ -10,6 +10,7 @@
  * out: only the dialect's hooks write them.
  */
 import type { InferSelectModel, Table } from "drizzle-orm";
+import type { ConnectionRequestRow, ConnectionRow, ServiceOAuthRow } from "../domain/connections/connection-store.js";
 import type { ApprovalRow } from "../domain/governance/approval-store.js";
 import type { CallRow } from "../domain/governance/call-store.js";
 import type { KeyRow } from "../domain/governance/key-store.js";
@@ -83,6 +84,12 @@ export type SchemaParity = [
   Assert<SameWrite<typeof sqlite.approvals, typeof pg.approvals>>,
   Assert<SameRead<typeof sqlite.calls, typeof pg.calls>>,
   Assert<SameWrite<typeof sqlite.calls, typeof pg.calls>>,
+  Assert<SameRead<typeof sqlite.serviceOAuth, typeof pg.serviceOAuth>>,
+  Assert<SameWrite<typeof sqlite.serviceOAuth, typeof pg.serviceOAuth>>,
+  Assert<SameRead<typeof sqlite.connections, typeof pg.connections>>,
+  Assert<SameWrite<typeof sqlite.connections, typeof pg.connections>>,
+  Assert<SameRead<typeof sqlite.connectionRequests, typeof pg.connectionRequests>>,
+  Assert<SameWrite<typeof sqlite.connectionRequests, typeof pg.connectionRequests>>,
 ];
 
 export type DomainRows = [
@@ -96,4 +103,7 @@ export type DomainRows = [
   Assert<Equal<KeyRow, InferSelectModel<typeof pg.apiKeys>>>,
   Assert<Equal<OAuthSubjectRow, InferSelectModel<typeof pg.oauthSubjects>>>,
   Assert<Equal<ApprovalRow, InferSelectModel<typeof pg.approvals>>>,
+  Assert<Equal<ServiceOAuthRow, InferSelectModel<typeof pg.serviceOAuth>>>,
+  Assert<Equal<ConnectionRow, InferSelectModel<typeof pg.connections>>>,
+  Assert<Equal<ConnectionRequestRow, InferSelectModel<typeof pg.connectionRequests>>>,
 ];

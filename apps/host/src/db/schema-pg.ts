@@ -23,7 +23,7 @@
  * `pnpm --filter @cyrnel/host db:generate` writes the migrations of both
  * dialects after a change here or to schema.ts; keep the two in step.
  */
-import type { ToolAnnotations } from "@cyrnel/sdk";
+import type { AuthorizationCodeFlow, ToolAnnotations } from "@cyrnel/sdk";
 import { sql } from "drizzle-orm";
 import {
   bigint,
@@ -116,6 +116,7 @@ export const services = pgTable(
     enabled: boolean("enabled").notNull().default(false),
     stale: boolean("stale").notNull().default(false),
     staleReason: ctext("stale_reason"),
+    authorization: json("authorization").$type<AuthorizationCodeFlow>(),
     createdAt: ctext("created_at").notNull(),
     updatedAt: ctext("updated_at").notNull(),
     /** `casefold` of id, name and description, for `?query=` (lib/casefold.ts). */
@@ -170,7 +171,7 @@ export const tools = pgTable(
 export const secrets = pgTable(
   "secrets",
   {
-    ownerType: enumText<"service" | "module">("owner_type").notNull(),
+    ownerType: enumText<"service" | "module" | "service-oauth" | "connection">("owner_type").notNull(),
     ownerId: ctext("owner_id").notNull(),
     name: ctext("name").notNull(),
     keyId: ctext("key_id").notNull(),
@@ -334,6 +335,7 @@ export const calls = pgTable(
     durationMs: integer("duration_ms").notNull(),
     outcome: ctext("outcome").notNull(),
     status: integer("status"),
+    connectionId: ctext("connection_id"),
     parameters: json("parameters").$type<unknown>().notNull(),
   },
   (table) => [
@@ -380,3 +382,50 @@ export const clusterModuleArchives = pgTable("cluster_module_archives", {
   /** The host that stored it. */
   updatedBy: text("updated_by"),
 });
+
+export const serviceOAuth = pgTable("service_oauth", {
+  serviceId: ctext("service_id")
+    .primaryKey()
+    .references(() => services.id, { onDelete: "cascade" }),
+  clientId: ctext("client_id").notNull(),
+  authorizationUrl: ctext("authorization_url"),
+  tokenUrl: ctext("token_url"),
+  revocationUrl: ctext("revocation_url"),
+  scopes: json("scopes").$type<string[]>(),
+  authorizationParams: json("authorization_params").$type<Record<string, string>>().notNull(),
+  credentials: enumText<"shared" | "per-caller">("credentials").notNull(),
+  updatedAt: ctext("updated_at").notNull(),
+});
+
+export const connections = pgTable(
+  "connections",
+  {
+    id: ctext("id").primaryKey(),
+    serviceId: ctext("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    owner: ctext("owner").notNull(),
+    scopes: json("scopes").$type<string[]>().notNull(),
+    expiresAt: ctext("expires_at"),
+    refreshable: boolean("refreshable").notNull(),
+    createdAt: ctext("created_at").notNull(),
+    refreshedAt: ctext("refreshed_at"),
+  },
+  (table) => [uniqueIndex("connections_owner_idx").on(table.serviceId, table.owner)],
+);
+
+export const connectionRequests = pgTable(
+  "connection_requests",
+  {
+    stateHash: ctext("state_hash").primaryKey(),
+    serviceId: ctext("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    owner: ctext("owner").notNull(),
+    verifier: ctext("verifier").notNull(),
+    redirectUri: ctext("redirect_uri").notNull(),
+    expiresAt: ctext("expires_at").notNull(),
+    createdAt: ctext("created_at").notNull(),
+  },
+  (table) => [index("connection_requests_expiry_idx").on(table.expiresAt)],
+);

@@ -3,9 +3,9 @@
  * that drizzle (de)serialises. Secrets never live in these rows: they are in
  * `secrets`, one AES-GCM ciphertext per value.
  */
-import type { ToolAnnotations } from "@cyrnel/sdk";
+import type { AuthorizationCodeFlow, ToolAnnotations } from "@cyrnel/sdk";
 import { sql } from "drizzle-orm";
-import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +45,8 @@ export const services = sqliteTable(
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
     stale: integer("stale", { mode: "boolean" }).notNull().default(false),
     staleReason: text("stale_reason"),
+    /** The OAuth2 authorization-code flow the definition declares (`ServiceDefinition.authorization`), or null. */
+    authorization: text("authorization", { mode: "json" }).$type<AuthorizationCodeFlow>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -85,7 +87,7 @@ export const tools = sqliteTable(
 export const secrets = sqliteTable(
   "secrets",
   {
-    ownerType: text("owner_type", { enum: ["service", "module"] }).notNull(),
+    ownerType: text("owner_type", { enum: ["service", "module", "service-oauth", "connection"] }).notNull(),
     ownerId: text("owner_id").notNull(),
     name: text("name").notNull(),
     keyId: text("key_id").notNull(),
@@ -256,6 +258,8 @@ export const calls = sqliteTable(
     outcome: text("outcome").notNull(),
     /** The end service's status when the adapter reported one. */
     status: integer("status"),
+    /** The connection (connected account) whose token the call carried, or null. */
+    connectionId: text("connection_id"),
     /** A preview of the parameters (secret values masked, at most 2 KiB of JSON): the value, or its cut JSON text. */
     parameters: text("parameters", { mode: "json" }).$type<unknown>().notNull(),
   },
@@ -263,4 +267,69 @@ export const calls = sqliteTable(
     index("calls_process_idx").on(table.processId, table.executionId),
     index("calls_started_idx").on(table.startedAt),
   ],
+);
+
+/**
+ * The OAuth client an operator set up so a service's calls can act for a
+ * connected account (domain/connections/). URLs and scopes left null are the
+ * ones the definition declares. The client secret is in `secrets` (owner
+ * `service-oauth`). Deleted with the service.
+ */
+export const serviceOAuth = sqliteTable("service_oauth", {
+  serviceId: text("service_id")
+    .primaryKey()
+    .references(() => services.id, { onDelete: "cascade" }),
+  clientId: text("client_id").notNull(),
+  authorizationUrl: text("authorization_url"),
+  tokenUrl: text("token_url"),
+  revocationUrl: text("revocation_url"),
+  scopes: text("scopes", { mode: "json" }).$type<string[]>(),
+  /** Extra parameters of the authorization request (e.g. Google's `access_type=offline`). */
+  authorizationParams: text("authorization_params", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  credentials: text("credentials", { enum: ["shared", "per-caller"] }).notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+/**
+ * A connected account of a service: `owner` is `shared` or the caller
+ * (key id, `oauth:<sub>`, `bootstrap`) it acts for. Its tokens are in
+ * `secrets` (owner `connection`, this id), sealed like every secret.
+ */
+export const connections = sqliteTable(
+  "connections",
+  {
+    id: text("id").primaryKey(),
+    serviceId: text("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    owner: text("owner").notNull(),
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    /** When the access token expires (ISO), or null when the provider did not say. */
+    expiresAt: text("expires_at"),
+    refreshable: integer("refreshable", { mode: "boolean" }).notNull(),
+    createdAt: text("created_at").notNull(),
+    refreshedAt: text("refreshed_at"),
+  },
+  (table) => [uniqueIndex("connections_owner_idx").on(table.serviceId, table.owner)],
+);
+
+/**
+ * Authorization requests under way: the SHA-256 of their single-use
+ * `state`, and the PKCE verifier sealed with the secrets key. Taken (deleted)
+ * by the callback; expired ones are pruned.
+ */
+export const connectionRequests = sqliteTable(
+  "connection_requests",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    serviceId: text("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    owner: text("owner").notNull(),
+    verifier: text("verifier").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [index("connection_requests_expiry_idx").on(table.expiresAt)],
 );

@@ -13,6 +13,7 @@ import type { SharedDatabase, Store } from "./store.js";
 import { SqlApprovalStore } from "./stores/approval-store.js";
 import { PgCallRows } from "./stores/call-rows-pg.js";
 import { SqlCallStore } from "./stores/call-store.js";
+import { SqlConnectionStore } from "./stores/connection-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlOAuthSubjectStore } from "./stores/oauth-subject-store.js";
@@ -43,6 +44,7 @@ export async function openPgStore(
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
     oauthSubjects: new SqlOAuthSubjectStore(sql),
+    connections: new SqlConnectionStore(sql),
     policies: new SqlPolicyStore(sql),
     approvals: new SqlApprovalStore(sql),
     calls: new SqlCallStore(sql, new PgCallRows(db)),

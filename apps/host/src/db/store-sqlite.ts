@@ -9,6 +9,7 @@ import type { Store } from "./store.js";
 import { SqlApprovalStore } from "./stores/approval-store.js";
 import { SqliteCallRows } from "./stores/call-rows-sqlite.js";
 import { SqlCallStore } from "./stores/call-store.js";
+import { SqlConnectionStore } from "./stores/connection-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlOAuthSubjectStore } from "./stores/oauth-subject-store.js";
@@ -41,6 +42,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
     oauthSubjects: new SqlOAuthSubjectStore(sql),
+    connections: new SqlConnectionStore(sql),
     policies: new SqlPolicyStore(sql),
     approvals: new SqlApprovalStore(sql),
     calls: new SqlCallStore(sql, new SqliteCallRows(db, gate)),

@@ -8,6 +8,7 @@
  * the dialects is the seam's or a store's hook.
  */
 import type { HostConfig } from "../config.js";
+import type { ConnectionStore } from "../domain/connections/connection-store.js";
 import type { ApprovalStore } from "../domain/governance/approval-store.js";
 import type { CallStore } from "../domain/governance/call-store.js";
 import type { KeyStore } from "../domain/governance/key-store.js";
@@ -44,6 +45,7 @@ export interface Store {
   readonly secrets: SecretRowStore;
   readonly keys: KeyStore;
   readonly oauthSubjects: OAuthSubjectStore;
+  readonly connections: ConnectionStore;
   readonly policies: PolicyStore;
   readonly approvals: ApprovalStore;
   readonly calls: CallStore;

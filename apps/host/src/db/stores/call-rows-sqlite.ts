@@ -41,6 +41,7 @@ export class SqliteCallRows implements CallRowWrites {
           durationMs: param("durationMs"),
           outcome: param("outcome"),
           status: param("status"),
+          connectionId: param("connectionId"),
           // JSON text already: bound as it is, not through the column (which would encode it again).
           parameters: sql`${param("parameters")}`,
         })

@@ -116,6 +116,7 @@ describe.each(dialects)("the process and call stores on %s", (_name, open) => {
       processId,
       executionId,
       keyId: "key-1",
+      connectionId: id === 2 ? "conn-1" : null,
       serviceId: "shop",
       toolId: id % 2 === 0 ? "getItem" : "listItems",
       startedAt,
@@ -161,6 +162,7 @@ describe.each(dialects)("the process and call stores on %s", (_name, open) => {
         durationMs: 1,
         outcome: "ok",
         status: 200,
+        connectionId: null,
         parameters: "{}",
       },
     ]);

@@ -29,7 +29,10 @@ export class SqlSecretRowStore implements SecretRowStore {
             .insert(secrets)
             .values(values.map((value) => ({ ownerType: owner.type, ownerId: owner.id, ...value, updatedAt })));
         }
-        await this.sql.publish(tx, { kind: owner.type, id: owner.id, action: "updated" });
+        // Tokens and client secrets are read from the database at each use: only settings are news to other hosts.
+        if (owner.type === "service" || owner.type === "module") {
+          await this.sql.publish(tx, { kind: owner.type, id: owner.id, action: "updated" });
+        }
       },
       { lock: `cyrnel.secrets.${owner.type}.${owner.id}` },
     );

@@ -126,6 +126,7 @@ export class SqlServiceStore implements ServiceStore {
       adapterDomain: definition.adapterDomain,
       configSchema: definition.configSchema,
       secretsSchema: definition.secretsSchema,
+      authorization: definition.authorization ?? null,
       enabled: false,
       createdAt: now,
       updatedAt: now,
@@ -169,6 +170,7 @@ export class SqlServiceStore implements ServiceStore {
               adapterDomain: definition.adapterDomain,
               configSchema: definition.configSchema,
               secretsSchema: definition.secretsSchema,
+              authorization: definition.authorization ?? null,
               stale: false,
               staleReason: null,
               ...(update.source !== undefined && { source: update.source }),
@@ -198,9 +200,13 @@ export class SqlServiceStore implements ServiceStore {
   }
 
   async delete(id: string): Promise<void> {
-    const { services, secrets } = this.sql.tables;
+    const { services, secrets, connections } = this.sql.tables;
     await this.revisions.write(id, () =>
       this.sql.transaction(async (tx) => {
+        // The tokens of its connected accounts and its OAuth client secret go too (the rows go by cascade).
+        const connected = tx.select({ id: connections.id }).from(connections).where(eq(connections.serviceId, id));
+        await tx.delete(secrets).where(and(eq(secrets.ownerType, "connection"), inArray(secrets.ownerId, connected)));
+        await tx.delete(secrets).where(and(eq(secrets.ownerType, "service-oauth"), eq(secrets.ownerId, id)));
         await tx.delete(services).where(eq(services.id, id));
         await tx.delete(secrets).where(and(eq(secrets.ownerType, "service"), eq(secrets.ownerId, id)));
         await this.sql.publish(tx, { kind: "service", id, action: "deleted" });

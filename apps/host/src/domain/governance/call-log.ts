@@ -44,6 +44,8 @@ export interface EndedCall {
   /** `ok`, or the code of the error the caller got. */
   outcome: string;
   status: number | null;
+  /** The connection whose access token the call carried, if any. */
+  connectionId: string | null;
   /** The parameters' preview: the (masked) value and its JSON text. */
   parameters: { value: unknown; json: string };
 }
@@ -150,6 +152,7 @@ export class CallLog {
       durationMs: Math.max(0, Math.round(call.durationMs)),
       outcome: call.outcome,
       status: call.status,
+      connectionId: call.connectionId,
       parameters: call.parameters.value,
     };
     this.pending.push({ ...record, executionId: call.context.executionId, parameters: call.parameters.json });

@@ -21,6 +21,8 @@ export interface CallRow {
   outcome: string;
   /** The end service's status when the adapter reported one. */
   status: number | null;
+  /** The connection (connected account) whose access token the call carried, or null. */
+  connectionId: string | null;
   /** A preview of the parameters (secret values masked, at most 2 KiB of JSON): the value, or its cut JSON text. */
   parameters: unknown;
 }

@@ -10,7 +10,12 @@
 import { CyrnelError } from "../../errors.js";
 import type { Sealed, SecretBox } from "./secret-box.js";
 
-export type SecretOwner = { type: "service" | "module"; id: string };
+/**
+ * Whose values these are: a service's or a module's secrets, a service's
+ * OAuth client secret (`service-oauth`), a connected account's tokens
+ * (`connection`, by connection id).
+ */
+export type SecretOwner = { type: "service" | "module" | "service-oauth" | "connection"; id: string };
 /** One sealed value as stored (see SecretBox). */
 export interface SecretRow {
   ownerType: SecretOwner["type"];
@@ -77,14 +82,44 @@ export class SecretStore {
 
   /** Replace every value of `owner` with `values`, in one transaction. */
   async replace(owner: SecretOwner, values: Record<string, unknown>): Promise<void> {
-    const sealed = Object.entries(values)
-      .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => ({ name, ...this.box.seal(JSON.stringify(value), additionalData(owner, name)) }));
+    const sealed = this.seal(owner, values);
     try {
       await this.rows.replace(owner, sealed);
     } finally {
       this.written++;
     }
+  }
+
+  /**
+   * `values` sealed for `owner`, for a store that writes them in its own
+   * transaction with the row they belong to (domain/connections/).
+   */
+  seal(owner: SecretOwner, values: Record<string, unknown>): SealedValue[] {
+    return Object.entries(values)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => ({ name, ...this.box.seal(JSON.stringify(value), additionalData(owner, name)) }));
+  }
+
+  /**
+   * One short-lived value sealed into a single text (key id, IV, ciphertext
+   * and tag, base64url, dot-separated) for a column of its own; `label` is
+   * authenticated, so the text opens only under the same label.
+   */
+  sealText(label: string, text: string): string {
+    const sealed = this.box.seal(text, label);
+    return [sealed.keyId, sealed.iv, sealed.ciphertext, sealed.tag]
+      .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+      .join(".");
+  }
+
+  /** The text `sealText` sealed under `label`; throws when it cannot be opened. */
+  openText(label: string, sealed: string): string {
+    const [keyId, iv, ciphertext, tag] = sealed.split(".");
+    if (keyId === undefined || iv === undefined || ciphertext === undefined || tag === undefined) {
+      throw new Error("not a sealed text");
+    }
+    const bytes = (part: string) => Buffer.from(part, "base64url");
+    return this.box.open({ keyId, iv: bytes(iv), ciphertext: bytes(ciphertext), tag: bytes(tag) }, label);
   }
 
   /**

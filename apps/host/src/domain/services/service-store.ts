@@ -5,7 +5,7 @@
  * shapes, the revisions hot paths cache by, and how stored JSON becomes the
  * environment's tool list.
  */
-import type { ServiceCatalog, ServiceDefinition, ToolAnnotations } from "@cyrnel/sdk";
+import type { AuthorizationCodeFlow, ServiceCatalog, ServiceDefinition, ToolAnnotations } from "@cyrnel/sdk";
 import { yieldToEventLoop } from "../../lib/event-loop.js";
 
 type Json = Record<string, unknown>;
@@ -25,6 +25,8 @@ export interface StoredService {
   adapterDomain: Json;
   configSchema: Json;
   secretsSchema: Json;
+  /** The OAuth2 authorization-code flow the definition declares, offered for connections; null when none. */
+  authorization: AuthorizationCodeFlow | null;
   config: Json;
   enabled: boolean;
   stale: boolean;

@@ -22,11 +22,12 @@
  * an adapter that ignores it): past it a call is `429 rate_limited`, so
  * kill-and-resubmit cannot pile up upstream requests.
  */
-import { adapterErrorDetails, type InvokeInput } from "@cyrnel/sdk";
+import { adapterErrorDetails, type InvokeInput, secretForms } from "@cyrnel/sdk";
 import type { ValidateFunction } from "ajv";
 import { CyrnelError, MAX_MESSAGE_CHARS, messageOf, rateLimited } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import type { HostLogger } from "../../log.js";
+import type { Connections } from "../connections/connections.js";
 import type { Approvals } from "../governance/approvals.js";
 import type { CallLog } from "../governance/call-log.js";
 import { type CallContext, type Caller, limitKeyOf, seesService, type Viewer } from "../governance/caller.js";
@@ -53,6 +54,18 @@ export interface ToolGateOptions {
   caller(keyId: string | null): Promise<Caller>;
   /** Why an enabled service is not running (it failed to hydrate), or null. */
   unavailable?: (serviceId: string) => string | null;
+  /** The connected account a call acts for (domain/connections/); absent: no service has connections. */
+  connections?: Pick<Connections, "credentialFor" | "refreshAfterRejection">;
+}
+
+/** What a call used that its record names. */
+interface CallUse {
+  connectionId: string | null;
+}
+
+/** A failure of the connection a call uses, kept apart from the adapter's own failures (which are wrapped). */
+class ConnectionFailure {
+  constructor(readonly error: unknown) {}
 }
 
 /** What a call needs from the database about one tool, with its compiled input validation and policy. */
@@ -102,8 +115,9 @@ export class ToolGate {
     const started = performance.now();
     let outcome = "ok";
     let status: number | null = null;
+    const used: CallUse = { connectionId: null };
     try {
-      return await this.call(input, call);
+      return await this.call(input, call, used);
     } catch (error) {
       outcome = error instanceof CyrnelError ? error.code : "internal";
       status = upstreamStatus(error);
@@ -119,12 +133,13 @@ export class ToolGate {
         durationMs: performance.now() - started,
         outcome,
         status,
+        connectionId: used.connectionId,
         parameters: boundedJson(input.parameters ?? {}, PARAMETERS_PREVIEW_CHARS, needles),
       });
     }
   }
 
-  private async call(input: InvokeInput, call: CallContext): Promise<unknown> {
+  private async call(input: InvokeInput, call: CallContext, used: CallUse): Promise<unknown> {
     const { serviceId, toolId } = input;
     const parameters = input.parameters ?? {};
     const { service, action } = await this.check(serviceId, toolId, parameters, call.caller);
@@ -157,6 +172,9 @@ export class ToolGate {
         `adapter module "${service.adapter}" of service "${serviceId}" is not active`,
       );
     }
+    // The account the call acts for, checked (and its token refreshed if about to expire) before anything is sent.
+    const credential = (await this.options.connections?.credentialFor(serviceId, call.caller)) ?? null;
+    used.connectionId = credential?.connectionId ?? null;
     const release = this.takeSlot(call);
     const controller = new AbortController();
     const stop = (error: CyrnelError) => () => controller.abort(error);
@@ -185,9 +203,37 @@ export class ToolGate {
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
     });
     aborted.catch(() => {});
-    const invoked = Promise.resolve().then(() =>
-      adapter.invoke({ serviceId, toolId, parameters, signal: controller.signal }),
-    );
+    const send = (accessToken?: string) =>
+      Promise.resolve().then(() =>
+        adapter.invoke({
+          serviceId,
+          toolId,
+          parameters,
+          signal: controller.signal,
+          ...(accessToken !== undefined && { accessToken }),
+        }),
+      );
+    const connections = this.options.connections;
+    const invoked =
+      credential === null || connections === undefined
+        ? send()
+        : send(credential.accessToken).catch(async (error: unknown) => {
+            // The upstream refused the token (revoked early, or expired by its clock): refresh once, call again.
+            if (adapterErrorDetails(error)?.status !== 401 || controller.signal.aborted) throw error;
+            let fresh: string | null;
+            try {
+              fresh = await connections.refreshAfterRejection(
+                serviceId,
+                credential.connectionId,
+                credential.accessToken,
+                call.caller,
+              );
+            } catch (failure) {
+              throw new ConnectionFailure(failure);
+            }
+            if (fresh === null) throw error;
+            return send(fresh);
+          });
     // The key's slot is free once the adapter settles, or a grace period after the abort if it never does.
     invoked.then(release, release);
     aborted.catch(() => setTimeout(release, ABORT_GRACE_MS).unref());
@@ -195,7 +241,8 @@ export class ToolGate {
       return await Promise.race([invoked, aborted]);
     } catch (error) {
       if (controller.signal.aborted && error === controller.signal.reason) throw error;
-      throw await this.adapterError(serviceId, toolId, error);
+      if (error instanceof ConnectionFailure) throw error.error;
+      throw await this.adapterError(serviceId, toolId, error, credential?.accessToken);
     } finally {
       clearTimeout(timer);
       for (const off of unlink) off();
@@ -303,8 +350,16 @@ export class ToolGate {
    * a huge parameter or relay a huge upstream body, and this goes back to
    * code and the log.
    */
-  private async adapterError(serviceId: string, toolId: string, error: unknown): Promise<CyrnelError> {
-    const needles = await this.needles(serviceId);
+  private async adapterError(
+    serviceId: string,
+    toolId: string,
+    error: unknown,
+    accessToken: string | undefined,
+  ): Promise<CyrnelError> {
+    const own = await this.needles(serviceId);
+    // A connection's access token is masked like the service's secrets (an upstream may echo the request).
+    const needles =
+      accessToken === undefined ? own : [...own, ...secretForms(accessToken)].sort((a, b) => b.length - a.length);
     const upstream = adapterErrorDetails(error);
     const details = upstream && {
       status: upstream.status,
@@ -312,8 +367,8 @@ export class ToolGate {
     };
     const excerpt = details ? bodyExcerpt(details.body, needles) : "";
     // Room is kept for what the upstream said: it is the part that explains the failure.
-    const own = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS - excerpt.length - 64, needles);
-    const message = `${own}${upstreamSummary(own, details?.status, excerpt)}`;
+    const said = maskedPrefix(messageOf(error), MAX_ERROR_MESSAGE_CHARS - excerpt.length - 64, needles);
+    const message = `${said}${upstreamSummary(said, details?.status, excerpt)}`;
     this.options.logger.warn("tool call failed", { service: serviceId, tool: toolId, error: message });
     // The adapter says the call ran out of time (gRPC's DEADLINE_EXCEEDED): a timeout, as the host's own would be.
     return new CyrnelError(upstream?.timedOut ? "invoke_timeout" : "adapter_error", message, details);
