@@ -985,6 +985,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/services/{id}/oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OAuth client a service's connected accounts use (never its secret) */
+        get: operations["getServiceOAuth"];
+        /**
+         * Set up connections: the OAuth client, its URLs and whose account calls use
+         * @description From then on every call of the service acts for a connected account: the shared one, or the caller's own (`credentials: per-caller`). URLs and scopes left out are the ones the service's definition declares (an OpenAPI `authorizationCode` flow); without one, give `authorizationUrl` and `tokenUrl`. Register `redirectUri` (in the answer) at the provider. Changing `credentials` drops the existing connections.
+         */
+        put: operations["putServiceOAuth"];
+        post?: never;
+        /** Turn connections off: the client, and every connected account of the service */
+        delete: operations["deleteServiceOAuth"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/{id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Connected accounts of a service (an agent sees its own; never a token) */
+        get: operations["listConnections"];
+        put?: never;
+        /**
+         * Connect an account: an authorization URL to open in a browser
+         * @description PKCE (S256) with a single-use `state`, good for 10 minutes. The provider sends the browser back to `/oauth/callback`, which stores the tokens (sealed like secrets). Under `per-caller` credentials the account is the caller's own (an agent may connect its own); the `shared` account is connected by an admin. A new connection replaces the owner's previous one.
+         */
+        post: operations["startConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/{id}/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a connected account (at the provider too, when it has a revocation URL) */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a provider sends the browser back after the user signed in (no authentication)
+         * @description Takes the request its `state` names (once; 400 for a state unknown, used or older than 10 minutes), trades the code for tokens and stores them. Answers a short HTML page, or JSON with `Accept: application/json`.
+         */
+        get: operations["connectionCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -993,7 +1073,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @description Stable machine-readable code */
-            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "types_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "too_many_pending_approvals" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
+            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "connection_required" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "types_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "too_many_pending_approvals" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
             details?: unknown;
         };
     };
@@ -7189,6 +7269,8 @@ export interface operations {
                         outcome: string;
                         /** @description The end service's HTTP status, when the adapter reported one */
                         status: number | null;
+                        /** @description The connected account (`/services/{id}/connections`) whose access token the call carried */
+                        connectionId: string | null;
                         /** @description A preview: the parameters with secret values masked, when their JSON is at most 2048 characters; else a string with the start of that JSON, marked as cut */
                         parameters: unknown;
                     } | {
@@ -8206,6 +8288,8 @@ export interface operations {
                             outcome: string;
                             /** @description The end service's HTTP status, when the adapter reported one */
                             status: number | null;
+                            /** @description The connected account (`/services/{id}/connections`) whose access token the call carried */
+                            connectionId: string | null;
                             /** @description A preview: the parameters with secret values masked, when their JSON is at most 2048 characters; else a string with the start of that JSON, marked as cut */
                             parameters: unknown;
                         }[];
@@ -8315,6 +8399,8 @@ export interface operations {
                             outcome: string;
                             /** @description The end service's HTTP status, when the adapter reported one */
                             status: number | null;
+                            /** @description The connected account (`/services/{id}/connections`) whose access token the call carried */
+                            connectionId: string | null;
                             /** @description A preview: the parameters with secret values masked, when their JSON is at most 2048 characters; else a string with the start of that JSON, marked as cut */
                             parameters: unknown;
                         }[];
@@ -9149,6 +9235,764 @@ export interface operations {
             };
             /** @description internal */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getServiceOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceId: string;
+                        /** @description The authorization-code flow the definition declares */
+                        declared: {
+                            authorizationUrl: string;
+                            tokenUrl: string;
+                            scopes: string[];
+                        } | null;
+                        clientId: string | null;
+                        /** @description Whether a client secret is stored (it is never shown) */
+                        clientSecretSet: boolean;
+                        authorizationUrl: string | null;
+                        tokenUrl: string | null;
+                        revocationUrl: string | null;
+                        scopes: string[];
+                        /** @description `shared`: one connected account for every caller (an admin connects it). `per-caller`: each key or OAuth subject connects its own account; a caller without one gets `403 connection_required` */
+                        credentials: "shared" | "per-caller";
+                        authorizationParams: {
+                            [key: string]: string;
+                        };
+                        /** @description Register this at the provider: `<CYRNEL_ADVERTISE_URL>/oauth/callback` */
+                        redirectUri: string;
+                        /** @description Whether accounts can be connected (a client and both URLs are set) */
+                        ready: boolean;
+                    };
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putServiceOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client registered at the provider */
+                    clientId: string;
+                    /** @description Write-only. Left out: the stored one is kept; null: removed (a public client, PKCE only) */
+                    clientSecret?: string | null;
+                    /** @description Where users sign in; left out: the one the definition declares */
+                    authorizationUrl?: string | null;
+                    /** @description Left out: the one the definition declares */
+                    tokenUrl?: string | null;
+                    /** @description RFC 7009 endpoint, called when a connection is deleted */
+                    revocationUrl?: string | null;
+                    /** @description Scopes asked for; left out: the ones the definition declares */
+                    scopes?: string[] | null;
+                    /** @description `shared`: one connected account for every caller (an admin connects it). `per-caller`: each key or OAuth subject connects its own account; a caller without one gets `403 connection_required` */
+                    credentials?: "shared" | "per-caller";
+                    /** @description Extra parameters of the authorization request, e.g. `{"access_type": "offline"}` */
+                    authorizationParams?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceId: string;
+                        /** @description The authorization-code flow the definition declares */
+                        declared: {
+                            authorizationUrl: string;
+                            tokenUrl: string;
+                            scopes: string[];
+                        } | null;
+                        clientId: string | null;
+                        /** @description Whether a client secret is stored (it is never shown) */
+                        clientSecretSet: boolean;
+                        authorizationUrl: string | null;
+                        tokenUrl: string | null;
+                        revocationUrl: string | null;
+                        scopes: string[];
+                        /** @description `shared`: one connected account for every caller (an admin connects it). `per-caller`: each key or OAuth subject connects its own account; a caller without one gets `403 connection_required` */
+                        credentials: "shared" | "per-caller";
+                        authorizationParams: {
+                            [key: string]: string;
+                        };
+                        /** @description Register this at the provider: `<CYRNEL_ADVERTISE_URL>/oauth/callback` */
+                        redirectUri: string;
+                        /** @description Whether accounts can be connected (a client and both URLs are set) */
+                        ready: boolean;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteServiceOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            serviceId: string;
+                            /** @description `shared`, or whose account it is: a key id, `oauth:<sub>`, or `bootstrap` (CYRNEL_API_KEY) */
+                            owner: string;
+                            scopes: string[];
+                            /** @description When the current access token expires (it is refreshed before) */
+                            expiresAt: string | null;
+                            /** @description Whether a refresh token is kept */
+                            refreshable: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            refreshedAt: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open `authorizationUrl` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Open it in a browser: the provider signs the user in and sends it back to /oauth/callback */
+                        authorizationUrl: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        owner: string;
+                    };
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden, cross_site_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked and forgotten */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectionCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connection: {
+                            id: string;
+                            serviceId: string;
+                            /** @description `shared`, or whose account it is: a key id, `oauth:<sub>`, or `bootstrap` (CYRNEL_API_KEY) */
+                            owner: string;
+                            scopes: string[];
+                            /** @description When the current access token expires (it is refreshed before) */
+                            expiresAt: string | null;
+                            /** @description Whether a refresh token is kept */
+                            refreshable: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            refreshedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description upstream_error */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -17,6 +17,8 @@ export type ProcessRecord = Json<"getProcess", 200>;
 export type ProcessState = ProcessRecord["state"];
 export type ExitState = NonNullable<ProcessRecord["exitState"]>;
 export type CallRecord = Json<"listCalls", 200>["items"][number];
+export type OAuthSettings = Json<"getServiceOAuth", 200>;
+export type Connection = Json<"listConnections", 200>["items"][number];
 /** One approval with its parameters whole (`GET /approvals/{id}`). */
 export type Approval = Json<"getApproval", 200>;
 /** An approval as lists, events and decisions carry it: `parameters` is a preview (a string when cut). */

@@ -1,10 +1,11 @@
 /**
  * One service: its state and the switch that enables it, config and secrets forms generated from its schemas, its
- * policy, its tools, updating it (from a URL, or to another registry version) and deleting it.
+ * connected accounts, its policy, its tools, updating it (from a URL, or to another registry version) and deleting it.
  */
 import { useState } from "react";
 import { api, unwrap } from "../api/client";
 import type { ServiceDetail } from "../api/types";
+import { ConnectionsSection } from "../components/connections-section";
 import { Dialog } from "../components/dialog";
 import { ErrorBox } from "../components/error-box";
 import { Loading } from "../components/loading";
@@ -86,6 +87,7 @@ export function ServicePage({ id }: { id: string }) {
         <ConfigSection owner="services" id={id} schema={data.configSchema} onSaved={refresh} />
         <SecretsSection owner="services" id={id} schema={data.secretsSchema} onSaved={refresh} />
       </div>
+      <ConnectionsSection serviceId={id} />
       <PolicySection serviceId={id} onSaved={refresh} />
       <ServiceTools serviceId={id} revision={revision} />
       <UpdateSection service={data} onUpdated={refresh} />
