@@ -265,7 +265,7 @@ export interface paths {
         put?: never;
         /**
          * Call a tool directly
-         * @description Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled and not stale (409 service_disabled), tool enabled (409 tool_disabled), parameters match the input schema (400 validation_failed), the service's policy allows the tool (403 tool_denied; a tool whose policy is ask needs an approval for every call, which only a call from process code can wait for: 403 approval_required), the key has fewer than CYRNEL_KEY_INFLIGHT_CALLS calls in flight (429 rate_limited). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout (its request is aborted), a host stopping meanwhile → 503 shutting_down. Every call is recorded (GET /calls).
+         * @description Checked in this order before the adapter is called: service exists (404), tool exists (404), service enabled and not stale (409 service_disabled), tool enabled (409 tool_disabled), parameters match the input schema (400 validation_failed), the service's policy allows the tool (403 tool_denied; a tool whose policy is ask needs an approval for every call, which only a call from process code can wait for: 403 approval_required), the key has fewer than CYRNEL_KEY_INFLIGHT_CALLS calls in flight (429 rate_limited), a service that acts for a connected account has one for this caller (403 connection_required, with the URL to connect; a refresh the provider fails is 502 upstream_error). Then adapter errors → 502 adapter_error, a slow adapter → 504 invoke_timeout (its request is aborted), a host stopping meanwhile → 503 shutting_down. Every call is recorded (GET /calls).
          */
         post: operations["invokeTool"];
         delete?: never;
@@ -3454,7 +3454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description tool_denied, approval_required, cross_site_refused */
+            /** @description tool_denied, approval_required, connection_required, cross_site_refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +3517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description adapter_error */
+            /** @description adapter_error, upstream_error */
             502: {
                 headers: {
                     [name: string]: unknown;
