@@ -42,6 +42,11 @@ export interface HandlerInput<P, Q, B> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /**
+   * A body that is not JSON. For a status whose declared response is JSON,
+   * another representation of it (the page a browser is shown instead), not
+   * checked against the schema.
+   */
   contentType?: string;
   headers?: Record<string, string>;
 }
