@@ -39,7 +39,9 @@ interface Connection {
 let host: TestHost;
 let upstream: Upstream;
 let redirectUri: string;
-const agents: Record<"alice" | "bob" | "carol" | "dana", { id: string; key: string }> = {} as never;
+type AgentName = "alice" | "bob" | "carol" | "dana";
+/** Agent keys (no service allow-list), by the name of the account each connects. */
+const agents = {} as Record<AgentName, { id: string; key: string }>;
 /** The connections made, by who made them (an agent's name, or "shared"). */
 const connections: Record<string, Connection> = {};
 

@@ -52,7 +52,8 @@ export async function startAccountApi(issuer: AccountApiIssuer): Promise<Account
   const requests: AccountRequest[] = [];
   const refused = new Set<string>();
   let refusingEvery = false;
-  let verify: ((token: string) => Promise<string>) | undefined;
+  // Set once the API knows its own URL, the audience its tokens must name.
+  let verify: (token: string) => Promise<string> = () => Promise.reject(new Error("not listening yet"));
 
   const server: Server = createServer(async (request, response) => {
     const header = request.headers.authorization ?? "";
@@ -75,7 +76,6 @@ export async function startAccountApi(issuer: AccountApiIssuer): Promise<Account
       return answer(401, { error: "invalid_token" }, { "www-authenticate": 'Bearer error="invalid_token"' });
     }
     try {
-      verify ??= verifier(issuer, url);
       record.sub = await verify(token);
     } catch (error) {
       return answer(
@@ -88,6 +88,7 @@ export async function startAccountApi(issuer: AccountApiIssuer): Promise<Account
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  verify = verifier(issuer, url);
 
   return {
     url,
