@@ -7,8 +7,10 @@
  * authorization request can be followed to its redirect with a code over
  * plain HTTP (`authorize`). `sign` mints tokens with the provider's own key,
  * for the cases a real flow does not produce (expired, another audience …).
+ * The login/consent answer and the redirect-following browser are exported
+ * for the other provider of the suites (upstream-oauth.ts).
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import Provider, { errors } from "oidc-provider";
@@ -61,61 +63,20 @@ export async function startIssuer(options: { resource: string; subject: string }
   });
 
   const callback = provider.callback();
-  server.on("request", async (req, res) => {
+  server.on("request", (req, res) => {
     if (!req.url?.startsWith("/interaction/")) return callback(req, res);
-    // Login and consent, answered at once: the account signs in and grants what the client asked for.
-    try {
-      const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name === "login") {
-        await provider.interactionFinished(req, res, { login: { accountId: options.subject } });
-        return;
-      }
-      const grant = details.grantId
-        ? await provider.Grant.find(details.grantId)
-        : new provider.Grant({ accountId: options.subject, clientId: details.params.client_id as string });
-      const missing = details.prompt.details as {
-        missingOIDCScope?: string[];
-        missingResourceScopes?: Record<string, string[]>;
-      };
-      if (missing.missingOIDCScope) grant!.addOIDCScope(missing.missingOIDCScope.join(" "));
-      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-        grant!.addResourceScope(indicator, scopes.join(" "));
-      }
-      const grantId = await grant!.save();
-      await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-    } catch (error) {
-      res.statusCode = 500;
-      res.end(String(error));
-    }
+    return answerInteraction(provider, req, res, { subject: options.subject });
   });
 
   return {
     url,
     async authorize(authorizationUrl) {
-      const cookies = new Map<string, string>();
-      let next = authorizationUrl.href;
-      for (let hop = 0; hop < 10; hop++) {
-        const response = await fetch(next, {
-          redirect: "manual",
-          headers: { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join("; ") },
-        });
-        for (const line of response.headers.getSetCookie()) {
-          const [pair] = line.split(";");
-          const at = pair!.indexOf("=");
-          cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-        }
-        const location = response.headers.get("location");
-        if (location === null)
-          throw new Error(`authorization stopped at ${next}: ${response.status} ${await response.text()}`);
-        const target = new URL(location, next);
-        const code = target.searchParams.get("code");
-        if (code !== null) return code;
-        const error = target.searchParams.get("error");
-        if (error !== null)
-          throw new Error(`authorization refused: ${error} ${target.searchParams.get("error_description")}`);
-        next = target.href;
-      }
-      throw new Error("authorization did not end in 10 redirects");
+      const target = await followAuthorization(authorizationUrl);
+      const code = target.searchParams.get("code");
+      if (code !== null) return code;
+      throw new Error(
+        `authorization refused: ${target.searchParams.get("error")} ${target.searchParams.get("error_description")}`,
+      );
     },
     sign(claims, signOptions = {}) {
       return new SignJWT(claims)
@@ -128,4 +89,77 @@ export async function startIssuer(options: { resource: string; subject: string }
         server.close(() => resolve());
       }),
   };
+}
+
+/** How the test's user answers a provider's login and consent: as `subject`, granting all that was asked, or refusing. */
+export type InteractionAnswer = { subject: string } | { refuse: true };
+
+/**
+ * Login and consent, answered at once: `subject` signs in and grants what the client asked for (its OpenID scopes
+ * and each resource's scopes), or the user refuses and the client gets `error=access_denied`.
+ */
+export async function answerInteraction(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: InteractionAnswer,
+): Promise<void> {
+  try {
+    const details = await provider.interactionDetails(req, res);
+    if ("refuse" in answer) {
+      await provider.interactionFinished(req, res, {
+        error: "access_denied",
+        error_description: "the user refused",
+      });
+      return;
+    }
+    if (details.prompt.name === "login") {
+      await provider.interactionFinished(req, res, { login: { accountId: answer.subject } });
+      return;
+    }
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: answer.subject, clientId: details.params.client_id as string });
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant!.addOIDCScope(missing.missingOIDCScope.join(" "));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant!.addResourceScope(indicator, scopes.join(" "));
+    }
+    const grantId = await grant!.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  } catch (error) {
+    res.statusCode = 500;
+    res.end(String(error));
+  }
+}
+
+/**
+ * Follows an authorization URL as a browser would (the provider's cookies kept for this one flow, so each call is a
+ * new session) until the provider redirects away from itself, and returns that redirect: the client's
+ * `redirect_uri` with its `code` or `error`, not requested. `headers` go with every request to the provider.
+ */
+export async function followAuthorization(authorizationUrl: URL, headers: Record<string, string> = {}): Promise<URL> {
+  const cookies = new Map<string, string>();
+  let next = authorizationUrl.href;
+  for (let hop = 0; hop < 10; hop++) {
+    const response = await fetch(next, {
+      redirect: "manual",
+      headers: { ...headers, cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join("; ") },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+    const location = response.headers.get("location");
+    if (location === null)
+      throw new Error(`authorization stopped at ${next}: ${response.status} ${await response.text()}`);
+    const target = new URL(location, next);
+    if (target.origin !== authorizationUrl.origin) return target;
+    next = target.href;
+  }
+  throw new Error("authorization did not end in 10 redirects");
 }
