@@ -41,6 +41,7 @@ import { loadSecretsKey } from "./domain/secrets/key-file.js";
 import { SecretBox } from "./domain/secrets/secret-box.js";
 import { SecretMasks } from "./domain/secrets/secret-masks.js";
 import { SecretStore } from "./domain/secrets/secret-store.js";
+import { valuesToMask } from "./domain/services/secret-headers.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
 import { budgetedServiceTools, TypesBudget } from "./domain/services/types-budget.js";
@@ -238,7 +239,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   const gate = new ToolGate({
     store,
     modules: moduleEntries,
-    masks: new SecretMasks(secrets),
+    masks: new SecretMasks(secrets, valuesToMask),
     policies,
     approvals,
     calls,

@@ -7,7 +7,7 @@ import {
 } from "@cyrnel/sdk";
 import * as grpc from "@grpc/grpc-js";
 import { serverStreamCall, unaryCall } from "./call.js";
-import { readConfig, readSecrets, type ServiceConfig } from "./config.js";
+import { readConfig, readSecrets, type ServiceConfig, secretHeaderMetadata } from "./config.js";
 import { generateDefinition } from "./definition-source.js";
 import { readServiceDomain, readToolDomain, type ToolDomain } from "./domain.js";
 import { protobuf, type Root, type Type } from "./protobuf.js";
@@ -24,6 +24,8 @@ interface ServiceRuntime {
   client: grpc.Client;
   /** Sent with every call: config metadata, then secret metadata, then the bearer token. */
   metadata: [string, string | Buffer][];
+  /** The operator's secret headers (lower-case keys): over all of the above, and over a connected account's token. */
+  secretHeaders: [string, string | Buffer][];
 }
 
 /**
@@ -71,8 +73,11 @@ export class GrpcAdapter implements AdapterModule {
       metadata.push([key, key.endsWith("-bin") ? Buffer.from(value, "base64") : value]);
     }
     if (secrets.bearer !== undefined) metadata.push(["authorization", `Bearer ${secrets.bearer}`]);
+    const secretHeaders = Object.entries(secretHeaderMetadata(state.secretHeaders)).map(
+      ([key, value]): [string, string | Buffer] => [key, key.endsWith("-bin") ? Buffer.from(value, "base64") : value],
+    );
     // Building the Metadata once here makes a bad key fail the enable, not the first call.
-    toMetadata(metadata);
+    callMetadata(metadata, secretHeaders, undefined);
     const credentials = config.tls
       ? grpc.credentials.createSsl(config.tlsCa === undefined ? null : Buffer.from(config.tlsCa))
       : grpc.credentials.createInsecure();
@@ -80,7 +85,7 @@ export class GrpcAdapter implements AdapterModule {
       "grpc.max_receive_message_length": config.maxResponseBytes,
     });
     this.services.get(state.id)?.client.close();
-    this.services.set(state.id, { root, codec: new JsonCodec(root), tools, config, client, metadata });
+    this.services.set(state.id, { root, codec: new JsonCodec(root), tools, config, client, metadata, secretHeaders });
   }
 
   async dehydrateService(id: string): Promise<void> {
@@ -106,7 +111,7 @@ export class GrpcAdapter implements AdapterModule {
       method,
       path: tool.domain.path,
       request,
-      metadata: toMetadata(service.metadata),
+      metadata: callMetadata(service.metadata, service.secretHeaders, input.accessToken),
       timeoutMs: service.config.timeoutMs,
       signals: [input.signal, this.lifetime.signal],
       maxMessages: service.config.maxStreamMessages,
@@ -135,9 +140,25 @@ export class GrpcAdapter implements AdapterModule {
   }
 }
 
-function toMetadata(entries: [string, string | Buffer][]): grpc.Metadata {
+/**
+ * One call's metadata: the service's (config, secret metadata, bearer), then a connected account's access token as
+ * `authorization: Bearer` in place of the bearer secret, then the secret headers in place of any key they name — so
+ * a secret `authorization` header wins over the account's token. `set` replaces every value of a key.
+ */
+function callMetadata(
+  entries: [string, string | Buffer][],
+  secretHeaders: [string, string | Buffer][],
+  accessToken: string | undefined,
+): grpc.Metadata {
   const metadata = new grpc.Metadata();
   for (const [key, value] of entries) metadata.add(key, value);
+  if (accessToken !== undefined) {
+    // grpc-js would put the value in its message: say what is wrong without the token.
+    if (!/^[ -~]*$/.test(accessToken))
+      throw new Error("the access token is not printable ASCII, as gRPC metadata requires");
+    metadata.set("authorization", `Bearer ${accessToken}`);
+  }
+  for (const [key, value] of secretHeaders) metadata.set(key, value);
   return metadata;
 }
 

@@ -124,6 +124,28 @@ export function readConfig(config: Record<string, unknown>): ServiceConfig {
   };
 }
 
+/**
+ * The service's secret headers (`ServiceState.secretHeaders`) as call metadata: keys lower-cased, as gRPC wants
+ * them, then checked like any metadata. A value gRPC cannot carry (a `-bin` key takes base64; others printable
+ * ASCII) is refused without saying it.
+ */
+export function secretHeaderMetadata(headers: Record<string, string> | undefined): Record<string, string> {
+  const lowered: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const key = name.toLowerCase();
+    if (Object.hasOwn(lowered, key))
+      throw new Error(`secret headers: "${name}" is set twice (metadata keys are lower case)`);
+    Object.defineProperty(lowered, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  const metadata = metadataOf(lowered, "secret headers");
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!key.endsWith("-bin") && !/^[ -~]*$/.test(value)) {
+      throw new Error(`secret headers: the value of "${key}" is not printable ASCII, which gRPC metadata requires`);
+    }
+  }
+  return metadata;
+}
+
 export function readSecrets(secrets: Record<string, unknown>): Secrets {
   const bearer = secrets.bearer;
   return {

@@ -78,13 +78,21 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-async function install(adapter: AdapterModule, definition: ServiceDefinition, id: string, config = {}, secrets = {}) {
+async function install(
+  adapter: AdapterModule,
+  definition: ServiceDefinition,
+  id: string,
+  config = {},
+  secrets = {},
+  secretHeaders?: Record<string, string>,
+) {
   await adapter.hydrateService({
     id,
     adapterDomain: definition.adapterDomain,
     tools: Object.fromEntries(definition.tools.map((tool) => [tool.id, { adapterDomain: tool.adapterDomain }])),
     config: { target: server.address, timeoutMs: 30_000, ...config },
     secrets,
+    ...(secretHeaders === undefined ? {} : { secretHeaders, secretQuery: { ignored: "by gRPC" } }),
   });
 }
 
@@ -127,6 +135,83 @@ describe("helloworld", () => {
     expect(
       await adapter.invoke({ serviceId: "hello", toolId: "SayHelloStreamReply", parameters: { name: "Ada" } }),
     ).toEqual([{ message: "Hello Ada" }, { message: "Hi Ada" }, { message: "Howdy Ada" }]);
+    await adapter.teardown();
+  });
+});
+
+describe("secret headers and a connected account's token", () => {
+  const sayHello = (adapter: AdapterModule, accessToken?: string) =>
+    adapter.invoke({
+      serviceId: "hello",
+      toolId: "SayHello",
+      parameters: { name: "Ada" },
+      ...(accessToken === undefined ? {} : { accessToken }),
+    });
+  const seenEntries = () =>
+    Object.fromEntries(
+      ["authorization", "x-client", "x-api-key", "x-trace", "x-tag-bin", "ignored"].map((key) => [
+        key,
+        seen.metadata?.get(key).map((value) => (Buffer.isBuffer(value) ? `bytes:${value.toString("utf8")}` : value)),
+      ]),
+    );
+
+  it("go as call metadata with lower-case keys, over the service's own metadata and bearer; query parameters do not apply", async () => {
+    const adapter = instantiate();
+    const definition = await adapter.generateDefinition(protosDefinition(["helloworld.proto"]));
+    await install(
+      adapter,
+      definition,
+      "hello",
+      { metadata: { "x-client": "config" } },
+      { bearer: "bearer-secret", metadata: { "x-api-key": "metadata-secret" } },
+      {
+        "X-Client": "secret-client",
+        "X-Api-Key": "secret-key",
+        "X-Trace": "t-1",
+        "X-Tag-Bin": Buffer.from("tag").toString("base64"),
+      },
+    );
+    await sayHello(adapter);
+    expect(seenEntries()).toEqual({
+      authorization: ["Bearer bearer-secret"],
+      "x-client": ["secret-client"],
+      "x-api-key": ["secret-key"],
+      "x-trace": ["t-1"],
+      "x-tag-bin": ["bytes:tag"],
+      ignored: [],
+    });
+    // A connected account's token replaces the bearer secret.
+    await sayHello(adapter, "account-token");
+    expect(seenEntries().authorization).toEqual(["Bearer account-token"]);
+    await adapter.teardown();
+  });
+
+  it("include an authorization header that wins over the account's token", async () => {
+    const adapter = instantiate();
+    const definition = await adapter.generateDefinition(protosDefinition(["helloworld.proto"]));
+    await install(adapter, definition, "hello", {}, {}, { Authorization: "token operator-set" });
+    await sayHello(adapter, "account-token");
+    expect(seen.metadata?.get("authorization")).toEqual(["token operator-set"]);
+    await adapter.teardown();
+  });
+
+  it("that gRPC cannot carry fail the enable, naming the header and never the value", async () => {
+    const adapter = instantiate();
+    const definition = await adapter.generateDefinition(protosDefinition(["helloworld.proto"]));
+    for (const [headers, says] of [
+      [{ "grpc-timeout": "1S" }, `"grpc-timeout" is set by gRPC itself`],
+      [{ "Content-Type": "text/plain" }, `"content-type" is set by gRPC itself`],
+      [{ "X!Key": "v" }, `"x!key" is not a valid metadata key`],
+      [{ "X-Key": "hidden-välue" }, `the value of "x-key" is not printable ASCII`],
+      [{ "X-Key": "a", "x-key": "b" }, `"x-key" is set twice`],
+    ] as const) {
+      const error = await install(adapter, definition, "bad", {}, {}, headers).then(
+        () => new Error("expected a rejection"),
+        (failure: Error) => failure,
+      );
+      expect(error.message).toContain(says);
+      expect(error.message).not.toContain("hidden");
+    }
     await adapter.teardown();
   });
 });

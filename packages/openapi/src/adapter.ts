@@ -7,6 +7,8 @@ import {
   type SchemeDomain,
   schemeToken,
   selectAlternative,
+  usesAccessToken,
+  withAccessToken,
 } from "./auth.js";
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -23,7 +25,13 @@ import { TokenCache, type TokenRequest } from "./oauth2.js";
 import { FRAMING_HEADERS } from "./operations.js";
 import { BODY_KEY } from "./parameters.js";
 import { isRecord, own } from "./records.js";
-import { buildRequest, type PreparedRequest, withCredentials } from "./request.js";
+import {
+  buildRequest,
+  checkHeaderValue,
+  type PreparedRequest,
+  type SecretOverrides,
+  withCredentials,
+} from "./request.js";
 import { withSecretFields, withSecretParameters } from "./secret-parameters.js";
 
 /** What the adapter keeps per hydrated service (in memory only: secrets included). */
@@ -34,16 +42,33 @@ interface ServiceRuntime {
   base: ServiceBase;
   secrets: Record<string, unknown>;
   headers: Record<string, string>;
+  /** The operator's secret headers and query parameters, sent on every request over everything else. */
+  overrides: SecretOverrides;
+  /** Their values, and a secret header's credentials without its scheme: scrubbed like credentials. */
+  overrideSecrets: string[];
   timeoutMs: number;
   maxResponseBytes: number;
   crossOriginRedirects: boolean;
   tokens: TokenCache;
 }
 
+/** One tool call, as `perform` sends it (again, after a 401 to a cached OAuth2 token). */
+interface Call {
+  service: ServiceRuntime;
+  tool: ToolDomain;
+  request: PreparedRequest;
+  parameters: Record<string, unknown>;
+  baseUrl: string;
+  /** The connected account's token (`InvokeInput.accessToken`), when the host sets one. */
+  accessToken: string | undefined;
+}
+
 interface TokenUse {
   request: TokenRequest;
   fresh: boolean;
 }
+
+const sameOrigin = (a: string, b: string) => new URL(a).origin === new URL(b).origin;
 
 function timeoutOf(config: Record<string, unknown>): number {
   const value = config.timeoutMs;
@@ -67,6 +92,42 @@ function headersOf(config: Record<string, unknown>): Record<string, string> {
   }
   return { ...(value as Record<string, string>) };
 }
+
+/**
+ * The service's secret headers and query parameters (the host checked their names; a header the HTTP client
+ * could not send fails the enable here, not the first call, and the message never holds the value).
+ */
+function overridesOf(state: ServiceState): SecretOverrides {
+  const headers = Object.entries(state.secretHeaders ?? {});
+  for (const [name, value] of headers) {
+    if (typeof value !== "string") throw new Error(`the secret header "${name}" must be a string`);
+    if (FRAMING_HEADERS.has(name.toLowerCase())) {
+      throw new Error(`the secret header "${name}" must not be set: framing headers are computed for each request`);
+    }
+    checkHeaderValue(name, value);
+    try {
+      new Headers().set(name, value);
+    } catch {
+      throw new Error(`the secret header "${name}" is not a header the HTTP client can send (its name or its value)`);
+    }
+  }
+  const query = Object.entries(state.secretQuery ?? {});
+  const notString = query.find(([, value]) => typeof value !== "string");
+  if (notString) throw new Error(`the secret query parameter "${notString[0]}" must be a string`);
+  return { headers, query };
+}
+
+/** `<scheme> <credentials>` (RFC 9110 §11.4), as in `Authorization: token ghp_…`. */
+const SCHEME_AND_CREDENTIALS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ +(\S+)$/;
+
+/** What to scrub of the overrides: every value, and a header's credentials alone (an upstream may quote those). */
+function overrideSecretsOf(overrides: SecretOverrides): string[] {
+  const values = [...overrides.headers, ...overrides.query].map(([, value]) => value);
+  const credentials = overrides.headers.flatMap(([, value]) => SCHEME_AND_CREDENTIALS.exec(value)?.[1] ?? []);
+  return [...values, ...credentials];
+}
+
+const isAuthorization = ([name]: [string, string]) => name.toLowerCase() === "authorization";
 
 /**
  * The OpenAPI adapter: `generateDefinition` is the pure pipeline in
@@ -121,6 +182,7 @@ export class OpenApiAdapter implements AdapterModule {
     const domain = readServiceDomain(state.adapterDomain);
     const tools = new Map<string, ToolDomain>();
     for (const [id, tool] of Object.entries(state.tools)) tools.set(id, readToolDomain(id, tool.adapterDomain));
+    const overrides = overridesOf(state);
     this.services.set(state.id, {
       domain,
       tools,
@@ -128,6 +190,8 @@ export class OpenApiAdapter implements AdapterModule {
       base: resolveBaseUrl(domain.server, state.config),
       secrets: { ...state.secrets },
       headers: headersOf(state.config),
+      overrides,
+      overrideSecrets: overrideSecretsOf(overrides),
       timeoutMs: timeoutOf(state.config),
       maxResponseBytes: maxResponseBytesOf(state.config),
       crossOriginRedirects: state.config.followCrossOriginRedirects === true,
@@ -147,26 +211,20 @@ export class OpenApiAdapter implements AdapterModule {
     const baseUrl = operationBaseUrl(service.base, tool.server);
     const parameters = isRecord(input.parameters) ? input.parameters : {};
     const request = buildRequest(tool, baseUrl, service.headers, parameters);
-    return this.perform(service, tool, request, parameters, baseUrl, true, input.signal);
+    const call: Call = { service, tool, request, parameters, baseUrl, accessToken: input.accessToken };
+    return this.perform(call, true, input.signal);
   }
 
-  private async perform(
-    service: ServiceRuntime,
-    tool: ToolDomain,
-    request: PreparedRequest,
-    parameters: Record<string, unknown>,
-    baseUrl: string,
-    mayRetry: boolean,
-    caller: AbortSignal | undefined,
-  ): Promise<unknown> {
+  private async perform(call: Call, mayRetry: boolean, caller: AbortSignal | undefined): Promise<unknown> {
+    const { service, tool, request, parameters, baseUrl } = call;
     const cancel = [this.lifetime.signal, caller];
-    const { credentials: given, tokens, tokenOf } = await this.credentials(service, tool, request, parameters, baseUrl);
+    const { credentials: given, tokens, tokenOf } = await this.credentials(call);
     // Form fields a secret provides are filled in now that the tokens are known; messages keep showing the
     // request as the caller made it (a GET sends its form fields in the URL).
     const fields = withSecretFields(tool.body?.secretFields, own(parameters, BODY_KEY), tokenOf);
     const sent = fields ? buildRequest(tool, baseUrl, service.headers, { ...parameters, body: fields.body }) : request;
     const credentials = fields ? { ...given, secrets: [...given.secrets, ...fields.secrets] } : given;
-    const { url, headers } = withCredentials(sent, credentials);
+    const { url, headers } = withCredentials(sent, credentials, service.overrides);
     const exchange = {
       method: request.method,
       url,
@@ -178,16 +236,16 @@ export class OpenApiAdapter implements AdapterModule {
       crossOriginRedirects: service.crossOriginRedirects,
       cancel,
       credentialHeaders: [
-        ...credentials.headers.map(([name]) => name.toLowerCase()),
+        ...[...credentials.headers, ...service.overrides.headers].map(([name]) => name.toLowerCase()),
         ...(credentials.cookies.length > 0 ? ["cookie"] : []),
       ],
-      secrets: credentials.secrets,
+      secrets: [...credentials.secrets, ...service.overrideSecrets],
     };
     const reply = await send(exchange);
     // A cached OAuth2 token may have been revoked early: fetch a new one and retry once, with credentials.
     if (reply.status === 401 && mayRetry && tokens.some((use) => !use.fresh)) {
       for (const use of tokens) service.tokens.invalidate(use.request);
-      return this.perform(service, tool, request, parameters, baseUrl, false, caller);
+      return this.perform(call, false, caller);
     }
     return successBody(exchange, reply);
   }
@@ -197,16 +255,22 @@ export class OpenApiAdapter implements AdapterModule {
    * parameters a secret covers (`secret-parameters.ts`): those the caller
    * left out get their scheme's token, the one fetched for this call when
    * the scheme is OAuth2 without a ready access token.
+   *
+   * A call for a connected account (`accessToken`) has that token as the
+   * secret of every OAuth2 and OpenID Connect scheme and prefers the
+   * alternatives that use one; where the chosen alternative uses none (or
+   * the operation has no security) the token goes as `Authorization: Bearer`,
+   * over any other scheme's `Authorization` — unless the operator set a
+   * secret `Authorization` header, which wins over everything.
    */
   private async credentials(
-    service: ServiceRuntime,
-    tool: ToolDomain,
-    request: PreparedRequest,
-    parameters: Record<string, unknown>,
-    baseUrl: string,
+    call: Call,
   ): Promise<{ credentials: Credentials; tokens: TokenUse[]; tokenOf: (scheme: string) => string | undefined }> {
+    const { service, tool, request, parameters, baseUrl, accessToken } = call;
     const schemes = service.domain.securitySchemes;
-    const alternative = selectAlternative(tool.security, schemes, service.secrets);
+    const secrets =
+      accessToken === undefined ? service.secrets : withAccessToken(service.secrets, schemes, accessToken);
+    const alternative = selectAlternative(tool.security, schemes, secrets, accessToken !== undefined);
     if (alternative === null) {
       const options = tool.security.map((alt) => alt.map(({ scheme }) => `"${scheme}"`).join(" + ")).join(" or ");
       throw new Error(`${request.method} ${displayUrl(request.url)} needs credentials: set the secret ${options}`);
@@ -216,14 +280,16 @@ export class OpenApiAdapter implements AdapterModule {
     const fetched = new Map<string, string>();
     for (const { scheme, scopes } of alternative) {
       const domain = schemes[scheme] as SchemeDomain;
-      const secret = own(service.secrets, scheme);
+      const secret = own(secrets, scheme);
       if (domain.type === "oauth2" && !hasAccessToken(secret)) {
+        const tokenUrl = new URL(domain.tokenUrl ?? "", `${baseUrl}/`).href;
         const tokenRequest: TokenRequest = {
-          tokenUrl: new URL(domain.tokenUrl ?? "", `${baseUrl}/`).href,
+          tokenUrl,
           clientId: String(own(secret, "clientId")),
           clientSecret: String(own(secret, "clientSecret")),
           scopes,
           clientAuthentication: own(secret, "clientAuthentication") === "body" ? "body" : "basic",
+          ...(sameOrigin(tokenUrl, baseUrl) ? { headers: service.overrides.headers } : {}),
           timeoutMs: service.timeoutMs,
           // The adapter's lifetime only: a token fetched for one call is shared by the calls that wait for it.
           cancel: this.lifetime.signal,
@@ -236,9 +302,21 @@ export class OpenApiAdapter implements AdapterModule {
         parts.push(credentialsFor(domain, secret));
       }
     }
+    if (
+      accessToken !== undefined &&
+      !usesAccessToken(alternative, schemes) &&
+      !service.overrides.headers.some(isAuthorization)
+    ) {
+      parts.push({
+        headers: [["Authorization", `Bearer ${accessToken}`]],
+        query: [],
+        cookies: [],
+        secrets: [accessToken],
+      });
+    }
     const tokenOf = (scheme: string) => {
       const domain = Object.hasOwn(schemes, scheme) ? schemes[scheme] : undefined;
-      return fetched.get(scheme) ?? (domain && schemeToken(domain, own(service.secrets, scheme)));
+      return fetched.get(scheme) ?? (domain && schemeToken(domain, own(secrets, scheme)));
     };
     const credentials = withSecretParameters(mergeCredentials(parts), tool.parameters, parameters, tokenOf);
     return { credentials, tokens, tokenOf };

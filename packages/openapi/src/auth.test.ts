@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { hostAjv } from "../test/helpers/ajv.js";
-import { credentialsFor, type SchemeDomain, schemeDomains, secretsSchema, selectAlternative } from "./auth.js";
+import {
+  credentialsFor,
+  type SchemeDomain,
+  schemeDomains,
+  secretsSchema,
+  selectAlternative,
+  withAccessToken,
+} from "./auth.js";
 import type { SecurityAlternative } from "./operations.js";
 
 const raw = {
@@ -98,6 +105,37 @@ describe("selectAlternative", () => {
     ["inherited names are not schemes", [alt("constructor")], { constructor: "x" }, null],
   ])("%s", (_label, requirement, secrets, expected) => {
     expect(selectAlternative(requirement, domains, secrets)).toEqual(expected);
+  });
+
+  it.each<[string, SecurityAlternative[], Record<string, unknown>, SecurityAlternative | null]>([
+    [
+      "an alternative using OAuth2 first",
+      [alt("basic"), alt("code")],
+      { basic: basicSecret, code: token },
+      alt("code"),
+    ],
+    ["or OpenID Connect", [alt("key_header"), alt("oidc")], { key_header: "k", oidc: token }, alt("oidc")],
+    [
+      "but only a satisfiable one",
+      [alt("basic"), alt("code", "key_query")],
+      { basic: basicSecret, code: token },
+      alt("basic"),
+    ],
+    ["document order otherwise", [alt("key_query"), alt("key_header")], { key_header: "k" }, alt("key_header")],
+    ["no requirement", [], { code: token }, []],
+  ])("preferring the access token: %s", (_label, requirement, secrets, expected) => {
+    expect(selectAlternative(requirement, domains, secrets, true)).toEqual(expected);
+  });
+});
+
+const basicSecret = { username: "u", password: "p" };
+const token = { accessToken: "account" };
+
+describe("withAccessToken", () => {
+  it("makes the token the secret of every OAuth2 and OpenID Connect scheme, and of no other", () => {
+    const secrets = { bearer: "b", cc: { clientId: "i", clientSecret: "s" }, code: { accessToken: "operator" } };
+    expect(withAccessToken(secrets, domains, "account")).toEqual({ bearer: "b", cc: token, code: token, oidc: token });
+    expect(secrets.code).toEqual({ accessToken: "operator" });
   });
 });
 

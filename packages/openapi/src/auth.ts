@@ -19,6 +19,10 @@ import { DRAFT_07 } from "./schemas.js";
  * Other schemes (`http` digest, `mutualTLS`, …) are not offered. All secrets
  * are optional: an operation uses the first alternative of its security
  * requirement whose secrets are all set.
+ *
+ * A call made for a connected account (`InvokeInput.accessToken`) has the
+ * account's token as the secret of every OAuth2 and OpenID Connect scheme
+ * ({@link withAccessToken}), and prefers the alternatives that use one.
  */
 
 export type SchemeDomain =
@@ -172,25 +176,60 @@ export function usable(scheme: SchemeDomain, secret: unknown): boolean {
   }
 }
 
+/** Whether a connected account's access token stands in for the scheme's secret: OAuth2 and OpenID Connect. */
+export function takesAccessToken(scheme: SchemeDomain | undefined): boolean {
+  return scheme?.type === "oauth2" || scheme?.type === "openIdConnect";
+}
+
+const schemeOf = (schemes: Record<string, SchemeDomain>, name: string) =>
+  Object.hasOwn(schemes, name) ? schemes[name] : undefined;
+
+/** Whether the alternative uses an OAuth2 or OpenID Connect scheme (one an access token serves). */
+export function usesAccessToken(alternative: SecurityAlternative, schemes: Record<string, SchemeDomain>): boolean {
+  return alternative.some(({ scheme }) => takesAccessToken(schemeOf(schemes, scheme)));
+}
+
+/**
+ * The secrets of one call made for a connected account: its access token is
+ * the secret of every OAuth2 and OpenID Connect scheme (as if it were
+ * `{accessToken}`), whatever the operator set there.
+ */
+export function withAccessToken(
+  secrets: Record<string, unknown>,
+  schemes: Record<string, SchemeDomain>,
+  accessToken: string,
+): Record<string, unknown> {
+  const out = { ...secrets };
+  for (const [name, scheme] of Object.entries(schemes)) {
+    if (takesAccessToken(scheme)) define(out, name, { accessToken });
+  }
+  return out;
+}
+
 /**
  * The first alternative whose schemes all have usable secrets: `[]` for no
  * authentication (an empty requirement list, or an explicit `{}`
- * alternative reached first); `null` when none can be satisfied.
+ * alternative reached first); `null` when none can be satisfied. With
+ * `preferAccessToken` (a call for a connected account) the alternatives that
+ * use an OAuth2 or OpenID Connect scheme are tried first: the account's token
+ * is the credential of the call.
  */
 export function selectAlternative(
   requirement: readonly SecurityAlternative[],
   schemes: Record<string, SchemeDomain>,
   secrets: Record<string, unknown>,
+  preferAccessToken = false,
 ): SecurityAlternative | null {
   if (requirement.length === 0) return [];
-  for (const alternative of requirement) {
-    const satisfied = alternative.every(({ scheme }) => {
-      const domain = Object.hasOwn(schemes, scheme) ? schemes[scheme] : undefined;
+  const satisfied = (alternative: SecurityAlternative) =>
+    alternative.every(({ scheme }) => {
+      const domain = schemeOf(schemes, scheme);
       return domain !== undefined && usable(domain, own(secrets, scheme));
     });
-    if (satisfied) return alternative;
-  }
-  return null;
+  const preferred = preferAccessToken
+    ? requirement.find((alternative) => usesAccessToken(alternative, schemes) && satisfied(alternative))
+    : undefined;
+  return preferred ?? requirement.find(satisfied) ?? null;
 }
 
 /**

@@ -12,6 +12,10 @@ import { isRecord } from "./records.js";
  * calls it when the upstream answers 401 to a cached token). Concurrent
  * callers share one token request. Without `expires_in` a token is kept
  * until invalidated or the service is re-hydrated.
+ *
+ * A token endpoint on the API's own origin also gets the service's secret
+ * headers (its gateway may want them on every request), under the headers
+ * the token request sets itself; one on another origin never does.
  */
 
 export interface TokenRequest {
@@ -20,6 +24,8 @@ export interface TokenRequest {
   clientSecret: string;
   scopes: readonly string[];
   clientAuthentication: "basic" | "body";
+  /** The service's secret headers, when the token endpoint is on the API's origin (not part of the cache key). */
+  headers?: readonly [string, string][];
   timeoutMs: number;
   /** Aborted when the adapter is torn down (not part of the cache key). */
   cancel?: AbortSignal;
@@ -74,11 +80,10 @@ export class TokenCache {
     const label = `OAuth2 token request to ${request.tokenUrl}`;
     const form = ["grant_type=client_credentials"];
     if (request.scopes.length > 0) form.push(`scope=${formEncode(request.scopes.join(" "))}`);
-    const headers = new Headers({
-      "Content-Type": "application/x-www-form-urlencoded",
-      Accept: "application/json",
-    });
-    const secrets = [request.clientSecret];
+    const headers = new Headers(request.headers?.map(([name, value]) => [name, value]));
+    headers.set("Content-Type", "application/x-www-form-urlencoded");
+    headers.set("Accept", "application/json");
+    const secrets = [request.clientSecret, ...(request.headers ?? []).map(([, value]) => value)];
     if (request.clientAuthentication === "body") {
       form.push(`client_id=${formEncode(request.clientId)}`, `client_secret=${formEncode(request.clientSecret)}`);
     } else {

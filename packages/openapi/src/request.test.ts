@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyCredentials } from "./auth.js";
 import { DOMAIN_FORMAT, type ParameterBinding, type ToolDomain } from "./domain.js";
-import { buildRequest, withCredentials } from "./request.js";
+import { buildRequest, withCredentials, withQueryReplaced } from "./request.js";
 
 const param = (
   key: string,
@@ -162,5 +162,46 @@ describe("withCredentials", () => {
     expect(request.url).toBe("http://h/pets/1");
     expect(headers.get("authorization")).toBe("Bearer t");
     expect(headers.get("cookie")).toBe("c=v; sid=x%20y");
+  });
+
+  it("puts the secret overrides in place of headers (any case), the cookie header and query parameters of their names", () => {
+    const request = buildRequest(
+      tool({ parameters: [param("petId", "path"), param("c", "cookie"), param("page", "query")] }),
+      "http://h",
+      { "x-client": "config" },
+      { petId: 1, c: "v", page: 2 },
+    );
+    const credentials = {
+      ...emptyCredentials(),
+      headers: [["Authorization", "Bearer t"]],
+      query: [["api_key", "scheme"]],
+    } as ReturnType<typeof emptyCredentials>;
+    const { url, headers } = withCredentials(request, credentials, {
+      headers: [
+        ["authorization", "token secret"],
+        ["X-CLIENT", "secret"],
+        ["Cookie", "session=secret"],
+      ],
+      query: [["api_key", "s e/c"]],
+    });
+    expect(url).toBe("http://h/pets/1?page=2&api_key=s%20e%2Fc");
+    expect([...headers]).toEqual([
+      ["authorization", "token secret"],
+      ["cookie", "session=secret"],
+      ["x-client", "secret"],
+    ]);
+  });
+});
+
+describe("withQueryReplaced", () => {
+  it.each([
+    ["no query yet", "http://h/a", [["k", "v"]], "http://h/a?k=v"],
+    ["kept and replaced, every occurrence", "http://h/a?x=1&k=old&k=2&y", [["k", "v"]], "http://h/a?x=1&y&k=v"],
+    ["names compared decoded", "http://h/a?a%20b=1&a+b=2", [["a b", "v"]], "http://h/a?a+b=2&a%20b=v"],
+    ["an empty query", "http://h/a?", [["k", ""]], "http://h/a?k="],
+    ["a name that does not decode is compared as written", "http://h/a?%E0=1", [["%E0", "v"]], "http://h/a?%25E0=v"],
+    ["nothing to add", "http://h/a?k=1", [], "http://h/a?k=1"],
+  ] as [string, string, [string, string][], string][])("%s", (_label, url, pairs, expected) => {
+    expect(withQueryReplaced(url, pairs)).toBe(expected);
   });
 });

@@ -34,7 +34,7 @@ function wireValue(binding: ParameterBinding, value: unknown): unknown {
   return binding.contentType && isJsonType(binding.contentType) ? JSON.stringify(value) : value;
 }
 
-function checkHeaderValue(name: string, value: string): string {
+export function checkHeaderValue(name: string, value: string): string {
   if (/[\r\n\0]/.test(value)) throw new Error(`Header "${name}" must not contain line breaks or NUL characters`);
   return value;
 }
@@ -157,8 +157,26 @@ export function buildRequest(
   };
 }
 
-/** The final URL and headers: credentials appended to the query, headers and cookies. */
-export function withCredentials(request: PreparedRequest, credentials: Credentials): { url: string; headers: Headers } {
+/**
+ * The service's secret headers and query parameters (`ServiceState.secretHeaders` / `secretQuery` of the SDK): set
+ * by the operator, sent on every request in place of any header or parameter of the same name.
+ */
+export interface SecretOverrides {
+  headers: [string, string][];
+  query: [string, string][];
+}
+
+export const NO_OVERRIDES: SecretOverrides = { headers: [], query: [] };
+
+/**
+ * The final URL and headers: credentials appended to the query, headers and cookies, then the secret overrides in
+ * place of what has their names (headers case-insensitively, the `Cookie` header built from cookies included).
+ */
+export function withCredentials(
+  request: PreparedRequest,
+  credentials: Credentials,
+  overrides: SecretOverrides = NO_OVERRIDES,
+): { url: string; headers: Headers } {
   const extraQuery = credentials.query.flatMap(([name, value]) => serializeQuery(name, value, "form", true));
   const separator = request.url.includes("?") ? "&" : "?";
   const url = extraQuery.length > 0 ? `${request.url}${separator}${extraQuery.join("&")}` : request.url;
@@ -174,5 +192,32 @@ export function withCredentials(request: PreparedRequest, credentials: Credentia
     const pairs = cookies.map(([name, value]) => `${name}=${value}`).join("; ");
     headers.set("Cookie", existing ? `${existing}; ${pairs}` : pairs);
   }
-  return { url, headers };
+  for (const [name, value] of overrides.headers) headers.set(name, checkHeaderValue(name, value));
+  return { url: withQueryReplaced(url, overrides.query), headers };
+}
+
+/** `url` with every parameter named in `pairs` taken out of its query, and `pairs` appended (form-encoded). */
+export function withQueryReplaced(url: string, pairs: readonly [string, string][]): string {
+  if (pairs.length === 0) return url;
+  const names = new Set(pairs.map(([name]) => name));
+  const start = url.indexOf("?");
+  const kept =
+    start === -1
+      ? []
+      : url
+          .slice(start + 1)
+          .split("&")
+          .filter((pair) => pair !== "" && !names.has(queryName(pair)));
+  const added = pairs.flatMap(([name, value]) => serializeQuery(name, value, "form", true));
+  return `${start === -1 ? url : url.slice(0, start)}?${[...kept, ...added].join("&")}`;
+}
+
+/** The decoded name of one `name=value` pair of a query (as written when it does not decode). */
+function queryName(pair: string): string {
+  const name = pair.split("=", 1)[0]!;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
 }

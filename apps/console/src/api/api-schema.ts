@@ -136,7 +136,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Patch a service's secrets (write-only; same patch forms as config, `test` refused) */
+        /**
+         * Patch a service's secrets (write-only; same patch forms as config, `test` refused)
+         * @description Besides the adapter's own secrets, any service takes secret HTTP headers and query parameters by name: `header:<Header-Name>` (an RFC 9110 token, not a framing header such as Host or Content-Length) and `query:<name>`, each a string, sent by the adapter on every request in place of a header or parameter of the same name (e.g. `{"header:Authorization": "token ghp_…"}`). The rest is validated against the secrets schema; nothing is stored on failure. An enabled service is re-hydrated.
+         */
         patch: operations["patchServiceSecrets"];
         trace?: never;
     };

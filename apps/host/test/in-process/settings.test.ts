@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_DEPTH, MAX_OPERATIONS } from "../../src/lib/json-patch.js";
 import { type InProcessHost, startInProcess } from "../support/in-process.js";
-import { enableRecorder, installRecorded } from "../support/recorder.js";
+import { enableRecorder, hookCalls, installRecorded } from "../support/recorder.js";
 
 /**
  * Config and secrets (one settings component) through both of their owners: a module (`picky`, restarted with
@@ -269,6 +269,74 @@ describe("settings of a service", () => {
     expect((await host.api("GET", "/services/paused")).body).toMatchObject({ enabled: true, error: null });
     const invoked = await host.api("POST", "/tools/paused/go/invoke", { parameters: {} });
     expect(invoked.status).toBe(200);
+  });
+});
+
+describe("secret headers and query parameters of a service", () => {
+  // An adapter schema that allows no other property: `header:` and `query:` names are taken out before it is applied.
+  const closed = { type: "object", properties: { token: { type: "string" } }, additionalProperties: false };
+  const lastHydrate = () =>
+    hookCalls(join(host.dataDir, "hooks.jsonl"))
+      .filter((call) => call.hook === "hydrateService" && call.service === "headed")
+      .at(-1);
+  const names = async () => (await host.api("GET", "/services/headed/secrets")).body.set;
+
+  beforeAll(async () => {
+    await installRecorded(host, "headed", [{ id: "go" }], { enabled: true, extra: { secretsSchema: closed } });
+  });
+
+  it("are set by name through either patch format, listed by name, and handed over apart from the other secrets", async () => {
+    const merge = await host.api("PATCH", "/services/headed/secrets", {
+      token: "t-123456",
+      "header:Authorization": "token ghp_sentinel1234",
+      "query:api_key": "q-sentinel-5678",
+    });
+    expect(merge.status, merge.text).toBe(200);
+    expect(merge.body).toEqual({ set: ["header:Authorization", "query:api_key", "token"] });
+    const json = await host.api("PATCH", "/services/headed/secrets", [
+      { op: "add", path: "/header:X-Api-Version", value: "2022-11-28" },
+    ]);
+    expect(json.status, json.text).toBe(200);
+    expect(await names()).toEqual(["header:Authorization", "header:X-Api-Version", "query:api_key", "token"]);
+    expect(lastHydrate()).toMatchObject({
+      secretNames: ["token"],
+      secretHeaderNames: ["Authorization", "X-Api-Version"],
+      secretQueryNames: ["api_key"],
+    });
+    const config = await host.api("GET", "/services/headed/config");
+    expect(config.text).not.toContain("sentinel");
+    expect(config.text).not.toContain("header:");
+
+    expect((await host.api("PATCH", "/services/headed/secrets", { "header:X-Api-Version": null })).status).toBe(200);
+    expect(lastHydrate()).toMatchObject({ secretHeaderNames: ["Authorization"] });
+  });
+
+  it.each([
+    [{ "header:Host": "evil.example" }, `"Host" frames the message or the connection`],
+    [{ "header:Content-Length": "0" }, `"Content-Length" frames the message`],
+    [{ "header:Transfer-Encoding": "chunked" }, `"Transfer-Encoding" frames the message`],
+    [{ "header:Bad Name": "v" }, `"Bad Name" is not a valid header name`],
+    [{ "header:": "v" }, "the header name is missing"],
+    [{ "header:X-Key": 42 }, "the value of a secret header must be a string"],
+    [{ "query:api_key": { nested: "x" } }, "the value of a secret query parameter must be a string"],
+    [{ "header:X-Key": "a\r\nX-Injected: 1" }, "must not contain line breaks"],
+    [{ "header:x-key": "a", "header:X-KEY": "b" }, "names the same header"],
+  ])("refuse %j with a 400 naming the problem, and store nothing", async (patch, message) => {
+    const before = await names();
+    const hydrates = hookCalls(join(host.dataDir, "hooks.jsonl")).length;
+    const response = await host.api("PATCH", "/services/headed/secrets", { ...patch, token: "never-stored" });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.code).toBe("validation_failed");
+    expect(response.body.error).toContain(`invalid secrets for service "headed"`);
+    expect(response.body.error).toContain(message);
+    expect(await names()).toEqual(before);
+    expect(hookCalls(join(host.dataDir, "hooks.jsonl")).length).toBe(hydrates);
+  });
+
+  it("still validate the other secrets against the adapter's schema", async () => {
+    const response = await host.api("PATCH", "/services/headed/secrets", { "header:X-Ok": "fine", other: "x" });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toContain(`unknown field "other"`);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { AdapterModule, ServiceDefinition } from "@cyrnel/sdk";
+import type { AdapterModule, ServiceDefinition, ServiceState } from "@cyrnel/sdk";
 import { hostAjv } from "./ajv.js";
 
 /**
@@ -19,14 +19,21 @@ export class FakeHost {
     text: string,
     config: Record<string, unknown> = {},
     secrets: Record<string, unknown> = {},
+    overrides: SecretOverrides = {},
   ): Promise<ServiceDefinition> {
     const definition = await this.adapter.generateDefinition(text);
     this.definitions.set(id, definition);
-    await this.configure(id, config, secrets);
+    await this.configure(id, config, secrets, overrides);
     return definition;
   }
 
-  async configure(id: string, config: Record<string, unknown>, secrets: Record<string, unknown> = {}): Promise<void> {
+  /** `overrides`: the secret headers and query parameters, as the host takes them out of the secrets. */
+  async configure(
+    id: string,
+    config: Record<string, unknown>,
+    secrets: Record<string, unknown> = {},
+    overrides: SecretOverrides = {},
+  ): Promise<void> {
     const definition = this.definitions.get(id)!;
     const withDefaults = structuredClone(config);
     const validConfig = this.ajv.compile(definition.configSchema);
@@ -39,6 +46,7 @@ export class FakeHost {
       tools: Object.fromEntries(definition.tools.map((tool) => [tool.id, { adapterDomain: tool.adapterDomain }])),
       config: withDefaults,
       secrets,
+      ...overrides,
     });
   }
 
@@ -47,15 +55,24 @@ export class FakeHost {
     toolId: string,
     parameters: Record<string, unknown> = {},
     signal?: AbortSignal,
+    accessToken?: string,
   ): Promise<unknown> {
     const tool = this.definitions.get(serviceId)?.tools.find((candidate) => candidate.id === toolId);
     if (!tool) throw new Error(`test: no tool ${serviceId}.${toolId}`);
     const validate = this.exact.compile(tool.inputSchema);
     const checked = structuredClone(parameters);
     if (!validate(checked)) throw new Error(`parameters: ${this.exact.errorsText(validate.errors)}`);
-    return this.adapter.invoke({ serviceId, toolId, parameters: checked, ...(signal ? { signal } : {}) });
+    return this.adapter.invoke({
+      serviceId,
+      toolId,
+      parameters: checked,
+      ...(signal ? { signal } : {}),
+      ...(accessToken === undefined ? {} : { accessToken }),
+    });
   }
 }
+
+export type SecretOverrides = Pick<ServiceState, "secretHeaders" | "secretQuery">;
 
 /** The rejection of `promise`, which must reject. */
 export async function rejection(promise: Promise<unknown>): Promise<Error & { status?: number; body?: unknown }> {

@@ -20,7 +20,14 @@ export class SecretMasks {
   private readonly forms = new Map<string, readonly string[]>();
   private formsRevision = -1;
 
-  constructor(private readonly secrets: Pick<SecretStore, "read" | "revision">) {}
+  /**
+   * `textsOf`: what to mask of a service's secret values, when that is more than the values themselves (a secret
+   * header's credentials without its scheme, `domain/services/secret-headers.ts`).
+   */
+  constructor(
+    private readonly secrets: Pick<SecretStore, "read" | "revision">,
+    private readonly textsOf: (values: Record<string, unknown>) => unknown = (values) => values,
+  ) {}
 
   /** Every form of every secret value of the service, longest first; none when they cannot be read. */
   async of(serviceId: string): Promise<readonly string[]> {
@@ -32,7 +39,7 @@ export class SecretMasks {
     let needles = this.forms.get(serviceId);
     if (needles === undefined) {
       try {
-        needles = secretForms(await this.secrets.read({ type: "service", id: serviceId }));
+        needles = secretForms(this.textsOf(await this.secrets.read({ type: "service", id: serviceId })));
       } catch {
         // Secrets that cannot be decrypted cannot have reached an adapter either.
         needles = [];

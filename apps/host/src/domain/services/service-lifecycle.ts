@@ -31,6 +31,7 @@ import { Settings, type SettingsKind } from "../settings/settings.js";
 import { checkDefinition } from "./definition-check.js";
 import { serviceNotFound } from "./not-found.js";
 import { serviceDetail } from "./records.js";
+import { readReservedSecrets } from "./secret-headers.js";
 import { type ServiceRow, type ServiceStore, type ToolRowText, toolRows } from "./service-store.js";
 import { type TypesBudgetLimits, typesNote } from "./types-budget.js";
 
@@ -110,6 +111,7 @@ export class ServiceLifecycle {
         schema: serviceSchema,
         patchSchema: (row, kind) =>
           row.enabled ? serviceSchema(row, kind) : withoutRequired(serviceSchema(row, kind)),
+        reservedSecrets: readReservedSecrets,
         invalid: (row, kind) => `invalid ${kind} for service "${row.id}"`,
         storedConfig: (row) => row.config,
         writeConfig: (id, config) => options.store.update(id, { config }),
@@ -409,16 +411,17 @@ export class ServiceLifecycle {
     return await checkDefinition(raw, adapterId, this.options.validator);
   }
 
-  /** The hydration snapshot: config and secrets validated against the schemas, defaults applied. */
+  /**
+   * The hydration snapshot: config and secrets validated against the schemas, defaults applied; secret headers and
+   * query parameters (`secret-headers.ts`) checked and handed over apart from the other secrets.
+   */
   private async state(row: ServiceRow): Promise<ServiceState> {
     const config = this.options.validator.validate(row.configSchema, row.config);
-    const secrets = this.options.validator.validate(
-      row.secretsSchema,
-      await this.options.secrets.read({ type: "service", id: row.id }),
-    );
+    const reserved = readReservedSecrets(await this.options.secrets.read({ type: "service", id: row.id }));
+    const secrets = this.options.validator.validate(row.secretsSchema, reserved.others);
     const issues = [
       ...config.errors.map((issue) => ({ ...issue, message: `config: ${issue.message}` })),
-      ...secrets.errors.map((issue) => ({ ...issue, message: `secrets: ${issue.message}` })),
+      ...[...reserved.issues, ...secrets.errors].map((issue) => ({ ...issue, message: `secrets: ${issue.message}` })),
     ];
     if (issues.length > 0) {
       throw new CyrnelError(
@@ -436,6 +439,7 @@ export class ServiceLifecycle {
       tools,
       config: config.value as Record<string, unknown>,
       secrets: secrets.value as Record<string, unknown>,
+      ...reserved.state,
     };
   }
 

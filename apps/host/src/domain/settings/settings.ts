@@ -9,10 +9,12 @@
  * What "put to use" means is the owner's: a module restarts, a service is
  * re-hydrated. Each patch holds the owner's lock, so it cannot interleave
  * with an enable or an update of the same owner across their awaits.
+ * Secret names the owner interprets itself (a service's `header:` and
+ * `query:` secrets) are checked by the owner, not by its schema.
  */
 import { CyrnelError } from "../../errors.js";
 import { applyPatch } from "../../lib/json-patch.js";
-import { type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
+import { type SchemaValidator, summariseIssues, type ValidationIssue } from "../../lib/json-schema.js";
 import type { Locks } from "../../lib/keyed-mutex.js";
 import type { SecretOwner, SecretStore } from "../secrets/secret-store.js";
 
@@ -31,6 +33,12 @@ export interface SettingsOwner<T> {
   schema(owner: T, kind: SettingsKind): Record<string, unknown>;
   /** The schema a patched value must satisfy, when it differs from `schema` (e.g. while disabled). */
   patchSchema?(owner: T, kind: SettingsKind): Record<string, unknown>;
+  /**
+   * Secrets the host itself interprets by name (a service's secret headers and query parameters,
+   * `domain/services/secret-headers.ts`): what is wrong with them, and the other secrets, which alone are validated
+   * against the owner's schema (so a schema that allows no other properties still accepts them).
+   */
+  reservedSecrets?(values: Values): { others: Values; issues: ValidationIssue[] };
   /** The head of the `validation_failed` message, e.g. `invalid module config`. */
   invalid(owner: T, kind: SettingsKind): string;
   /** The config as stored (defaults not applied). */
@@ -93,13 +101,13 @@ export class Settings<T> {
 
   private requireValid(owner: T, kind: SettingsKind, value: Values): void {
     const schema = this.owner.patchSchema?.(owner, kind) ?? this.owner.schema(owner, kind);
-    const result = this.validator.validate(schema, value);
-    if (!result.valid) {
-      throw new CyrnelError(
-        "validation_failed",
-        summariseIssues(this.owner.invalid(owner, kind), result.errors),
-        result.errors,
-      );
+    const reserved =
+      kind === "secrets" && this.owner.reservedSecrets
+        ? this.owner.reservedSecrets(value)
+        : { others: value, issues: [] };
+    const issues = [...reserved.issues, ...this.validator.validate(schema, reserved.others).errors];
+    if (issues.length > 0) {
+      throw new CyrnelError("validation_failed", summariseIssues(this.owner.invalid(owner, kind), issues), issues);
     }
   }
 

@@ -152,6 +152,12 @@ export function serviceRoutes(services: ServiceLifecycle, store: ServiceStore): 
       },
       patchConfigDescription:
         "Validated against the config schema; nothing is stored on failure. An enabled service is re-hydrated.",
+      patchSecretsDescription:
+        "Besides the adapter's own secrets, any service takes secret HTTP headers and query parameters by name: " +
+        "`header:<Header-Name>` (an RFC 9110 token, not a framing header such as Host or Content-Length) and " +
+        "`query:<name>`, each a string, sent by the adapter on every request in place of a header or parameter " +
+        'of the same name (e.g. `{"header:Authorization": "token ghp_…"}`). The rest is validated against the ' +
+        "secrets schema; nothing is stored on failure. An enabled service is re-hydrated.",
       // Re-hydrating reads the service's secrets (409 when they cannot be decrypted) and calls the adapter.
       applyErrors: ["conflict", "adapter_error", "invoke_timeout"],
       settings: services.settings,

@@ -15,6 +15,7 @@ export interface SettingsRoutesOptions {
   tags: string[];
   summaries: { getConfig: string; patchConfig: string; getSecrets: string; patchSecrets: string };
   patchConfigDescription?: string;
+  patchSecretsDescription?: string;
   /** What putting changed values to use (restart, re-hydrate) can answer, besides the patch's own 400s and 404. */
   applyErrors: ErrorCode[];
   settings: Pick<Settings<unknown>, "config" | "patchConfig" | "secretNames" | "patchSecrets">;
@@ -71,6 +72,7 @@ export function settingsRoutes(options: SettingsRoutesOptions): RouteDefinition[
       operationId: `patch${noun}Secrets`,
       access: "admin",
       summary: summaries.patchSecrets,
+      description: options.patchSecretsDescription,
       tags,
       params: IdParams,
       body: PatchBody,
