@@ -53,6 +53,8 @@ export const ERROR_STATUS = {
   /** A registry could not be reached or failed (connection refused, timeout, redirect loop, HTTP 5xx). */
   upstream_error: 502,
   no_environment: 503,
+  /** An OAuth access token could not be checked: the issuer's discovery document or keys cannot be read right now. */
+  issuer_unavailable: 503,
   shutting_down: 503,
   /** The database cannot be reached right now (a restart, a failover, a dropped connection); answered with `Retry-After`. */
   database_unavailable: 503,

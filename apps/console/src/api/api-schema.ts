@@ -1076,7 +1076,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @description Stable machine-readable code */
-            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "connection_required" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "types_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "too_many_pending_approvals" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
+            code: "bad_request" | "validation_failed" | "unauthorized" | "tool_denied" | "approval_required" | "approval_denied" | "approval_expired" | "connection_required" | "forbidden" | "cross_site_refused" | "not_found" | "conflict" | "service_disabled" | "tool_disabled" | "payload_too_large" | "types_too_large" | "unsupported_media_type" | "too_many_followers" | "at_capacity" | "rate_limited" | "call_canceled" | "too_many_pending_approvals" | "internal" | "adapter_error" | "upstream_error" | "no_environment" | "issuer_unavailable" | "shutting_down" | "database_unavailable" | "insufficient_storage" | "invoke_timeout";
             details?: unknown;
         };
     };
@@ -1180,7 +1180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1292,7 +1292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1469,7 +1469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1602,7 +1602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1694,7 +1694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1845,7 +1845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2020,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2127,7 +2127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2273,7 +2273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2379,7 +2379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,7 +2524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2710,7 +2710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2871,7 +2871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3003,7 +3003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,7 +3126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down, database_unavailable */
+            /** @description no_environment, issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3388,7 +3388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3529,7 +3529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3646,7 +3646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,7 +3789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3897,7 +3897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4016,7 +4016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4108,7 +4108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4234,7 +4234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4395,7 +4395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4493,7 +4493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4630,7 +4630,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4727,7 +4727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4872,7 +4872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4977,7 +4977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5139,7 +5139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5283,7 +5283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +5386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5528,7 +5528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5636,7 +5636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5728,7 +5728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5846,7 +5846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5964,7 +5964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6074,7 +6074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6244,7 +6244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down, database_unavailable */
+            /** @description no_environment, issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6332,7 +6332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6443,7 +6443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6544,7 +6544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6638,7 +6638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6743,7 +6743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6846,7 +6846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6949,7 +6949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7098,7 +7098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7214,7 +7214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7398,7 +7398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7583,7 +7583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down, database_unavailable */
+            /** @description no_environment, issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7703,7 +7703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7815,7 +7815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7932,7 +7932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8081,7 +8081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8230,7 +8230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8345,7 +8345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8465,7 +8465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8548,7 +8548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down, database_unavailable */
+            /** @description no_environment, issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8679,7 +8679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no_environment, shutting_down, database_unavailable */
+            /** @description no_environment, issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8790,7 +8790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8927,7 +8927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9034,7 +9034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9135,7 +9135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9345,7 +9345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9504,7 +9504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9596,7 +9596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9706,7 +9706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9815,7 +9815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9908,7 +9908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description shutting_down, database_unavailable */
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -58,7 +58,8 @@ export function errorHandler(
       problem.code === "rate_limited" ||
       problem.code === "too_many_pending_approvals" ||
       problem.code === "database_unavailable" ||
-      problem.code === "insufficient_storage"
+      problem.code === "insufficient_storage" ||
+      problem.code === "issuer_unavailable"
     ) {
       headers["Retry-After"] = String(retryAfterOf(problem.details));
     }

@@ -111,6 +111,7 @@ export function implicitErrors(route: Pick<RouteDefinition, "access" | "body" | 
       ? []
       : ([
           "unauthorized",
+          "issuer_unavailable",
           "shutting_down",
           "database_unavailable",
           "insufficient_storage",

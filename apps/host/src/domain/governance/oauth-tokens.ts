@@ -129,10 +129,7 @@ export class OAuthTokens {
       (uri) => createRemoteJWKSet(new URL(uri), { timeoutDuration: DISCOVERY_TIMEOUT_MS }),
       (error: unknown) => {
         this.keys = null;
-        throw new CyrnelError(
-          "unauthorized",
-          `the access token cannot be checked now: the issuer's discovery document could not be read (${messageOf(error)})`,
-        );
+        throw issuerUnavailable(`its discovery document could not be read (${messageOf(error)})`);
       },
     );
     return this.keys;
@@ -234,11 +231,23 @@ function refusal(error: unknown, config: OAuthConfig): CyrnelError {
     return say("its signature does not verify against the issuer's keys");
   }
   if (error instanceof errors.JWKSTimeout || (error instanceof errors.JOSEError && error.code === "ERR_JOSE_GENERIC")) {
-    return new CyrnelError(
-      "unauthorized",
-      "the access token cannot be checked now: the issuer's keys could not be read",
-    );
+    return issuerUnavailable("its keys could not be read");
   }
   if (error instanceof errors.JOSEError) return say("it is not a well-formed signed JWT");
-  return new CyrnelError("unauthorized", `the access token cannot be checked now: ${messageOf(error)}`);
+  return issuerUnavailable(messageOf(error));
 }
+
+/**
+ * The issuer cannot be asked right now: `503`, not `401` — the token may be
+ * good, and a client told 401 would throw it away and sign its user in again.
+ */
+function issuerUnavailable(why: string): CyrnelError {
+  return new CyrnelError(
+    "issuer_unavailable",
+    `the access token cannot be checked now: the issuer ${why}; try again shortly`,
+    { retryAfterSeconds: ISSUER_RETRY_SECONDS },
+  );
+}
+
+/** When to ask again after the issuer could not be reached (its discovery is tried again on the next request). */
+const ISSUER_RETRY_SECONDS = 5;
