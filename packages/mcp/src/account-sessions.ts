@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isUnauthorized } from "./connect.js";
-import type { ServiceSession } from "./session.js";
+import { abortable, type ServiceSession } from "./session.js";
 
 /**
  * The sessions of one HTTP service for calls made for connected accounts
@@ -56,10 +56,12 @@ export class AccountSessions {
     signal: AbortSignal | undefined,
   ): Promise<CallToolResult> {
     if (this.stopped) throw new Error("the service's account sessions were closed");
+    signal?.throwIfAborted();
     const entry = this.entryOf(accessToken);
     entry.calls++;
     try {
-      await entry.started;
+      // A caller that stops waiting stops waiting for the opening too (as on the service's own session).
+      await abortable(entry.started, signal);
       return await entry.session.call(name, args, signal);
     } catch (error) {
       if (isUnauthorized(error)) this.drop(accessToken, entry);

@@ -232,7 +232,8 @@ function undelivered(error: unknown): boolean {
   return error.message === "the MCP server process is not running";
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/** `promise`, or its caller's abort first (the promise itself goes on). */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
