@@ -176,6 +176,37 @@ describe("the console, end to end", () => {
     expect(await page().getByLabel("bearer").inputValue()).toBe("");
     expect(await page().content()).not.toContain(DEMO_TOKEN);
 
+    // Secret headers and query parameters: set by name, listed by name only, refused with the host's reason, removed.
+    const extra = page().getByRole("region", { name: "Secret headers and query parameters" });
+    await extra.getByText("None set.").waitFor();
+    await extra.getByLabel("Header or parameter name").fill("X-Demo-Trace");
+    await extra.getByLabel("Secret value").fill("trace-secret-4711");
+    await extra.getByRole("button", { name: "Set", exact: true }).click();
+    await extra.getByText("Set header X-Demo-Trace.").waitFor();
+    await extra.getByRole("cell", { name: "X-Demo-Trace", exact: true }).waitFor();
+    expect((await hostApi("GET", "/services/weather/secrets")).body).toEqual({
+      set: ["bearer", "header:X-Demo-Trace"],
+    });
+    expect(await extra.getByLabel("Secret value").inputValue()).toBe("");
+    expect(await page().content()).not.toContain("trace-secret-4711");
+    // The adapter's own secrets list only its own names.
+    expect(await page().getByRole("region", { name: "Secrets", exact: true }).textContent()).not.toContain("header:");
+
+    await extra.getByLabel("Sent as").selectOption({ label: "Header" });
+    await extra.getByLabel("Header or parameter name").fill("Content-Length");
+    await extra.getByLabel("Secret value").fill("0");
+    await extra.getByRole("button", { name: "Set", exact: true }).click();
+    const refused = extra.getByRole("alert");
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain("validation_failed");
+    expect(await refused.textContent()).toContain(`"Content-Length" frames the message or the connection`);
+    await extra.getByLabel("Header or parameter name").fill("");
+
+    await extra.getByRole("button", { name: "Remove header X-Demo-Trace" }).click();
+    await extra.getByText("Removed header X-Demo-Trace.").waitFor();
+    await extra.getByText("None set.").waitFor();
+    expect((await hostApi("GET", "/services/weather/secrets")).body).toEqual({ set: ["bearer"] });
+
     await page().getByRole("switch", { name: "Service enabled" }).click();
     await page().getByRole("switch", { name: "Service enabled", checked: true }).waitFor();
     expect((await hostApi("GET", "/services/weather")).body.enabled).toBe(true);

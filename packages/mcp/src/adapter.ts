@@ -7,21 +7,26 @@ import {
   type ServiceDefinition,
   type ServiceState,
 } from "@cyrnel/sdk";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { AccountSessions } from "./account-sessions.js";
+import { type ConnectOptions, isUnauthorized, messageOf } from "./connect.js";
 import { contentResult, joinedText } from "./content.js";
 import { serviceDefinition } from "./definition.js";
-import { readServiceDomain, readToolDomain, type ToolDomain } from "./domain.js";
+import { readServiceDomain, readToolDomain, type ServiceDomain, type ToolDomain } from "./domain.js";
 import { fetchListing } from "./listing.js";
 import { connectTimeoutOf, DEFAULT_CONNECT_TIMEOUT_MS } from "./module-config.js";
 import { isRecord } from "./records.js";
-import { httpCredentials, secretEnv } from "./secrets.js";
+import { accountCredentials, httpCredentials, pinsAuthorization, secretEnv } from "./secrets.js";
 import { ServiceSession } from "./session.js";
 import { parseTarget } from "./target.js";
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 interface ServiceRuntime {
+  /** The service's own session. */
   session: ServiceSession;
+  /** HTTP only: a session per connected account's access token (`account-sessions.ts`); none when a secret header pins `Authorization`. */
+  accounts: AccountSessions | undefined;
   tools: Map<string, ToolDomain>;
 }
 
@@ -63,35 +68,57 @@ export class McpAdapter implements AdapterModule {
     const domain = readServiceDomain(state.adapterDomain);
     const tools = new Map<string, ToolDomain>();
     for (const [id, tool] of Object.entries(state.tools)) tools.set(id, readToolDomain(id, tool.adapterDomain));
-    const isStdio = domain.target.transport === "stdio";
-    const session = new ServiceSession({
-      serviceId: state.id,
+    // Secret headers and query parameters have nowhere to go on stdio (no HTTP): they are ignored there.
+    if (domain.target.transport === "stdio") {
+      const session = this.newSession(state.id, domain, { secretEnv: secretEnv(state.secrets) }, true);
+      await this.replace(state.id, { session, accounts: undefined, tools });
+      return;
+    }
+    const credentials = httpCredentials(state.secrets, state.secretHeaders, state.secretQuery);
+    const session = this.newSession(state.id, domain, { credentials }, true);
+    const accounts = pinsAuthorization(state.secretHeaders)
+      ? undefined
+      : new AccountSessions((accessToken) =>
+          this.newSession(state.id, domain, { credentials: accountCredentials(credentials, accessToken) }, false),
+        );
+    await this.replace(state.id, { session, accounts, tools });
+  }
+
+  /** Replace, never merge: the previous sessions (older secrets) end first, so two never run at once. */
+  private async replace(id: string, runtime: ServiceRuntime): Promise<void> {
+    await this.dehydrateService(id);
+    await runtime.session.start();
+    this.services.set(id, runtime);
+  }
+
+  private newSession(
+    serviceId: string,
+    domain: ServiceDomain,
+    connect: Omit<ConnectOptions, "timeoutMs" | "prepare" | "prefer" | "onStderrLine">,
+    watchTools: boolean,
+  ): ServiceSession {
+    return new ServiceSession({
+      serviceId,
       domain,
-      connect: {
-        timeoutMs: this.connectTimeoutMs,
-        ...(isStdio ? { secretEnv: secretEnv(state.secrets) } : { credentials: httpCredentials(state.secrets) }),
-      },
+      connect: { timeoutMs: this.connectTimeoutMs, ...connect },
       logger: this.logger,
+      watchTools,
       onToolsChanged: (reason) => {
         // The host marks the service stale (its tools refused until an operator updates it); told in the log too.
         this.logger.warn("MCP server's tools changed: update the service to pick them up", {
-          service: state.id,
+          service: serviceId,
           reason,
         });
-        this.reportStale?.(state.id, reason);
+        this.reportStale?.(serviceId, reason);
       },
     });
-    // Replace, never merge: the previous session (older secrets) ends first, so two never run at once.
-    await this.dehydrateService(state.id);
-    await session.start();
-    this.services.set(state.id, { session, tools });
   }
 
   async dehydrateService(id: string): Promise<void> {
     const runtime = this.services.get(id);
     if (!runtime) return;
     this.services.delete(id);
-    await runtime.session.stop();
+    await Promise.all([runtime.session.stop(), runtime.accounts?.stop()]);
   }
 
   async invoke(input: InvokeInput): Promise<unknown> {
@@ -101,11 +128,15 @@ export class McpAdapter implements AdapterModule {
     if (!tool) throw new Error(`Unknown tool "${input.toolId}" on service "${input.serviceId}"`);
     let result: Record<string, unknown>;
     try {
-      result = await runtime.session.call(tool.name, input.parameters, input.signal);
+      result = await this.call(runtime, tool.name, input);
     } catch (error) {
       if (input.signal?.aborted) throw new Error(`MCP tool "${tool.name}" was canceled`, { cause: error });
       // A JSON-RPC error (unknown tool, invalid arguments, …): its message already says it all.
       if (error instanceof McpError) throw new Error(`MCP server refused "${tool.name}": ${error.message}`);
+      // The credentials were refused: with the status, so a host can refresh a connected account's token.
+      if (isUnauthorized(error)) {
+        throw new AdapterError(`MCP server refused "${tool.name}": ${messageOf(error)}`, { status: 401 });
+      }
       throw error;
     }
     if (result.isError === true) {
@@ -123,5 +154,13 @@ export class McpAdapter implements AdapterModule {
       );
     }
     return result.structuredContent;
+  }
+
+  /** Over the session of the call's account when it has one (HTTP, no secret `Authorization`), else the service's. */
+  private call(runtime: ServiceRuntime, name: string, input: InvokeInput): Promise<CallToolResult> {
+    if (input.accessToken !== undefined && runtime.accounts !== undefined) {
+      return runtime.accounts.call(input.accessToken, name, input.parameters, input.signal);
+    }
+    return runtime.session.call(name, input.parameters, input.signal);
   }
 }

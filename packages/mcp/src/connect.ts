@@ -1,8 +1,8 @@
-import { fetchFollowingRedirects, type OutboundRequest } from "@cyrnel/sdk";
+import { AdapterError, fetchFollowingRedirects, type OutboundRequest } from "@cyrnel/sdk";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { HttpFlavour } from "./domain.js";
 import { childEnv } from "./env.js";
@@ -83,9 +83,10 @@ export async function connect(target: McpTarget, options: ConnectOptions): Promi
   if (target.transport === "stdio") return connectStdio(target, options);
   const order: HttpFlavour[] = options.prefer === "sse" ? ["sse", "streamable"] : ["streamable", "sse"];
   const failures: string[] = [];
+  let unauthorized = false;
   for (const flavour of order) {
     const client = newClient(options);
-    const transport = httpTransport(flavour, new URL(target.url), options.credentials);
+    const transport = httpTransport(flavour, endpointOf(target.url, options.credentials), options.credentials);
     try {
       const { ended } = await open(client, transport, options.timeoutMs);
       return {
@@ -100,10 +101,41 @@ export async function connect(target: McpTarget, options: ConnectOptions): Promi
         },
       };
     } catch (error) {
+      unauthorized ||= isUnauthorized(error);
       failures.push(`${flavour === "sse" ? "HTTP+SSE" : "Streamable HTTP"}: ${messageOf(error)}`);
     }
   }
-  throw new Error(`cannot connect to the MCP server at ${target.url} (${failures.join("; ")})`);
+  const message = `cannot connect to the MCP server at ${target.url} (${failures.join("; ")})`;
+  // The server refused the credentials: said with the status, so a host can refresh an account's token.
+  throw unauthorized ? new AdapterError(message, { status: 401 }) : new Error(message);
+}
+
+/** The endpoint with the service's secret query parameters in place of any of their names (messages show the URL without them). */
+function endpointOf(url: string, credentials: HttpCredentials | undefined): URL {
+  const endpoint = new URL(url);
+  for (const [name, value] of Object.entries(credentials?.query ?? {})) endpoint.searchParams.set(name, value);
+  return endpoint;
+}
+
+/**
+ * The HTTP status an MCP transport failed with, when it says one: the Streamable HTTP and SSE transports' own
+ * errors carry it, an SSE POST names it in its message; so does what wraps them (`cause`).
+ */
+export function httpStatusOf(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current instanceof AdapterError && current.status !== undefined) return current.status;
+    if ((current instanceof StreamableHTTPError || current instanceof SseError) && (current.code ?? 0) >= 100) {
+      return current.code;
+    }
+    const posted = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(current.message);
+    if (posted) return Number(posted[1]);
+  }
+  return undefined;
+}
+
+/** Whether the server refused the request's credentials (401). */
+export function isUnauthorized(error: unknown): boolean {
+  return httpStatusOf(error) === 401;
 }
 
 function httpTransport(flavour: HttpFlavour, url: URL, credentials: HttpCredentials | undefined): Transport {

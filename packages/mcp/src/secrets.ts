@@ -14,6 +14,13 @@ import type { McpTarget } from "./target.js";
  *   header, e.g. `X-API-Key`), `oauth` (client credentials: the MCP SDK
  *   discovers the authorization server from the MCP server's metadata,
  *   fetches a token and refreshes it).
+ *
+ * Any service may also have secret headers and query parameters the host
+ * keeps apart (`ServiceState.secretHeaders` / `secretQuery`): over HTTP they
+ * go on every request in place of any header of their name (the
+ * `Authorization` of `bearerToken` or `oauth` included) and on the endpoint
+ * URL; a stdio server has neither, so they do not apply to it. A connected
+ * account's access token gets a session of its own ({@link accountCredentials}).
  */
 
 const STRING_MAP = { type: "object", additionalProperties: { type: "string" } };
@@ -73,11 +80,65 @@ const TRANSPORT_HEADERS = new Set([
 
 export interface HttpCredentials {
   headers: Record<string, string>;
+  /** Query parameters set on the endpoint URL (the service's secret query parameters). */
+  query?: Record<string, string>;
   oauth?: { clientId: string; clientSecret: string; scope?: string; issuer: string };
 }
 
-/** The HTTP credentials of a service (its secrets, already validated against the schema by the host). */
-export function httpCredentials(secrets: Record<string, unknown>): HttpCredentials {
+const isAuthorization = (name: string) => name.toLowerCase() === "authorization";
+
+/** `headers` with `name` set, in place of any spelling of it. */
+function withHeader(headers: Record<string, string>, name: string, value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const set = (key: string, item: string) =>
+    Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+  for (const [key, item] of Object.entries(headers)) if (key.toLowerCase() !== name.toLowerCase()) set(key, item);
+  set(name, value);
+  return out;
+}
+
+/**
+ * The HTTP credentials of a service: its secrets (already validated against the schema by the host), then its
+ * secret headers over them and its secret query parameters. A secret `Authorization` header replaces what
+ * `bearerToken` or `oauth` would send, so no token is fetched for `oauth` then.
+ */
+export function httpCredentials(
+  secrets: Record<string, unknown>,
+  secretHeaders: Record<string, string> = {},
+  secretQuery: Record<string, string> = {},
+): HttpCredentials {
+  const own = ownCredentials(secrets);
+  let headers = own.headers;
+  for (const [name, value] of Object.entries(secretHeaders)) {
+    if (TRANSPORT_HEADERS.has(name.toLowerCase())) {
+      throw new Error(`the secret header "${name}" must not be set: the MCP transport sets it`);
+    }
+    headers = withHeader(headers, name, value);
+  }
+  return {
+    headers,
+    ...(Object.keys(secretQuery).length > 0 ? { query: { ...secretQuery } } : {}),
+    ...(own.oauth === undefined || pinsAuthorization(secretHeaders) ? {} : { oauth: own.oauth }),
+  };
+}
+
+/** Whether the secret headers set `Authorization`, which then wins over a connected account's token too. */
+export function pinsAuthorization(secretHeaders: Record<string, string> = {}): boolean {
+  return Object.keys(secretHeaders).some(isAuthorization);
+}
+
+/**
+ * The credentials of a session for a connected account: the service's, with `Authorization: Bearer <token>` in
+ * place of its own bearer token or OAuth client. (Not used when {@link pinsAuthorization}: such calls go over the
+ * service's own session.)
+ */
+export function accountCredentials(service: HttpCredentials, accessToken: string): HttpCredentials {
+  const { oauth: _oauth, ...rest } = service;
+  return { ...rest, headers: withHeader(service.headers, "Authorization", `Bearer ${accessToken}`) };
+}
+
+/** What the `bearerToken`, `headers` and `oauth` secrets send. */
+function ownCredentials(secrets: Record<string, unknown>): HttpCredentials {
   const headers = secrets.headers === undefined ? {} : stringMap(secrets.headers);
   if (headers === undefined) throw new Error("secrets.headers must map header names to strings");
   const clash = Object.keys(headers).find((name) => TRANSPORT_HEADERS.has(name.toLowerCase()));

@@ -49,6 +49,11 @@ export interface SessionOptions {
   connect: Omit<ConnectOptions, "prepare" | "prefer" | "onStderrLine">;
   logger: Logger;
   onToolsChanged: (reason: string) => void;
+  /**
+   * Compare the server's tool list with the installed one (default true). A connected account's session does not:
+   * the service's own session watches the list, and a server may show each account a list of its own.
+   */
+  watchTools?: boolean;
 }
 
 type State =
@@ -121,7 +126,9 @@ export class ServiceSession {
         return abortable(state.ready, signal);
       case "waiting": {
         const seconds = Math.max(1, Math.ceil((state.retryAt - Date.now()) / 1000));
-        throw new Error(`the MCP server is unavailable (${state.error.message}); next attempt in ${seconds} s`);
+        throw new Error(`the MCP server is unavailable (${state.error.message}); next attempt in ${seconds} s`, {
+          cause: state.error,
+        });
       }
       case "stopped":
         throw new Error(`service "${this.options.serviceId}" is not running on the mcp adapter`);
@@ -148,7 +155,7 @@ export class ServiceSession {
         this.state = { kind: "open", connection, since: Date.now() };
         logger.info("MCP session open", { service: serviceId, ...(connection.http ? { http: connection.http } : {}) });
         void connection.ended.then(() => this.ended(connection));
-        this.checkTools(connection, "when the session opened");
+        if (this.options.watchTools !== false) this.checkTools(connection, "when the session opened");
       },
       (error: Error) => {
         if (this.state !== state) return;
@@ -188,6 +195,7 @@ export class ServiceSession {
   }
 
   private toolsMayHaveChanged(): void {
+    if (this.options.watchTools === false) return;
     clearTimeout(this.listTimer);
     this.listTimer = setTimeout(() => {
       if (this.state.kind === "open") this.checkTools(this.state.connection, "after notifications/tools/list_changed");
@@ -224,7 +232,8 @@ function undelivered(error: unknown): boolean {
   return error.message === "the MCP server process is not running";
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/** `promise`, or its caller's abort first (the promise itself goes on). */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

@@ -11,6 +11,7 @@ import { Badge } from "./badge";
 import { ErrorBox } from "./error-box";
 import { Loading } from "./loading";
 import { ConfigForm, hasFields, SecretsForm } from "./schema-form";
+import { isSecretHeaderOrQuery } from "./secret-headers";
 
 type Json = Record<string, unknown>;
 export type Owner = "services" | "modules";
@@ -116,7 +117,8 @@ export function SecretsSection({
     onSaved?.();
     return result;
   });
-  const names = secrets.data?.set ?? [];
+  // A service's secret headers and query parameters have a section of their own (secret-headers.tsx).
+  const names = (secrets.data?.set ?? []).filter((name) => owner !== "services" || !isSecretHeaderOrQuery(name));
   return (
     <section className="card" aria-labelledby={`${owner}-secrets-title`}>
       <h2 id={`${owner}-secrets-title`}>Secrets</h2>

@@ -1,6 +1,7 @@
 /**
  * One service: its state and the switch that enables it, config and secrets forms generated from its schemas, its
- * connected accounts, its policy, its tools, updating it (from a URL, or to another registry version) and deleting it.
+ * secret headers and query parameters, its connected accounts, its policy, its tools, updating it (from a URL, or to
+ * another registry version) and deleting it.
  */
 import { useState } from "react";
 import { api, unwrap } from "../api/client";
@@ -13,6 +14,7 @@ import { ConfigSection, SecretsSection } from "../components/owner-settings";
 import { PageHeader } from "../components/page-header";
 import { PolicySection } from "../components/policy-editor";
 import { Progress } from "../components/progress";
+import { SecretHeadersSection } from "../components/secret-headers";
 import { ServiceTools } from "../components/service-tools";
 import { Switch } from "../components/switch";
 import { TimeAgo } from "../components/time-ago";
@@ -87,6 +89,7 @@ export function ServicePage({ id }: { id: string }) {
         <ConfigSection owner="services" id={id} schema={data.configSchema} onSaved={refresh} />
         <SecretsSection owner="services" id={id} schema={data.secretsSchema} onSaved={refresh} />
       </div>
+      <SecretHeadersSection id={id} onSaved={refresh} />
       <ConnectionsSection serviceId={id} />
       <PolicySection serviceId={id} onSaved={refresh} />
       <ServiceTools serviceId={id} revision={revision} />
