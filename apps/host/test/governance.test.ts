@@ -446,6 +446,16 @@ describe("call records", () => {
     const since = first.startedAt.replace("Z", "+00:00");
     expect((await host.api("GET", `/calls?since=${encodeURIComponent(since)}`)).body.items.length).toBeGreaterThan(5);
     expect((await host.api("GET", "/calls?since=yesterday")).status).toBe(400);
+    // A time range: the calls that started before a time, and within a window.
+    const later = new Date(Date.parse(first.startedAt) + 1).toISOString();
+    const upTo = (await host.api("GET", `/calls?processId=${run.body.id}&until=${encodeURIComponent(later)}`)).body;
+    expect(upTo.items.map((call: any) => call.id)).toContain(first.id);
+    expect(upTo.items.every((call: any) => Date.parse(call.startedAt) < Date.parse(later))).toBe(true);
+    expect(
+      (await host.api("GET", `/calls?until=${encodeURIComponent(first.startedAt)}&processId=${run.body.id}`)).body
+        .items,
+    ).not.toContainEqual(expect.objectContaining({ id: first.id }));
+    expect((await host.api("GET", "/calls?until=soon")).status).toBe(400);
     expect((await host.api("GET", "/processes/999999/calls")).status).toBe(404);
     // Every outcome of the suites above is in the record.
     const outcomes = new Set(

@@ -8258,7 +8258,9 @@ export interface operations {
                 keyId?: string;
                 processId?: number;
                 outcome?: string;
+                connectionId?: string;
                 since?: string;
+                until?: string;
                 limit?: number;
                 cursor?: string;
             };

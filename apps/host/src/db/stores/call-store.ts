@@ -82,6 +82,8 @@ export class SqlCallStore implements CallStore {
       filter.processId !== undefined ? eq(calls.processId, filter.processId) : undefined,
       filter.outcome !== undefined ? eq(calls.outcome, filter.outcome) : undefined,
       filter.since !== undefined ? gte(calls.startedAt, filter.since) : undefined,
+      filter.until !== undefined ? lt(calls.startedAt, filter.until) : undefined,
+      filter.connectionId !== undefined ? eq(calls.connectionId, filter.connectionId) : undefined,
       filter.before !== undefined ? lt(calls.id, filter.before) : undefined,
     ];
     return this.dialect.db

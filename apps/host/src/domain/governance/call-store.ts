@@ -37,6 +37,9 @@ export interface CallFilter {
   outcome?: string;
   /** ISO-8601 (UTC, as the host writes it): calls that started at or after it. */
   since?: string;
+  /** ISO-8601 (UTC): calls that started before it. */
+  until?: string;
+  connectionId?: string;
   before?: number;
   limit: number;
 }

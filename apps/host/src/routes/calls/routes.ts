@@ -33,14 +33,23 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
         keyId: Type.Optional(Type.String()),
         processId: Type.Optional(RowId()),
         outcome: Type.Optional(Type.String({ description: "`ok` or an error code, e.g. tool_denied" })),
+        connectionId: Type.Optional(Type.String({ description: "Calls that carried this connected account's token" })),
         since: Type.Optional({ ...Timestamp, description: "Only calls that started at or after this time" }),
+        until: Type.Optional({ ...Timestamp, description: "Only calls that started before this time" }),
         ...ListQuery,
       }),
       responses: { 200: { description: "A page of call records", schema: ListOf(CallRecord) } },
       errors: ["bad_request", "validation_failed"],
       handler: ({ query }) => {
-        const { limit, cursor, since, ...filter } = query;
-        return page({ ...filter, ...(since !== undefined && { since: utc(since) }) }, { limit, cursor });
+        const { limit, cursor, since, until, ...filter } = query;
+        return page(
+          {
+            ...filter,
+            ...(since !== undefined && { since: utc(since, "since") }),
+            ...(until !== undefined && { until: utc(until, "until") }),
+          },
+          { limit, cursor },
+        );
       },
     }),
     defineRoute({
@@ -66,8 +75,8 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
 }
 
 /** As the host writes times (UTC, milliseconds), so that a time with an offset compares as the same instant. */
-function utc(since: string): string {
-  const at = new Date(since);
-  if (Number.isNaN(at.getTime())) throw new CyrnelError("bad_request", `"since" is not a date-time: "${since}"`);
+function utc(time: string, name: string): string {
+  const at = new Date(time);
+  if (Number.isNaN(at.getTime())) throw new CyrnelError("bad_request", `"${name}" is not a date-time: "${time}"`);
   return at.toISOString();
 }
