@@ -1,6 +1,7 @@
 /** Which page each console path shows. */
 import type { ReactNode } from "react";
 import { ApprovalsPage } from "./pages/approvals-page";
+import { CallsPage } from "./pages/calls-page";
 import { KeysPage } from "./pages/keys-page";
 import { ModulesPage } from "./pages/modules-page";
 import { NotFoundPage } from "./pages/not-found-page";
@@ -20,6 +21,7 @@ export type Section =
   | "tools"
   | "processes"
   | "approvals"
+  | "calls"
   | "keys"
   | "registries"
   | "modules"
@@ -55,6 +57,7 @@ export function routeFor(path: string): Route {
       }),
     ],
     ["/approvals", () => ({ section: "approvals", title: "Approvals", element: <ApprovalsPage /> })],
+    ["/calls", () => ({ section: "calls", title: "Tool calls", element: <CallsPage /> })],
     ["/keys", () => ({ section: "keys", title: "API keys", element: <KeysPage /> })],
     ["/registries", () => ({ section: "registries", title: "Registries", element: <RegistriesPage /> })],
     ["/modules", () => ({ section: "modules", title: "Modules", element: <ModulesPage /> })],

@@ -272,10 +272,7 @@ describe("the console, end to end", () => {
     const waiting = page().getByRole("article", { name: /weather\.createAlert/ });
     await waiting.waitFor();
     await page().getByTestId("stdout").getByText("cities: 4").waitFor();
-    await page()
-      .getByRole("table", { name: /Tool calls/ })
-      .getByText("weather.listCities")
-      .waitFor();
+    await page().getByRole("list", { name: "Tool calls over time" }).getByText("weather.listCities").waitFor();
     const suspended = (await hostApi("GET", `/processes/${id}`)).body;
     expect(suspended).toMatchObject({ state: "suspended" });
     expect(suspended.pendingApprovalIds).toHaveLength(1);
@@ -321,11 +318,32 @@ describe("the console, end to end", () => {
       "createAlert:ok",
       "listCities:ok",
     ]);
-    await page()
-      .getByRole("table", { name: /Tool calls/ })
-      .getByText("approval_denied")
-      .waitFor();
+    // The timeline is read from the stored records: after a reload each call is there, in order, with the wait
+    // for its approval, who decided and why.
+    const timeline = page().getByRole("list", { name: "Tool calls over time" });
+    await timeline.getByText("approval_denied").waitFor();
+    const rows = timeline.getByTestId("timeline-call");
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(0).textContent()).toContain("weather.listCities");
+    const approved = await rows.nth(1).textContent();
+    expect(approved).toMatch(/weather\.createAlert.*ok/);
+    expect(approved).toMatch(/waited \d+ ms for approval/);
+    expect(approved).toContain("“looks fine”");
+    expect(await rows.nth(2).textContent()).toContain("“no alerts for lisbon”");
     await screenshot(page(), "process");
+
+    // The call log, filtered by outcome: this process's denied call, and nothing that did not end so.
+    await nav("Calls").click();
+    const filter = page().getByLabel(/^Outcome/);
+    await filter.fill("approval_denied");
+    await filter.press("Enter");
+    const log = page().getByRole("table", { name: "Tool calls" });
+    await page().waitForFunction(() => {
+      const rows = [...document.querySelectorAll('table[aria-label="Tool calls"] tbody tr')];
+      return rows.length > 0 && rows.every((row) => row.textContent?.includes("approval_denied"));
+    });
+    expect(await log.getByRole("link", { name: `#${id}` }).count()).toBe(1);
+    await screenshot(page(), "calls");
   });
 
   it("kills a running process and runs it again", async () => {

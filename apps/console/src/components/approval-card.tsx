@@ -5,6 +5,7 @@
 import type { ApprovalSummary } from "../api/types";
 import { Link } from "../router/router";
 import { Badge, toneOf } from "./badge";
+import { CallerName } from "./caller-name";
 import { TimeAgo } from "./time-ago";
 
 export function ApprovalCard({
@@ -23,7 +24,13 @@ export function ApprovalCard({
         <Badge tone={toneOf(approval.state)}>{approval.state}</Badge>
         <span className="muted">
           <Link to={`/processes/${approval.processId}`}>process {approval.processId}</Link>
-          {approval.keyId && <> · by {approval.keyId}</>} · <TimeAgo at={approval.createdAt} />
+          {approval.keyId && (
+            <>
+              {" "}
+              · by <CallerName keyId={approval.keyId} />
+            </>
+          )}{" "}
+          · <TimeAgo at={approval.createdAt} />
         </span>
       </header>
       <pre className="code-block small">{previewText(approval)}</pre>

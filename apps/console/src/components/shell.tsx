@@ -10,6 +10,7 @@ const NAV: { section: Exclude<Section, null>; to: string; label: string }[] = [
   { section: "tools", to: "/tools", label: "Tools" },
   { section: "processes", to: "/processes", label: "Processes" },
   { section: "approvals", to: "/approvals", label: "Approvals" },
+  { section: "calls", to: "/calls", label: "Calls" },
   { section: "keys", to: "/keys", label: "API keys" },
   { section: "registries", to: "/registries", label: "Registries" },
   { section: "modules", to: "/modules", label: "Modules" },

@@ -6,6 +6,7 @@ import { type FormEvent, useState } from "react";
 import { api, unwrap } from "../api/client";
 import type { CreatedKey, KeyRecord } from "../api/types";
 import { Badge } from "../components/badge";
+import { forgetKeyNames } from "../components/caller-name";
 import { Dialog } from "../components/dialog";
 import { ErrorBox } from "../components/error-box";
 import { Loading } from "../components/loading";
@@ -123,6 +124,7 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
         },
       }),
     );
+    forgetKeyNames();
     setName("");
     setServices("");
     setExpires("");

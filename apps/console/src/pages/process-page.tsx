@@ -1,25 +1,27 @@
 /**
- * One process, live: its state, stdout and stderr as they are written and its tool calls as they end (from the
- * NDJSON event stream), approvals it waits for (decided here or in the inbox), its result, its code, and the
- * actions kill, run again and delete.
+ * One process, live: its state, stdout and stderr as they are written (from the NDJSON event stream), its tool calls
+ * as a timeline read from the call records (again as the stream reports calls ending), approvals it waits for
+ * (decided here or in the inbox), its result, its code, and the actions kill, run again and delete.
  */
 import { useEffect, useState } from "react";
 import { api, unwrap } from "../api/client";
 import type { ApprovalSummary } from "../api/types";
 import { ApprovalCard } from "../components/approval-card";
 import { Badge, toneOf } from "../components/badge";
+import { CallerName } from "../components/caller-name";
 import { CodeView } from "../components/code-view";
 import { DecisionDialog, type Verb } from "../components/decision-dialog";
 import { Dialog } from "../components/dialog";
 import { ErrorBox } from "../components/error-box";
 import { Loading } from "../components/loading";
 import { PageHeader } from "../components/page-header";
+import { RunTimeline } from "../components/run-timeline";
 import { TimeAgo } from "../components/time-ago";
 import { useAction } from "../hooks/use-action";
 import { useInterval } from "../hooks/use-interval";
 import { useLoad } from "../hooks/use-load";
 import { useProcessEvents } from "../hooks/use-process-events";
-import { Link, navigate, segment } from "../router/router";
+import { Link, navigate } from "../router/router";
 
 export function ProcessPage({ id }: { id: number }) {
   const [run, setRun] = useState(0);
@@ -127,7 +129,9 @@ export function ProcessPage({ id }: { id: number }) {
         </div>
         <div>
           <dt>Caller</dt>
-          <dd>{process.keyId ?? "bootstrap"}</dd>
+          <dd>
+            <CallerName keyId={process.keyId} />
+          </dd>
         </div>
         <div>
           <dt>Timeout</dt>
@@ -168,46 +172,7 @@ export function ProcessPage({ id }: { id: number }) {
         </section>
       </div>
 
-      <section className="card" aria-labelledby="calls-title">
-        <h2 id="calls-title">
-          Tool calls <span className="count">{live.calls.length}</span>
-        </h2>
-        {live.calls.length === 0 ? (
-          <p className="muted">No calls yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table aria-labelledby="calls-title">
-              <thead>
-                <tr>
-                  <th scope="col">Tool</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Parameters</th>
-                </tr>
-              </thead>
-              <tbody>
-                {live.calls.map((call) => (
-                  <tr key={call.id}>
-                    <td>
-                      <Link to={`/tools/${segment(call.serviceId)}/${segment(call.toolId)}`}>
-                        <code>{`${call.serviceId}.${call.toolId}`}</code>
-                      </Link>
-                    </td>
-                    <td>
-                      <Badge tone={call.outcome === "ok" ? "good" : "bad"}>{call.outcome}</Badge>
-                      {call.status !== null && <span className="muted"> HTTP {call.status}</span>}
-                    </td>
-                    <td>{call.durationMs} ms</td>
-                    <td>
-                      <code className="clip">{JSON.stringify(call.parameters)}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <RunTimeline processId={id} revision={live.calls.length + (live.ended ? 1 : 0) + pendingCount * 1000} />
 
       {live.ended && (
         <section className="card" aria-labelledby="output-title">

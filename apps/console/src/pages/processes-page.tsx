@@ -3,6 +3,7 @@ import { useState } from "react";
 import { api, unwrap } from "../api/client";
 import type { ExitState, ProcessState } from "../api/types";
 import { Badge, toneOf } from "../components/badge";
+import { CallerName } from "../components/caller-name";
 import { ErrorBox } from "../components/error-box";
 import { Loading } from "../components/loading";
 import { NewProcessDialog } from "../components/new-process-dialog";
@@ -126,7 +127,9 @@ export function ProcessesPage() {
                     <td>
                       <TimeAgo at={process.createdAt} />
                     </td>
-                    <td>{process.keyId ?? <span className="muted">bootstrap</span>}</td>
+                    <td>
+                      <CallerName keyId={process.keyId} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
