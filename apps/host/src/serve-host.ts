@@ -177,10 +177,11 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
   if (options.clusterRole === "worker") {
     // A worker runs processes; the API is served by `api` and `all` hosts (a load balancer sends requests there).
     app.use("*", async (c, next) => {
-      if (c.req.method === "GET" && c.req.path === "/health") return next();
+      // Its own metrics too: each host reports its own (GET /metrics, with its own access check).
+      if (c.req.method === "GET" && (c.req.path === "/health" || c.req.path === "/metrics")) return next();
       throw new CyrnelError(
         "not_found",
-        `this host runs processes only (CYRNEL_ROLE=worker) and serves GET /health alone; send ${c.req.method} ` +
+        `this host runs processes only (CYRNEL_ROLE=worker) and serves GET /health and GET /metrics alone; send ${c.req.method} ` +
           `${c.req.path} to a host with CYRNEL_ROLE=api or all`,
       );
     });
