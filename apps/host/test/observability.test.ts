@@ -64,7 +64,7 @@ async function scrape(): Promise<Sample[]> {
 }
 
 /** The sum of the samples of `name` whose labels include `labels` (0 when there is none). */
-function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+function sampleSum(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   return samples
     .filter((sample) => sample.name === name && Object.entries(labels).every(([k, v]) => sample.labels[k] === v))
     .reduce((sum, sample) => sum + sample.value, 0);
@@ -120,7 +120,7 @@ describe("GET /metrics", () => {
     expect(result, JSON.stringify(result)).toMatchObject({ exitState: "success", stdout: "adapter_error\n" });
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string>) =>
-      valueOf(after, name, labels) - valueOf(before, name, labels);
+      sampleSum(after, name, labels) - sampleSum(before, name, labels);
     expect(delta("cyrnel_tool_calls_total", { service: "shop", tool: "getItem", outcome: "ok" })).toBe(3);
     expect(delta("cyrnel_tool_calls_total", { service: "shop", tool: "broken", outcome: "adapter_error" })).toBe(1);
     expect(delta("cyrnel_tool_call_duration_seconds_count", { service: "shop", outcome: "ok" })).toBe(3);
@@ -130,8 +130,8 @@ describe("GET /metrics", () => {
     const direct = await host.api("POST", "/tools/shop/getItem/invoke", { parameters: { id: "d" } });
     expect(direct.status, direct.text).toBe(200);
     expect(
-      valueOf(await scrape(), "cyrnel_tool_calls_total", { service: "shop", tool: "getItem", outcome: "ok" }) -
-        valueOf(before, "cyrnel_tool_calls_total", { service: "shop", tool: "getItem", outcome: "ok" }),
+      sampleSum(await scrape(), "cyrnel_tool_calls_total", { service: "shop", tool: "getItem", outcome: "ok" }) -
+        sampleSum(before, "cyrnel_tool_calls_total", { service: "shop", tool: "getItem", outcome: "ok" }),
     ).toBe(4);
   });
 
@@ -142,16 +142,16 @@ describe("GET /metrics", () => {
     expect((await host.api("GET", "/no/such/route")).status).toBe(404);
     const samples = await scrape();
     expect(
-      valueOf(samples, "cyrnel_http_requests_total", { method: "GET", route: "/processes/:id", status: "200" }),
+      sampleSum(samples, "cyrnel_http_requests_total", { method: "GET", route: "/processes/:id", status: "200" }),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      valueOf(samples, "cyrnel_http_requests_total", { method: "GET", route: "/processes/:id", status: "404" }),
+      sampleSum(samples, "cyrnel_http_requests_total", { method: "GET", route: "/processes/:id", status: "404" }),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      valueOf(samples, "cyrnel_http_requests_total", { route: "unmatched", status: "404" }),
+      sampleSum(samples, "cyrnel_http_requests_total", { route: "unmatched", status: "404" }),
     ).toBeGreaterThanOrEqual(1);
     expect(
-      valueOf(samples, "cyrnel_http_request_duration_seconds_count", { route: "/processes", status_class: "2xx" }),
+      sampleSum(samples, "cyrnel_http_request_duration_seconds_count", { route: "/processes", status_class: "2xx" }),
     ).toBeGreaterThanOrEqual(1);
     const routes = new Set(samples.filter((s) => s.labels.route !== undefined).map((s) => s.labels.route));
     for (const route of routes) expect(route).not.toMatch(/\d{3,}|\/no\/such/);
@@ -172,10 +172,10 @@ describe("GET /metrics", () => {
       "le",
     ];
     expect([...names].filter((name) => !bounded.includes(name))).toEqual([]);
-    expect(valueOf(samples, "cyrnel_process_resident_memory_bytes")).toBeGreaterThan(0);
-    expect(valueOf(samples, "cyrnel_nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
-    expect(valueOf(samples, "cyrnel_sandbox_executions_limit")).toBeGreaterThan(0);
-    expect(valueOf(samples, "cyrnel_sandbox_rss_bytes")).toBeGreaterThan(0);
+    expect(sampleSum(samples, "cyrnel_process_resident_memory_bytes")).toBeGreaterThan(0);
+    expect(sampleSum(samples, "cyrnel_nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
+    expect(sampleSum(samples, "cyrnel_sandbox_executions_limit")).toBeGreaterThan(0);
+    expect(sampleSum(samples, "cyrnel_sandbox_rss_bytes")).toBeGreaterThan(0);
   });
 
   it("counts approvals by outcome with their wait, and /stats counts the pending one", async () => {
@@ -204,19 +204,19 @@ describe("GET /metrics", () => {
         .toBe(true);
       expect((await stats()).approvals.pending).toBe(1);
       expect((await stats()).processes.live.suspended).toBe(1);
-      expect(valueOf(await scrape(), "cyrnel_processes", { state: "suspended" })).toBe(1);
+      expect(sampleSum(await scrape(), "cyrnel_processes", { state: "suspended" })).toBe(1);
       expect((await host.api("POST", `/approvals/${approval!.id}/approve`, {})).status).toBe(200);
       await expect
         .poll(async () => (await host.api("GET", `/processes/${started.body.id}`)).body.exitState)
         .toBe("success");
       const after = await scrape();
       expect(
-        valueOf(after, "cyrnel_approvals_total", { outcome: "approved" }) -
-          valueOf(before, "cyrnel_approvals_total", { outcome: "approved" }),
+        sampleSum(after, "cyrnel_approvals_total", { outcome: "approved" }) -
+          sampleSum(before, "cyrnel_approvals_total", { outcome: "approved" }),
       ).toBe(1);
       expect(
-        valueOf(after, "cyrnel_approval_wait_seconds_count", { outcome: "approved" }) -
-          valueOf(before, "cyrnel_approval_wait_seconds_count", { outcome: "approved" }),
+        sampleSum(after, "cyrnel_approval_wait_seconds_count", { outcome: "approved" }) -
+          sampleSum(before, "cyrnel_approval_wait_seconds_count", { outcome: "approved" }),
       ).toBe(1);
       expect((await stats()).approvals.pending).toBe(0);
     } finally {
@@ -287,7 +287,7 @@ describe("GET /stats", () => {
 
     const after = await scrape();
     const delta = (name: string, labels: Record<string, string> = {}) =>
-      valueOf(after, name, labels) - valueOf(before, name, labels);
+      sampleSum(after, name, labels) - sampleSum(before, name, labels);
     expect(delta("cyrnel_processes_queue_timeouts_total")).toBe(1);
     expect(delta("cyrnel_processes_ended_total", { exit_state: "timeout" })).toBe(1);
     expect(delta("cyrnel_processes_ended_total", { exit_state: "canceled" })).toBe(1);
