@@ -23,5 +23,13 @@ export type FoundChromium =
 
 export function findChromium(): Promise<FoundChromium>;
 
+export type FoundPrometheus = { executablePath: string; source: string } | { missing: string };
+
+/** CYRNEL_TEST_PROMETHEUS, a `prometheus` on the PATH, else Debian's package unpacked into the temp folder. */
+export function findPrometheus(): FoundPrometheus;
+
+/** The Prometheus executable; throws the one line saying what is missing. */
+export function prometheusBinary(): string;
+
 /** A small deterministic generator in [0, 1): a fault campaign's order replays from its seed. */
 export function seededRandom(seed: number): () => number;

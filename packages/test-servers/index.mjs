@@ -1,4 +1,4 @@
-// The real servers the suites and benches run against — PostgreSQL and Chromium — found the same way everywhere:
+// The real servers the suites and benches run against — PostgreSQL, Chromium and Prometheus — found the same way everywhere:
 //
 //   1. what the developer names: CYRNEL_TEST_DATABASE_URL (a running server's superuser URL, used as it is) or
 //      CYRNEL_TEST_POSTGRES_BIN (a folder with initdb and pg_ctl); CYRNEL_CHROMIUM (a Chromium executable).
@@ -273,6 +273,106 @@ export async function findChromium() {
   } catch (error) {
     return { missing: `Chromium: could not unpack @sparticuz/chromium (${error.message}): ${CHROMIUM_HOW}` };
   }
+}
+
+// ─── Prometheus ──────────────────────────────────────────────────────────────────────────────────────────────
+
+const PROMETHEUS_HOW =
+  "install Debian's `prometheus` package, put a `prometheus` on the PATH, or set CYRNEL_TEST_PROMETHEUS to one";
+
+function onPath(name) {
+  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
+    if (folder !== "" && isExecutableFile(join(folder, name))) return join(folder, name);
+  }
+  return undefined;
+}
+
+/** `apt-get …` with these options; its output is returned, a failure thrown with apt's own words. */
+function aptGet(args, options, cwd) {
+  const result = spawnSync("apt-get", [...options.flatMap((option) => ["-o", option]), ...args], {
+    encoding: "utf8",
+    cwd,
+    timeout: 300_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(
+      `apt-get ${args.join(" ")} failed: ${(result.stderr || result.stdout || String(result.error)).trim()}`,
+    );
+  }
+  return result.stdout;
+}
+
+/**
+ * Debian's `prometheus` package, unpacked once into the temp folder — no root needed: `apt-get download` only
+ * fetches the .deb (into a folder of ours) and `dpkg-deb -x` unpacks it there; nothing is installed. The system's
+ * package lists are used when they know the package; a fresh machine has none (and writing them needs root), so
+ * then apt reads lists of its own into a throw-away folder (`Dir::State::Lists`, `Dir::Cache`, no locks) from the
+ * sources the system already has.
+ */
+function debianPrometheus() {
+  if (!onPath("apt-get") || !onPath("dpkg-deb")) return undefined;
+  const arch = execFileSync("dpkg", ["--print-architecture"], { encoding: "utf8" }).trim();
+  const cache = join(tmpdir(), "cyrnel-test-servers", `prometheus-debian-${arch}`);
+  const binary = join(cache, "usr", "bin", "prometheus");
+  if (isExecutableFile(binary)) return binary;
+  mkdirSync(dirname(cache), { recursive: true });
+  const work = mkdtempSync(`${cache}.partial-`);
+  try {
+    // As root apt drops to `_apt` to download, who cannot write into our folder: download as ourselves.
+    const asUs = process.getuid?.() === 0 ? ["APT::Sandbox::User=root"] : [];
+    try {
+      aptGet(["download", "prometheus"], asUs, work);
+    } catch {
+      const lists = join(work, "lists");
+      mkdirSync(join(lists, "partial"), { recursive: true });
+      mkdirSync(join(work, "cache", "archives", "partial"), { recursive: true });
+      const own = [`Dir::State::Lists=${lists}`, `Dir::Cache=${join(work, "cache")}`, "Debug::NoLocking=1", ...asUs];
+      aptGet(["update"], own, work);
+      aptGet(["download", "prometheus"], own, work);
+    }
+    const deb = readdirSync(work).find((name) => /^prometheus_.*\.deb$/.test(name));
+    if (deb === undefined) throw new Error("apt-get download prometheus left no .deb");
+    const unpacked = join(work, "root");
+    execFileSync("dpkg-deb", ["-x", join(work, deb), unpacked]);
+    try {
+      renameSync(unpacked, cache);
+    } catch {
+      // Another run unpacked it first: its copy is the same.
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return isExecutableFile(binary) ? binary : undefined;
+}
+
+/**
+ * Where the tests' Prometheus server comes from: `{ executablePath, source }` or `{ missing }` with the one line to
+ * show. CYRNEL_TEST_PROMETHEUS (an executable), a `prometheus` on the PATH, else Debian's package fetched with
+ * `apt-get download` and unpacked once into the temp folder (npm has no package that ships the server).
+ */
+export function findPrometheus() {
+  const named = process.env.CYRNEL_TEST_PROMETHEUS;
+  if (named) {
+    return isExecutableFile(named)
+      ? { executablePath: named, source: "CYRNEL_TEST_PROMETHEUS" }
+      : { missing: `CYRNEL_TEST_PROMETHEUS=${named} is not an executable: ${PROMETHEUS_HOW}` };
+  }
+  const system = onPath("prometheus");
+  if (system) return { executablePath: system, source: "the system's" };
+  try {
+    const debian = debianPrometheus();
+    if (debian) return { executablePath: debian, source: "Debian's package, unpacked without installing" };
+  } catch (error) {
+    return { missing: `Prometheus: could not fetch Debian's package (${error.message}): ${PROMETHEUS_HOW}` };
+  }
+  return { missing: `Prometheus: none on the PATH, and no apt-get and dpkg-deb to fetch Debian's: ${PROMETHEUS_HOW}` };
+}
+
+/** The Prometheus executable, or an error with the one line saying what is missing. */
+export function prometheusBinary() {
+  const found = findPrometheus();
+  if ("missing" in found) throw new Error(found.missing);
+  return found.executablePath;
 }
 
 // ─── Replayable randomness ───────────────────────────────────────────────────────────────────────────────────

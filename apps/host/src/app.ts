@@ -45,6 +45,7 @@ import { valuesToMask } from "./domain/services/secret-headers.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
 import { budgetedServiceTools, TypesBudget } from "./domain/services/types-budget.js";
+import { environmentStats, HostStats } from "./domain/stats/host-stats.js";
 import { messageOf } from "./errors.js";
 import type { ConsoleBuild } from "./http/console-assets.js";
 import type { RouteDefinition } from "./http/route.js";
@@ -54,6 +55,7 @@ import { SchemaValidator } from "./lib/json-schema.js";
 import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { StorageHealth } from "./lib/storage-faults.js";
 import { createLogger, type HostLogger } from "./log.js";
+import { HostMetrics } from "./metrics/host-metrics.js";
 import { serveHost } from "./serve-host.js";
 import { HOST_VERSION } from "./version.js";
 
@@ -289,6 +291,25 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   processEvents.onNotice("callEnded", ({ record }) => {
     if (record.processId !== null) runner.publish(record.processId, { type: "call", ...record });
   });
+  // The metrics count what these events already tell (metrics/host-metrics.ts); their gauges are read at a scrape.
+  const activeEnvironmentStats = () => {
+    const environment = moduleEntries.activeEnvironment();
+    return environment === null ? null : environmentStats(environment.module);
+  };
+  const clusterQueueDepth = cluster ? () => cluster.queueDepth() : undefined;
+  const metrics = new HostMetrics({
+    livePhases: () => runner.livePhases(),
+    environment: activeEnvironmentStats,
+    ...(clusterQueueDepth && { clusterQueueDepth }),
+  });
+  processEvents.onNotice("callEnded", ({ record }) => metrics.callEnded(record));
+  processEvents.onNotice("approvalSettled", ({ approval }) => metrics.approvalSettled(approval));
+  processEvents.onNotice("runEnded", ({ exitState, ran }) => metrics.runEnded(exitState, ran));
+  const stats = new HostStats({
+    store: db.stats,
+    environment: () => moduleEntries.activeEnvironment(),
+    ...(clusterQueueDepth && { clusterQueueDepth }),
+  });
   const retention = new ProcessRetention({ store: processStore, logger, spaceFreed: () => db.spaceFreed() });
   retention.keepFor(config.processesRetentionDays);
   const modulesDir = join(config.dataDir, "modules");
@@ -400,6 +421,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       calls,
       keys,
       connections,
+      stats,
+      metrics,
       health: () => ({
         ...hostHealth(moduleEntries, storageHealth.reason()),
         ...(cluster ? cluster.health() : { role: config.cluster.role }),

@@ -36,6 +36,11 @@ export interface HostConfig {
    * `CYRNEL_API_KEY`, no stored key). Without it such a start is refused.
    */
   allowAnonymous: boolean;
+  /**
+   * `CYRNEL_METRICS_TOKEN`: a bearer token that reads `GET /metrics` and nothing else (a Prometheus scraper needs no
+   * admin key); at least 16 characters. null: only an admin key reads it.
+   */
+  metricsToken: string | null;
   logLevel: LogLevel;
   invokeTimeoutMs: number;
   /** `CYRNEL_MODULE_LOAD_TIMEOUT_MS`: bound on importing a custom module, `instantiate()`, `setup()` and `teardown()`, each. */
@@ -139,6 +144,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
     host: read("CYRNEL_HOST") ?? "127.0.0.1",
     port: integer("CYRNEL_PORT", read("CYRNEL_PORT"), 9371, 0, 65535),
     apiKey: read("CYRNEL_API_KEY") ?? null,
+    metricsToken: metricsToken(read("CYRNEL_METRICS_TOKEN")),
     allowAnonymous: flag("CYRNEL_ALLOW_ANONYMOUS", read("CYRNEL_ALLOW_ANONYMOUS")),
     logLevel: oneOf("CYRNEL_LOG_LEVEL", read("CYRNEL_LOG_LEVEL"), LOG_LEVELS, "info"),
     invokeTimeoutMs: integer("CYRNEL_INVOKE_TIMEOUT_MS", read("CYRNEL_INVOKE_TIMEOUT_MS"), 30_000, 1),
@@ -212,6 +218,15 @@ export function loadConfig(env: Env = process.env): HostConfig {
 /** `CYRNEL_MCP_WAIT_MS`, read here for the host and by `cyrnel mcp` for itself. */
 export function mcpWaitMs(value: string | undefined, variable = "CYRNEL_MCP_WAIT_MS"): number {
   return integer(variable, value, DEFAULT_MCP_WAIT_MS, 0, MAX_TIMER_MS);
+}
+
+/** A guessable token would open the metrics to anyone; the message never repeats it. */
+function metricsToken(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (value.length < 16) {
+    throw new ConfigError("CYRNEL_METRICS_TOKEN", `must be at least 16 characters (e.g. \`openssl rand -hex 32\`)`);
+  }
+  return value;
 }
 
 /** The message never repeats the value: it may hold the database password. */

@@ -28,8 +28,9 @@ import type { RegistryServiceInstalls } from "./domain/registries/service-instal
 import type { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import type { ServiceStore } from "./domain/services/service-store.js";
 import type { ToolGate } from "./domain/services/tool-gate.js";
+import type { HostStats } from "./domain/stats/host-stats.js";
 import { CyrnelError } from "./errors.js";
-import { bearerAuth } from "./http/auth.js";
+import { bearerAuth, metricsToken } from "./http/auth.js";
 import { type ConsoleBuild, findConsoleBuild, mountConsole } from "./http/console-assets.js";
 import { crossSiteGuard } from "./http/cross-site.js";
 import { errorHandler, notFoundHandler } from "./http/error-handler.js";
@@ -40,17 +41,21 @@ import { accessOf, type RouteDefinition } from "./http/route.js";
 import type { StorageHealth } from "./lib/storage-faults.js";
 import type { HostLogger } from "./log.js";
 import { mountMcp } from "./mcp/mount.js";
+import type { HostMetrics } from "./metrics/host-metrics.js";
+import { requestLabels } from "./metrics/http-metrics.js";
 import { approvalRoutes } from "./routes/approvals/routes.js";
 import { callRoutes } from "./routes/calls/routes.js";
 import { connectionRoutes } from "./routes/connections/routes.js";
 import { environmentRoutes } from "./routes/environment/routes.js";
 import { keyRoutes } from "./routes/keys/routes.js";
+import { metricsRoutes } from "./routes/metrics/routes.js";
 import { moduleInstallRoutes, moduleRoutes } from "./routes/modules/routes.js";
 import { oauthResourceRoutes, RESOURCE_METADATA_PATH } from "./routes/oauth/routes.js";
 import { policyRoutes } from "./routes/policies/routes.js";
 import { processRoutes } from "./routes/processes/routes.js";
 import { registryRoutes } from "./routes/registries/routes.js";
 import { serviceRegistryRoutes, serviceRoutes } from "./routes/services/routes.js";
+import { statsRoutes } from "./routes/stats/routes.js";
 import { type HostIdentity, systemRoutes } from "./routes/system/routes.js";
 import { toolRoutes } from "./routes/tools/routes.js";
 import { HOST_VERSION } from "./version.js";
@@ -74,6 +79,10 @@ export interface ServedDomain {
   calls: CallLog;
   keys: ApiKeys;
   connections: Connections;
+  /** `GET /stats`. */
+  stats: HostStats;
+  /** `GET /metrics`, fed here by every request and every 429. */
+  metrics: HostMetrics;
   /** What `GET /health` answers. */
   health(): HostHealth & HostIdentity;
 }
@@ -124,6 +133,8 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
     ...keyRoutes(domain.keys),
     ...oauthResourceRoutes(config.oauth),
     ...connectionRoutes(domain.connections),
+    ...statsRoutes(domain.stats),
+    ...metricsRoutes(domain.metrics),
   ];
 
   let stopping = false;
@@ -133,12 +144,16 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
   const publicRoutes = routes.filter((route) => accessOf(route) === "public");
   const publicPaths = new Set(publicRoutes.map((route) => route.path));
   const app = new Hono();
-  app.onError(
-    errorHandler(logger, options.storageHealth, {
-      // With OAuth on, a 401 tells an OAuth client where to start (RFC 9728, the MCP authorization specification).
-      resourceMetadata: config.oauth === null ? null : `${config.oauth.resource}${RESOURCE_METADATA_PATH}`,
-    }),
-  );
+  const answerError = errorHandler(logger, options.storageHealth, {
+    // With OAuth on, a 401 tells an OAuth client where to start (RFC 9728, the MCP authorization specification).
+    resourceMetadata: config.oauth === null ? null : `${config.oauth.resource}${RESOURCE_METADATA_PATH}`,
+  });
+  app.onError((error, c) => {
+    const response = answerError(error, c);
+    // Only a CyrnelError is answered 429; its code is the label.
+    if (response.status === 429 && error instanceof CyrnelError) domain.metrics.tooManyRequests(error.code);
+    return response;
+  });
   app.notFound(notFoundHandler);
   app.use("*", async (c, next) => {
     if (stopping && !publicPaths.has(c.req.path)) throw new CyrnelError("shutting_down", "the host is shutting down");
@@ -149,20 +164,24 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
     } finally {
       if (--inFlight === 0) drained?.();
     }
+    const seconds = (performance.now() - started) / 1000;
+    const { method, route } = requestLabels(c);
+    domain.metrics.request(method, route, c.res.status, seconds);
     logger.debug("request", {
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
-      ms: Math.round(performance.now() - started),
+      ms: Math.round(seconds * 1000),
     });
   });
   if (options.clusterRole === "worker") {
     // A worker runs processes; the API is served by `api` and `all` hosts (a load balancer sends requests there).
     app.use("*", async (c, next) => {
-      if (c.req.method === "GET" && c.req.path === "/health") return next();
+      // Its own metrics too: each host reports its own (GET /metrics, with its own access check).
+      if (c.req.method === "GET" && (c.req.path === "/health" || c.req.path === "/metrics")) return next();
       throw new CyrnelError(
         "not_found",
-        `this host runs processes only (CYRNEL_ROLE=worker) and serves GET /health alone; send ${c.req.method} ` +
+        `this host runs processes only (CYRNEL_ROLE=worker) and serves GET /health and GET /metrics alone; send ${c.req.method} ` +
           `${c.req.path} to a host with CYRNEL_ROLE=api or all`,
       );
     });
@@ -186,7 +205,12 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
   app.use(
     "*",
     // HEAD is answered by the GET route (a load balancer's health check often sends it): as public as that GET.
-    bearerAuth(domain.keys, (method, path) => publicRequests.has(`${method === "HEAD" ? "GET" : method} ${path}`)),
+    bearerAuth(
+      domain.keys,
+      (method, path) => publicRequests.has(`${method === "HEAD" ? "GET" : method} ${path}`),
+      // CYRNEL_METRICS_TOKEN opens GET /metrics and nothing else.
+      metricsToken(config.metricsToken),
+    ),
   );
   app.use(
     "*",

@@ -131,7 +131,10 @@ export type ToolState = Omit<
  * replace whatever they kept for `id` with it, never merge.
  */
 export interface ServiceState
-  extends Omit<ServiceDefinition, "name" | "description" | "configSchema" | "secretsSchema" | "tools" | "authorization"> {
+  extends Omit<
+    ServiceDefinition,
+    "name" | "description" | "configSchema" | "secretsSchema" | "tools" | "authorization"
+  > {
   /** The service id chosen at install time. */
   id: string;
   /** Per-tool adapter data, keyed by tool id. */

@@ -37,6 +37,7 @@ export {
   type EnvironmentHealth,
   type EnvironmentModule,
   type EnvironmentSetupContext,
+  type EnvironmentStats,
   type Logger,
   MODULE_TYPES,
   type Module,

@@ -158,6 +158,27 @@ export type EnvironmentAdmission =
     };
 
 /**
+ * What an environment holds right now (a cyrnel extension, see
+ * {@link EnvironmentModule.stats}): the host's `GET /metrics` and
+ * `GET /stats` report it.
+ */
+export interface EnvironmentStats {
+  /** Executions inside the sandbox now, whatever they are doing (running, awaiting a tool call or a timer). */
+  live: number;
+  /** Executions waiting for room in front of the sandbox (including any whose code is being checked first). */
+  queued: number;
+  /** Most executions the sandbox holds at once; null when it sets no such number. */
+  maxLive: number | null;
+  /** Most executions that may wait for room; null when it sets no such number. */
+  maxQueued: number | null;
+  /**
+   * Resident memory of the sandbox's own processes, in bytes, as last measured (it may lag by a moment); null when
+   * the environment does not know it (e.g. it runs code in the host's own process).
+   */
+  rssBytes: number | null;
+}
+
+/**
  * Runs untrusted code. Exactly one environment is active at a time. The
  * environment reports `queued`/`running` through the bindings and resolves
  * `execute` with the exit state; the host owns ids, the timeout backstop,
@@ -204,6 +225,15 @@ export interface EnvironmentModule extends Module {
    * its capacity can only fail the execution.
    */
   admit?(): EnvironmentAdmission;
+  /**
+   * Optional (a cyrnel extension): what the environment holds right now —
+   * executions live and queued, its limits, the sandbox's memory — for the
+   * host's metrics and summary (`GET /metrics`, `GET /stats`), read at each
+   * scrape. Must be synchronous, cheap (read counters the environment
+   * already keeps; never ask its sandbox) and must not throw. Without it
+   * those figures are absent.
+   */
+  stats?(): EnvironmentStats;
   /**
    * Optional (a cyrnel extension): stop the clock of a running execution's
    * deadline until {@link resumeDeadline}. The host calls it when the run

@@ -3,6 +3,7 @@ import type {
   EnvironmentHealth,
   EnvironmentModule,
   EnvironmentSetupContext,
+  EnvironmentStats,
   ExecutionExitState,
   ExecutionInput,
   ToolDocsInput,
@@ -62,6 +63,18 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
   admit(): EnvironmentAdmission {
     // Without a sandbox `execute` fails the run with the reason; a 429 would only hide it.
     return this.supervisor?.admit() ?? { admitted: true };
+  }
+
+  stats(): EnvironmentStats {
+    return (
+      this.supervisor?.stats() ?? {
+        live: 0,
+        queued: 0,
+        maxLive: this.limits.maxExecutions,
+        maxQueued: this.limits.queueSize,
+        rssBytes: null,
+      }
+    );
   }
 
   async kill(executionId: number): Promise<void> {

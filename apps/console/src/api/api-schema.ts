@@ -1068,6 +1068,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Exact counts of services, tools, processes, approvals, capacity and the queue
+         * @description One small answer, counted from indexes (a few milliseconds with 100,000 processes kept): services (total, enabled), tools (total; callable = enabled tools of enabled services that are not stale), processes live now by state and those whose latest run ended since `since` (default: 24 hours ago) by exit state, with the queue timeouts among them, pending approvals, this host's environment's admission and load, and the depth of the queue runs wait in.
+         */
+        get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this host (admin key or CYRNEL_METRICS_TOKEN)
+         * @description The Prometheus text format: tool calls by service, tool and outcome with their latency, approvals with their wait, processes ended by exit state, runs by state, 429s by code, the queue's depth, the sandbox's executions and memory, HTTP requests by route template and status, and Node's process metrics (`cyrnel_` prefix). Each host reports its own. Besides an admin key, the bearer token `CYRNEL_METRICS_TOKEN` (when set) is accepted here and nowhere else.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9998,6 +10038,220 @@ export interface operations {
             };
             /** @description upstream_error */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStats: {
+        parameters: {
+            query?: {
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        at: string;
+                        /** Format: date-time */
+                        since: string;
+                        services: {
+                            total: number;
+                            enabled: number;
+                        };
+                        tools: {
+                            total: number;
+                            /** @description Enabled tools of enabled services that are not stale: what code can call now */
+                            callable: number;
+                        };
+                        processes: {
+                            /** @description Processes in each state but idle now, on every host (whenever they started) */
+                            live: {
+                                queued: number;
+                                running: number;
+                                suspended: number;
+                                terminating: number;
+                            };
+                            /** @description Processes whose latest run ended at or after `since`, by exit state */
+                            ended: {
+                                success: number;
+                                failed: number;
+                                timeout: number;
+                                canceled: number;
+                            };
+                            /** @description Of `ended.timeout`, those whose code never started: the run timed out waiting in the queue (or in its type check) */
+                            queueTimeouts: number;
+                        };
+                        approvals: {
+                            pending: number;
+                        };
+                        /** @description This host's active environment; null when none is active */
+                        capacity: {
+                            /** @description Whether the active environment takes one more run now */
+                            admitted: boolean;
+                            /** @description Why not, when it does not */
+                            reason?: string;
+                            retryAfterSeconds?: number;
+                            /** @description Executions in the sandbox now; null when the environment does not say */
+                            live: number | null;
+                            maxLive: number | null;
+                            /** @description Executions waiting in front of the sandbox */
+                            queued: number | null;
+                            maxQueued: number | null;
+                        } | null;
+                        queue: {
+                            /** @description Runs waiting to start; null when nothing tells */
+                            depth: number | null;
+                            /** @description `cluster`: runs waiting for a host in PostgreSQL's process queue (every host's); `environment`: this host's environment queue */
+                            source: "cluster" | "environment" | "none";
+                        };
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -68,6 +68,8 @@ export interface ClusterHealth {
   leaseAlive: boolean;
 }
 
+/** Where a count of the queue for the metrics stops: far past any CYRNEL_QUEUE_LIMIT, so it is exact in practice. */
+const QUEUE_DEPTH_COUNTED = 1_000_000;
 /** How long a count of the waiting runs is used for admission before it is counted again. */
 const QUEUE_COUNT_MS = 250;
 /**
@@ -236,6 +238,11 @@ export class ProcessCluster {
       leaseMs: this.options.config.leaseMs,
       ...(this.executes && { workerConcurrency: this.options.config.workerConcurrency }),
     });
+  }
+
+  /** How many runs wait for a host in the queue now, every host's (the metrics and `GET /stats`). */
+  queueDepth(): Promise<number> {
+    return this.runs.waitingCount(QUEUE_DEPTH_COUNTED);
   }
 
   health(): ClusterHealth {

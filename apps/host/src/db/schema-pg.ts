@@ -213,6 +213,9 @@ export const processes = pgTable(
     index("processes_state_idx").on(table.state),
     index("processes_ref_idx").on(table.ref),
     index("processes_key_idx").on(table.keyId),
+    // GET /stats: the processes whose run ended in a window, by exit state and whether the code started (a queue
+    // timeout never did), counted from this index alone.
+    index("processes_finished_idx").on(table.finishedAt, table.exitState, table.startedAt),
   ],
 );
 

@@ -24,6 +24,7 @@ import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
 import { PgServiceDialect } from "./stores/service-dialect-pg.js";
 import { SqlServiceStore } from "./stores/service-store.js";
+import { SqlStatsStore } from "./stores/stats-store.js";
 
 export type PgStore = Store & { readonly dialect: "postgres"; readonly shared: SharedDatabase };
 
@@ -49,6 +50,7 @@ export async function openPgStore(
     approvals: new SqlApprovalStore(sql),
     calls: new SqlCallStore(sql, new PgCallRows(db)),
     registries: new SqlRegistryStore(sql),
+    stats: new SqlStatsStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
       let index = 0;
       const numbered = text.replace(/\?/g, () => `$${++index}`);

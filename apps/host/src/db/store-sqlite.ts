@@ -19,6 +19,7 @@ import { SqlRegistryStore } from "./stores/registry-store.js";
 import { SqlSecretRowStore } from "./stores/secret-store.js";
 import { SqliteServiceDialect } from "./stores/service-dialect-sqlite.js";
 import { SqlServiceStore } from "./stores/service-store.js";
+import { SqlStatsStore } from "./stores/stats-store.js";
 
 /** Free pages and the WAL are also given back on this schedule (and after large deletes, and at shutdown). */
 const RECLAIM_INTERVAL_MS = 10 * 60 * 1000;
@@ -47,6 +48,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     approvals: new SqlApprovalStore(sql),
     calls: new SqlCallStore(sql, new SqliteCallRows(db, gate)),
     registries: new SqlRegistryStore(sql),
+    stats: new SqlStatsStore(sql),
     async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
       return gate.run(() => {
         const statement = db.$client.prepare(text);

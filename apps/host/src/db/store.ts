@@ -19,6 +19,7 @@ import type { ProcessStore } from "../domain/processes/process-store.js";
 import type { RegistryStore } from "../domain/registries/registry-store.js";
 import type { SecretRowStore } from "../domain/secrets/secret-store.js";
 import type { ServiceStore } from "../domain/services/service-store.js";
+import type { StatsStore } from "../domain/stats/stats-store.js";
 import type { PgChanges } from "./changes-pg.js";
 import type { PgDb } from "./client-pg.js";
 
@@ -50,6 +51,8 @@ export interface Store {
   readonly approvals: ApprovalStore;
   readonly calls: CallStore;
   readonly registries: RegistryStore;
+  /** The counts of `GET /stats`. */
+  readonly stats: StatsStore;
   /**
    * Runs SQL the caller wrote for this dialect, for tests that look at rows
    * (and tools of an operator): `?` placeholders on both dialects.

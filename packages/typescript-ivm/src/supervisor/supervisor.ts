@@ -3,6 +3,7 @@ import type {
   EnvironmentAdmission,
   EnvironmentBindings,
   EnvironmentHealth,
+  EnvironmentStats,
   ExecutionExitState,
   ExecutionInput,
   InvokeInput,
@@ -154,6 +155,24 @@ export class Supervisor {
       admitted: false,
       retryAfterSeconds: this.completions.retryAfterSeconds(),
       reason: this.capacityReason(),
+    };
+  }
+
+  /** Counters kept here already: nothing is asked of the sandbox process (see `EnvironmentModule.stats`). */
+  stats(): EnvironmentStats {
+    let live = 0;
+    let rssBytes = 0;
+    // Retired workers still finishing their executions hold memory and executions too.
+    for (const worker of this.workers) {
+      live += worker.running;
+      rssBytes += worker.rssBytes;
+    }
+    return {
+      live,
+      queued: this.waiting.length + this.checking.size,
+      maxLive: this.config.maxExecutions,
+      maxQueued: this.config.queueSize,
+      rssBytes: this.workers.size === 0 ? null : rssBytes,
     };
   }
 

@@ -263,6 +263,7 @@ export class Approvals {
       this.options.events.notice("approvalsPending", { processId: waiting.processId, pending: [...(pending ?? [])] });
     }
     this.options.events.notice("approvalChanged", { approval });
+    if (waiting) this.options.events.notice("approvalSettled", { approval });
     waiting?.settle(approval);
   }
 }

@@ -37,6 +37,8 @@ import type { RunWrites } from "./run-writes.js";
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 export type StreamName = "stdout" | "stderr";
+/** The states of a run that has not ended. */
+export type LivePhase = ExecutionState | "terminating" | "suspended";
 /** What a live reader is sent while a run goes on: chunks of stdout and stderr, ended calls, approvals. */
 export type LiveEvent = Exclude<ProcessEvent, { type: "end" }>;
 export type StreamReader = (event: LiveEvent) => void;
@@ -116,6 +118,8 @@ export class LiveRun {
   private forced: { exitState: ExecutionExitState; error: string | null } | null = null;
   /** Set once the run is over (reported or decided): later reports of the environment change nothing. */
   private ended = false;
+  /** Set once its code started (it was `running`): a run that ends without it never ran (a queue timeout). */
+  private ran = false;
   private backstop: NodeJS.Timeout | undefined;
   /** When the backstop fires (`performance.now()` time) while its clock runs; what it then says. */
   private backstopDue: { at: number; message: string } | null = null;
@@ -184,6 +188,11 @@ export class LiveRun {
     return this.state === "running" || this.state === "suspended";
   }
 
+  /** Where the run is now (for the host's metrics: runs by state). */
+  get phase(): LivePhase {
+    return this.state;
+  }
+
   /** Aborted once the run ends: its calls in flight are canceled. */
   get callsEnded(): AbortSignal {
     return this.calls.signal;
@@ -194,6 +203,7 @@ export class LiveRun {
     if (this.state === state) return;
     if (state !== "queued" && state !== "running") return;
     this.state = state;
+    if (state === "running") this.ran = true;
     const startedAt = new Date().toISOString();
     this.persist(() => (state === "running" ? this.recorder.setRunning(startedAt) : this.recorder.setState(state)));
     // Running: the whole timeoutMs again, however long the run was queued.
@@ -359,8 +369,10 @@ export class LiveRun {
   private async complete(reported: ExecutionExitState): Promise<void> {
     clearTimeout(this.backstop);
     const exitState = this.forced?.exitState ?? reported;
+    const ran = this.ran;
     this.ended = true;
     this.registry.ended(this);
+    this.context.processEvents.notice("runEnded", { processId: this.processId, exitState, ran });
     // A run that ended without awaiting its calls: they are aborted too.
     this.calls.abort();
     // A run that ended without awaiting a call that waits for approval; whoever waits for the end sees them expired.

@@ -6,10 +6,16 @@
  * the process are shown the live run until then). Both paths start their
  * runs here: runs this host admitted, and runs it took from the queue.
  */
-import type { EnvironmentBindings, EnvironmentModule, InvokeInput, ServiceCatalog } from "@cyrnel/sdk";
+import type {
+  EnvironmentBindings,
+  EnvironmentModule,
+  ExecutionExitState,
+  InvokeInput,
+  ServiceCatalog,
+} from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
 import type { CallContext, Caller } from "../governance/caller.js";
-import { LiveRun, type LiveRunContext, type RunRecorder, type RunToStart } from "./live-run.js";
+import { type LivePhase, LiveRun, type LiveRunContext, type RunRecorder, type RunToStart } from "./live-run.js";
 
 export interface LiveRunsOptions extends LiveRunContext {
   /** Tool calls from code go through the same gate as `POST /tools/.../invoke`, naming the run they come from. */
@@ -59,6 +65,18 @@ export class LiveRuns {
 
   has(processId: number): boolean {
     return this.byProcess.has(processId);
+  }
+
+  /** How many runs that have not ended are in each state now (read at each metrics scrape: one pass, no I/O). */
+  countByPhase(): Record<LivePhase, number> {
+    const counts: Record<LivePhase, number> = { queued: 0, running: 0, suspended: 0, terminating: 0 };
+    for (const run of this.executing.values()) counts[run.phase]++;
+    return counts;
+  }
+
+  /** A run taken from the queue ended before it started (`QueuedPath`): noticed as `LiveRun` notices its end. */
+  endedUnrun(processId: number, exitState: ExecutionExitState): void {
+    this.options.processEvents.notice("runEnded", { processId, exitState, ran: false });
   }
 
   /** The runs on this environment (or on all) that have not ended. */

@@ -12,6 +12,7 @@
  *   order, from code that cannot wait (`ImmediateEvents`): a run resumes
  *   before the call that waited for its approval goes on.
  */
+import type { ExecutionExitState } from "@cyrnel/sdk";
 import type { CallRecord } from "../../contract/governance.js";
 import { AwaitedEvents, type Listener } from "../../lib/awaited-events.js";
 import { ImmediateEvents, type ImmediateListener } from "../../lib/immediate-events.js";
@@ -56,6 +57,18 @@ export interface ProcessNoticeMap {
    * live readers of its run (`{type: "call"}`).
    */
   callEnded: { record: CallRecord };
+  /**
+   * A call waiting on this host for an approval got its answer (`approval`: decided or expired), however and on
+   * whichever host it was decided; noticed once per approval, on the host where the call waited. The host's metrics
+   * count it (`cyrnel_approvals_total`, the wait).
+   */
+  approvalSettled: { approval: ApprovalSummary };
+  /**
+   * A run this host executed (or took from the queue and ended unrun) is over, with how it ended; `ran`: whether
+   * its code started (false: it ended while queued — a queue timeout when `exitState` is `timeout`). The host's
+   * metrics count it (`cyrnel_processes_ended_total`).
+   */
+  runEnded: { processId: number; exitState: ExecutionExitState; ran: boolean };
 }
 
 export class ProcessEvents {

@@ -20,7 +20,7 @@ import type { HostLogger } from "../../log.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { FollowerSeats } from "./follower-seats.js";
-import type { LiveEvent, StreamReader } from "./live-run.js";
+import type { LiveEvent, LivePhase, StreamReader } from "./live-run.js";
 import { LiveRuns, type LiveRunsOptions } from "./live-runs.js";
 import { LocalPath } from "./local-path.js";
 import { type ActiveEnvironment, ProcessAdmission } from "./process-admission.js";
@@ -100,6 +100,11 @@ export class ProcessRunner {
   private readonly seats: FollowerSeats;
   /** Bindings handed to environment modules at setup. */
   readonly bindings: EnvironmentBindings;
+
+  /** This host's runs that have not ended, by state (the metrics' gauges). */
+  livePhases(): Record<LivePhase, number> {
+    return this.runs.countByPhase();
+  }
 
   constructor(private readonly options: ProcessRunnerOptions) {
     const { store, logger, queue } = options;

@@ -187,10 +187,12 @@ export class QueuedPath implements RunPath {
    */
   async runClaimed(run: ClaimedRun): Promise<void> {
     const { runs, writes } = this.options;
-    const unrun = (exitState: ExecutionExitState, error: string) =>
-      writes.durably(run, "the end", () =>
+    const unrun = (exitState: ExecutionExitState, error: string) => {
+      runs.endedUnrun(run.processId, exitState);
+      return writes.durably(run, "the end", () =>
         run.recorder.finish({ exitState, error, output: {}, stdout: "", stderr: "" }),
       );
+    };
     if (run.killRequested()) return unrun("canceled", "canceled");
     if (run.timeoutMs !== null && run.waitedMs >= run.timeoutMs) {
       return unrun("timeout", `timed out after ${run.timeoutMs} ms waiting in the queue; the code never ran`);
