@@ -520,6 +520,15 @@ describe("the console, end to end", () => {
       .getByRole("list", { name: "Counts" })
       .getByRole("link", { name: /Services/ });
     expect(await services.textContent()).toContain("1 enabled");
+    // Exact figures, from the host's summary: the same numbers GET /stats answers.
+    const stats = (await hostApi("GET", "/stats")).body;
+    const counts = page().getByRole("list", { name: "Counts" });
+    const figure = (name: RegExp) => counts.getByRole("link", { name }).textContent();
+    const tools = await figure(/Tools/);
+    expect(tools).toContain(`${stats.tools.callable} callable`);
+    expect(tools).toMatch(new RegExp(`^${stats.tools.total}Tools`));
+    expect(stats.processes.ended.failed).toBeGreaterThan(0);
+    expect(await figure(/Ended in 24 h/)).toContain(`${stats.processes.ended.failed} failed`);
     await page()
       .getByRole("link", { name: `Process ${failed.body.id}` })
       .waitFor();

@@ -1,6 +1,7 @@
 /**
- * Overview: the host's health, counts of what is installed and running, and what failed lately. The host has no
- * summary route; this composes the list routes (counts are of a first page of up to 1000, shown as "1000+" past it).
+ * Overview: the host's health, exact counts from its summary (`GET /stats`: services, tools, live processes, what
+ * ended in the last 24 hours — queue timeouts included —, pending approvals, capacity and queue), and what failed
+ * lately. One summary request and two short lists per refresh, whatever the number of tools or processes.
  */
 import { api, unwrap } from "../api/client";
 import type { CallRecord, ProcessRecord } from "../api/types";
@@ -13,47 +14,66 @@ import { useInterval } from "../hooks/use-interval";
 import { useLoad } from "../hooks/use-load";
 import { Link, segment } from "../router/router";
 
-const MAX = 1000;
-const count = (page: { items: unknown[]; nextCursor: string | null }) =>
-  page.nextCursor === null ? String(page.items.length) : `${page.items.length}+`;
+const number = new Intl.NumberFormat("en-US");
+const n = (value: number) => number.format(value);
 
 async function loadOverview() {
-  const [health, services, tools, active, suspended, approvals, modules, failed, calls] = await Promise.all([
+  const [health, stats, modules, failed, calls] = await Promise.all([
     unwrap(api.GET("/health")),
-    unwrap(api.GET("/services", { params: { query: { limit: MAX } } })),
-    unwrap(api.GET("/tools", { params: { query: { limit: MAX } } })),
-    unwrap(api.GET("/processes", { params: { query: { state: "running", limit: MAX } } })),
-    unwrap(api.GET("/processes", { params: { query: { state: "suspended", limit: MAX } } })),
-    unwrap(api.GET("/approvals", { params: { query: { state: "pending", limit: MAX } } })),
+    unwrap(api.GET("/stats")),
     unwrap(api.GET("/modules")),
     unwrap(api.GET("/processes", { params: { query: { exitState: "failed", limit: 5 } } })),
     unwrap(api.GET("/calls", { params: { query: { limit: 200 } } })),
   ]);
+  const { live, ended, queueTimeouts } = stats.processes;
+  const capacity = stats.capacity;
   return {
     health,
     counts: [
       {
         label: "Services",
-        value: count(services),
-        detail: `${services.items.filter((s) => s.enabled).length} enabled`,
+        value: n(stats.services.total),
+        detail: `${n(stats.services.enabled)} enabled`,
         to: "/services",
       },
-      {
-        label: "Tools",
-        value: count(tools),
-        detail: `${tools.items.filter((t) => t.effectivelyEnabled).length} callable`,
-        to: "/tools",
-      },
+      { label: "Tools", value: n(stats.tools.total), detail: `${n(stats.tools.callable)} callable`, to: "/tools" },
       {
         label: "Running",
-        value: count(active),
-        detail: `${suspended.items.length} suspended`,
+        value: n(live.running),
+        detail: `${n(live.suspended)} suspended · ${n(live.queued)} queued`,
         to: "/processes?state=running",
       },
-      { label: "Pending approvals", value: count(approvals), detail: "waiting for a decision", to: "/approvals" },
+      {
+        label: "Pending approvals",
+        value: n(stats.approvals.pending),
+        detail: "waiting for a decision",
+        to: "/approvals",
+      },
+      {
+        label: "Ended in 24 h",
+        value: n(ended.success + ended.failed + ended.timeout + ended.canceled),
+        detail: `${n(ended.failed)} failed · ${n(ended.timeout)} timed out (${n(queueTimeouts)} in the queue) · ${n(ended.canceled)} canceled`,
+        to: "/processes?state=idle",
+      },
+      {
+        label: "Capacity",
+        value: capacity === null ? "none" : capacity.admitted ? "open" : "full",
+        detail:
+          capacity === null
+            ? "no environment is active"
+            : [
+                capacity.live !== null &&
+                  `${n(capacity.live)}${capacity.maxLive !== null ? ` of ${n(capacity.maxLive)}` : ""} running`,
+                stats.queue.depth !== null && `${n(stats.queue.depth)} waiting`,
+                !capacity.admitted && capacity.reason,
+              ]
+                .filter(Boolean)
+                .join(" · "),
+        to: "/processes?state=queued",
+      },
       {
         label: "Modules",
-        value: count(modules),
+        value: n(modules.items.length),
         detail: `${modules.items.filter((m) => m.active).length} active`,
         to: "/modules",
       },
