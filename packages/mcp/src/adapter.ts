@@ -6,6 +6,7 @@ import {
   type ModuleSetupContext,
   type ServiceDefinition,
   type ServiceState,
+  traceOutbound,
 } from "@cyrnel/sdk";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { contentResult, joinedText } from "./content.js";
@@ -16,13 +17,14 @@ import { connectTimeoutOf, DEFAULT_CONNECT_TIMEOUT_MS } from "./module-config.js
 import { isRecord } from "./records.js";
 import { httpCredentials, secretEnv } from "./secrets.js";
 import { ServiceSession } from "./session.js";
-import { parseTarget } from "./target.js";
+import { type McpTarget, parseTarget } from "./target.js";
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 interface ServiceRuntime {
   session: ServiceSession;
   tools: Map<string, ToolDomain>;
+  target: McpTarget;
 }
 
 /**
@@ -84,7 +86,7 @@ export class McpAdapter implements AdapterModule {
     // Replace, never merge: the previous session (older secrets) ends first, so two never run at once.
     await this.dehydrateService(state.id);
     await session.start();
-    this.services.set(state.id, { session, tools });
+    this.services.set(state.id, { session, tools, target: domain.target });
   }
 
   async dehydrateService(id: string): Promise<void> {
@@ -99,10 +101,20 @@ export class McpAdapter implements AdapterModule {
     if (!runtime) throw new Error(`Unknown service "${input.serviceId}": it is not enabled on the mcp adapter`);
     const tool = runtime.tools.get(input.toolId);
     if (!tool) throw new Error(`Unknown tool "${input.toolId}" on service "${input.serviceId}"`);
+    // The request's span, a child of the tool call's; its traceparent goes with the HTTP request (stdio has none).
+    const { target } = runtime;
+    const span = traceOutbound(input, {
+      protocol: "mcp",
+      method: "tools/call",
+      route: tool.name,
+      ...(target.transport === "stdio" ? {} : { url: target.url }),
+    });
     let result: Record<string, unknown>;
     try {
-      result = await runtime.session.call(tool.name, input.parameters, input.signal);
+      result = await runtime.session.call(tool.name, input.parameters, input.signal, span.headers);
+      span.end(result.isError === true ? { error: new Error("the tool answered isError") } : {});
     } catch (error) {
+      span.end({ error });
       if (input.signal?.aborted) throw new Error(`MCP tool "${tool.name}" was canceled`, { cause: error });
       // A JSON-RPC error (unknown tool, invalid arguments, …): its message already says it all.
       if (error instanceof McpError) throw new Error(`MCP server refused "${tool.name}": ${error.message}`);
