@@ -55,6 +55,7 @@ import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { StorageHealth } from "./lib/storage-faults.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { serveHost } from "./serve-host.js";
+import { loadTracing } from "./telemetry/load-tracing.js";
 import { HOST_VERSION } from "./version.js";
 
 export interface HostOptions {
@@ -97,7 +98,18 @@ export interface Host {
 }
 
 export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const tracing = await loadTracing(config.traces, HOST_VERSION);
+  // Lines written inside a traced context carry its ids (nothing is asked when the host does not trace).
+  const logger =
+    options.logger ??
+    createLogger(config.logLevel, process.stdout, {}, tracing.enabled ? () => tracing.currentIds() : undefined);
+  if (config.traces === null) logger.debug("traces are off: no OTEL_* variable sets an OTLP endpoint");
+  else {
+    logger.info("traces are on: spans go over OTLP/HTTP to the endpoint the OTEL_* variables set", {
+      serviceName: config.traces.serviceName,
+      sampler: config.traces.sampler,
+    });
+  }
   const descriptors = options.descriptors === undefined ? descriptorBudget() : options.descriptors;
   secureDataDir(config.dataDir);
   const db = await openStore({
@@ -250,6 +262,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     maxInFlightPerKey: config.keyLimits.inFlightCalls,
     unavailable: (id) => services.unavailableReason(id),
     connections,
+    tracing,
   });
   const runner = new ProcessRunner({
     store: processStore,
@@ -273,6 +286,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     serviceTools: (serviceId, toolIds) => budgetedServiceTools(store, typesBudget, serviceId, toolIds),
     ...(cluster && { queue: cluster.runQueue }),
     storage: storageHealth,
+    tracing,
   });
   // What governance and the runner tell each other (domain/processes/process-events.ts), before any call is made.
   processEvents.on("keyRevoked", async ({ keyId }) => {
@@ -409,6 +423,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       config,
       logger,
       storageHealth,
+      tracing,
       clusterRole: cluster?.role ?? null,
       ...(options.validateResponses !== undefined && { validateResponses: options.validateResponses }),
       ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
@@ -463,6 +478,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       retention.stop();
       await calls.stop();
       await db.close();
+      // Last: the spans of what ended while stopping are sent too.
+      await tracing.shutdown();
     },
   };
 }
