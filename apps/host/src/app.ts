@@ -55,7 +55,8 @@ import { isLoopbackListenAddress } from "./lib/public-address.js";
 import { StorageHealth } from "./lib/storage-faults.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { serveHost } from "./serve-host.js";
-import { loadTracing } from "./telemetry/load-tracing.js";
+import { loadTracing, traceIdsOf } from "./telemetry/load-tracing.js";
+import type { Tracing } from "./telemetry/tracing.js";
 import { HOST_VERSION } from "./version.js";
 
 export interface HostOptions {
@@ -68,6 +69,8 @@ export interface HostOptions {
   consoleBuild?: ConsoleBuild;
   /** The share of open files the host may use (lib/descriptors.ts); defaults to this process's, null: none. */
   descriptors?: DescriptorBudget | null;
+  /** The tracing its logger was made with (the CLI loads it first); defaults to what `config.traces` asks for. */
+  tracing?: Tracing;
 }
 
 export interface Host {
@@ -98,11 +101,9 @@ export interface Host {
 }
 
 export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
-  const tracing = await loadTracing(config.traces, HOST_VERSION);
+  const tracing = options.tracing ?? (await loadTracing(config.traces, HOST_VERSION));
   // Lines written inside a traced context carry its ids (nothing is asked when the host does not trace).
-  const logger =
-    options.logger ??
-    createLogger(config.logLevel, process.stdout, {}, tracing.enabled ? () => tracing.currentIds() : undefined);
+  const logger = options.logger ?? createLogger(config.logLevel, process.stdout, {}, traceIdsOf(tracing));
   if (config.traces === null) logger.debug("traces are off: no OTEL_* variable sets an OTLP endpoint");
   else {
     logger.info("traces are on: spans go over OTLP/HTTP to the endpoint the OTEL_* variables set", {
