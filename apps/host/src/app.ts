@@ -57,6 +57,8 @@ import { StorageHealth } from "./lib/storage-faults.js";
 import { createLogger, type HostLogger } from "./log.js";
 import { HostMetrics } from "./metrics/host-metrics.js";
 import { serveHost } from "./serve-host.js";
+import { loadTracing, traceIdsOf } from "./telemetry/load-tracing.js";
+import type { Tracing } from "./telemetry/tracing.js";
 import { HOST_VERSION } from "./version.js";
 
 export interface HostOptions {
@@ -69,6 +71,8 @@ export interface HostOptions {
   consoleBuild?: ConsoleBuild;
   /** The share of open files the host may use (lib/descriptors.ts); defaults to this process's, null: none. */
   descriptors?: DescriptorBudget | null;
+  /** The tracing its logger was made with (the CLI loads it first); defaults to what `config.traces` asks for. */
+  tracing?: Tracing;
 }
 
 export interface Host {
@@ -99,7 +103,16 @@ export interface Host {
 }
 
 export async function createHost(config: HostConfig, options: HostOptions = {}): Promise<Host> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const tracing = options.tracing ?? (await loadTracing(config.traces, HOST_VERSION));
+  // Lines written inside a traced context carry its ids (nothing is asked when the host does not trace).
+  const logger = options.logger ?? createLogger(config.logLevel, process.stdout, {}, traceIdsOf(tracing));
+  if (config.traces === null) logger.debug("traces are off: no OTEL_* variable sets an OTLP endpoint");
+  else {
+    logger.info("traces are on: spans go over OTLP/HTTP to the endpoint the OTEL_* variables set", {
+      serviceName: config.traces.serviceName,
+      sampler: config.traces.sampler,
+    });
+  }
   const descriptors = options.descriptors === undefined ? descriptorBudget() : options.descriptors;
   secureDataDir(config.dataDir);
   const db = await openStore({
@@ -252,6 +265,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     maxInFlightPerKey: config.keyLimits.inFlightCalls,
     unavailable: (id) => services.unavailableReason(id),
     connections,
+    tracing,
   });
   const runner = new ProcessRunner({
     store: processStore,
@@ -275,6 +289,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     serviceTools: (serviceId, toolIds) => budgetedServiceTools(store, typesBudget, serviceId, toolIds),
     ...(cluster && { queue: cluster.runQueue }),
     storage: storageHealth,
+    tracing,
   });
   // What governance and the runner tell each other (domain/processes/process-events.ts), before any call is made.
   processEvents.on("keyRevoked", async ({ keyId }) => {
@@ -432,6 +447,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       config,
       logger,
       storageHealth,
+      tracing,
       clusterRole: cluster?.role ?? null,
       ...(options.validateResponses !== undefined && { validateResponses: options.validateResponses }),
       ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
@@ -486,6 +502,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       retention.stop();
       await calls.stop();
       await db.close();
+      // Last: the spans of what ended while stopping are sent too.
+      await tracing.shutdown();
     },
   };
 }

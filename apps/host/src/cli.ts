@@ -16,6 +16,7 @@ import { messageOf } from "./errors.js";
 import { createLogger, withoutUrlPasswords } from "./log.js";
 import { guardProcessExit, guardUncaught, reportUnexpectedExit } from "./process-guard.js";
 import { startServer } from "./server.js";
+import { loadTracing, traceIdsOf } from "./telemetry/load-tracing.js";
 import { HOST_VERSION } from "./version.js";
 
 const USAGE = `cyrnel ${HOST_VERSION}
@@ -84,7 +85,9 @@ async function start(_args: string[]): Promise<number> {
   }
   // Everything the host (and module code in it) creates is its owner's only; see data-dir.ts.
   process.umask(0o077);
-  const logger = createLogger(config.logLevel);
+  // Traces first (the SDK imported only when OTEL_* asks for them): the log lines of traced work carry their ids.
+  const tracing = await loadTracing(config.traces, HOST_VERSION);
+  const logger = createLogger(config.logLevel, process.stdout, {}, traceIdsOf(tracing));
   // Module code runs in this process: it may not end it (process-guard.ts), and a start never stops silently.
   const releaseExit = guardProcessExit(logger);
   // Once the host is done, the process ends even if module code still holds a timer, socket or child process.
@@ -113,7 +116,7 @@ async function start(_args: string[]): Promise<number> {
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, { logger });
+    server = await startServer(config, { logger, tracing });
   } catch (error) {
     logger.error("could not start", { error: messageOf(error) });
     // Redacted like the log: a database driver's message may carry the URL it could not use.

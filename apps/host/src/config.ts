@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { type ClusterConfig, loadClusterConfig } from "./config-cluster.js";
 import { ConfigError } from "./config-error.js";
 import { loadOAuthConfig, type OAuthConfig } from "./config-oauth.js";
+import { loadTracesConfig, type TracesConfig } from "./config-traces.js";
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -113,6 +114,8 @@ export interface HostConfig {
   oauth: OAuthConfig | null;
   /** Running many hosts on one PostgreSQL database: `CYRNEL_ROLE`, `CYRNEL_LEASE_MS`, … (config-cluster.ts). */
   cluster: ClusterConfig;
+  /** OpenTelemetry traces from the standard `OTEL_*` variables (config-traces.ts); null when off. */
+  traces: TracesConfig | null;
 }
 
 /** MCP clients commonly give up on a call after 60 s; a call that waits answers before that. */
@@ -212,6 +215,7 @@ export function loadConfig(env: Env = process.env): HostConfig {
     mcpWaitMs: mcpWaitMs(read("CYRNEL_MCP_WAIT_MS")),
     oauth: loadOAuthConfig(env),
     cluster: loadClusterConfig(env),
+    traces: loadTracesConfig(env),
   };
 }
 

@@ -30,17 +30,26 @@ export interface LogSink {
   write(line: string): unknown;
 }
 
+/**
+ * The trace and span ids of the context a line is written in (telemetry/tracing.ts `currentIds`), added to the
+ * line as `traceId` and `spanId`; absent when the host does not trace, so a line then costs nothing more.
+ */
+export type TraceIdsOf = () => { traceId: string; spanId: string } | null;
+
 export function createLogger(
   level: LogLevel,
   sink: LogSink = process.stdout,
   base: Record<string, unknown> = {},
+  traceIds?: TraceIdsOf,
 ): HostLogger {
   const emit = (at: Exclude<LogLevel, "silent">, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
+    const ids = traceIds?.();
     const entry = {
       time: new Date().toISOString(),
       level: at,
       msg: cutText(withoutUrlPasswords(String(message)), MAX_LOG_STRING_CHARS),
+      ...(ids && { traceId: ids.traceId, spanId: ids.spanId }),
       ...redact(base),
       ...redact(fields ?? {}),
     };
@@ -51,7 +60,7 @@ export function createLogger(
     info: (message, fields) => emit("info", message, fields),
     warn: (message, fields) => emit("warn", message, fields),
     error: (message, fields) => emit("error", message, fields),
-    child: (fields) => createLogger(level, sink, { ...base, ...fields }),
+    child: (fields) => createLogger(level, sink, { ...base, ...fields }, traceIds),
   };
 }
 

@@ -58,6 +58,7 @@ import { serviceRegistryRoutes, serviceRoutes } from "./routes/services/routes.j
 import { statsRoutes } from "./routes/stats/routes.js";
 import { type HostIdentity, systemRoutes } from "./routes/system/routes.js";
 import { toolRoutes } from "./routes/tools/routes.js";
+import type { Tracing } from "./telemetry/tracing.js";
 import { HOST_VERSION } from "./version.js";
 
 /** The domain services the routes serve, as app.ts built them. */
@@ -92,6 +93,8 @@ export interface ServeHostOptions {
   logger: HostLogger;
   /** What the host saw of its storage lately: errors answered 503/507 are told to it. */
   storageHealth: StorageHealth;
+  /** A span per request when the host traces (continuing the caller's `traceparent`); absent: none. */
+  tracing?: Tracing;
   /** The host's role among hosts sharing PostgreSQL, or null on its own: a `worker` serves `GET /health` alone. */
   clusterRole: HostRole | null;
   /** Check every JSON response against its declared schema (tests turn this on). */
@@ -155,6 +158,19 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
     return response;
   });
   app.notFound(notFoundHandler);
+  const tracing = options.tracing;
+  if (tracing?.enabled) {
+    // First: every request's span, its caller's trace continued; what the request starts (a run, a call) is a child.
+    app.use("*", async (c, next) => {
+      const span = tracing.request(c.req.method, (name) => c.req.header(name));
+      if (span === null) return next();
+      try {
+        await span.run(next);
+      } finally {
+        span.end(routeTemplate(c.req.matchedRoutes), c.res.status);
+      }
+    });
+  }
   app.use("*", async (c, next) => {
     if (stopping && !publicPaths.has(c.req.path)) throw new CyrnelError("shutting_down", "the host is shutting down");
     const started = performance.now();
@@ -238,6 +254,15 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
       });
     },
   };
+}
+
+/** The template of the route that answered (`/processes/:id`), past the middleware's `*`; none for a 404. */
+function routeTemplate(matched: readonly { path: string }[]): string | undefined {
+  for (let index = matched.length - 1; index >= 0; index--) {
+    const path = matched[index]!.path;
+    if (path !== "*" && path !== "/*") return path;
+  }
+  return undefined;
 }
 
 /** The host name of a URL the operator configured, if it is one. */

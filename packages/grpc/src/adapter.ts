@@ -4,6 +4,7 @@ import {
   type InvokeInput,
   type ServiceDefinition,
   type ServiceState,
+  traceOutbound,
 } from "@cyrnel/sdk";
 import * as grpc from "@grpc/grpc-js";
 import { serverStreamCall, unaryCall } from "./call.js";
@@ -107,11 +108,20 @@ export class GrpcAdapter implements AdapterModule {
       if (error instanceof ValueError) throw new Error(`Invalid parameters for ${method}: ${error.message}`);
       throw error;
     }
+    const metadata = callMetadata(service.metadata, service.secretHeaders, input.accessToken);
+    // The call's span, a child of the tool call's, and its traceparent as metadata (nothing when untraced).
+    const { target } = service.config;
+    const span = traceOutbound(input, {
+      protocol: "grpc",
+      method: tool.domain.path,
+      ...(target.includes("/") ? {} : { url: `grpc://${target}` }),
+    });
+    for (const [key, value] of Object.entries(span.headers)) metadata.set(key, value);
     const options = {
       method,
       path: tool.domain.path,
       request,
-      metadata: callMetadata(service.metadata, service.secretHeaders, input.accessToken),
+      metadata,
       timeoutMs: service.config.timeoutMs,
       signals: [input.signal, this.lifetime.signal],
       maxMessages: service.config.maxStreamMessages,
@@ -120,10 +130,14 @@ export class GrpcAdapter implements AdapterModule {
     try {
       if (tool.domain.serverStreaming) {
         const messages = await serverStreamCall(service.client, options);
+        span.end({ status: grpc.status.OK });
         return messages.map((bytes) => this.decode(service, tool.response, bytes, method));
       }
-      return this.decode(service, tool.response, await unaryCall(service.client, options), method);
+      const reply = await unaryCall(service.client, options);
+      span.end({ status: grpc.status.OK });
+      return this.decode(service, tool.response, reply, method);
     } catch (error) {
+      span.end(isServiceError(error) ? { status: error.code, error } : { error });
       if (isServiceError(error)) throw statusError(method, error, service.root);
       throw error;
     }

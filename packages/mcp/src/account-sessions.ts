@@ -54,6 +54,7 @@ export class AccountSessions {
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
+    headers: Readonly<Record<string, string>> = {},
   ): Promise<CallToolResult> {
     if (this.stopped) throw new Error("the service's account sessions were closed");
     signal?.throwIfAborted();
@@ -62,7 +63,7 @@ export class AccountSessions {
     try {
       // A caller that stops waiting stops waiting for the opening too (as on the service's own session).
       await abortable(entry.started, signal);
-      return await entry.session.call(name, args, signal);
+      return await entry.session.call(name, args, signal, headers);
     } catch (error) {
       if (isUnauthorized(error)) this.drop(accessToken, entry);
       throw error;

@@ -6,6 +6,7 @@ import {
   type ModuleSetupContext,
   type ServiceDefinition,
   type ServiceState,
+  traceOutbound,
 } from "@cyrnel/sdk";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AccountSessions } from "./account-sessions.js";
@@ -18,7 +19,7 @@ import { connectTimeoutOf, DEFAULT_CONNECT_TIMEOUT_MS } from "./module-config.js
 import { isRecord } from "./records.js";
 import { accountCredentials, httpCredentials, pinsAuthorization, secretEnv } from "./secrets.js";
 import { ServiceSession } from "./session.js";
-import { parseTarget } from "./target.js";
+import { type McpTarget, parseTarget } from "./target.js";
 
 const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -28,6 +29,7 @@ interface ServiceRuntime {
   /** HTTP only: a session per connected account's access token (`account-sessions.ts`); none when a secret header pins `Authorization`. */
   accounts: AccountSessions | undefined;
   tools: Map<string, ToolDomain>;
+  target: McpTarget;
 }
 
 /**
@@ -71,7 +73,7 @@ export class McpAdapter implements AdapterModule {
     // Secret headers and query parameters have nowhere to go on stdio (no HTTP): they are ignored there.
     if (domain.target.transport === "stdio") {
       const session = this.newSession(state.id, domain, { secretEnv: secretEnv(state.secrets) }, true);
-      await this.replace(state.id, { session, accounts: undefined, tools });
+      await this.replace(state.id, { session, accounts: undefined, tools, target: domain.target });
       return;
     }
     const credentials = httpCredentials(state.secrets, state.secretHeaders, state.secretQuery);
@@ -81,7 +83,7 @@ export class McpAdapter implements AdapterModule {
       : new AccountSessions((accessToken) =>
           this.newSession(state.id, domain, { credentials: accountCredentials(credentials, accessToken) }, false),
         );
-    await this.replace(state.id, { session, accounts, tools });
+    await this.replace(state.id, { session, accounts, tools, target: domain.target });
   }
 
   /** Replace, never merge: the previous sessions (older secrets) end first, so two never run at once. */
@@ -126,10 +128,20 @@ export class McpAdapter implements AdapterModule {
     if (!runtime) throw new Error(`Unknown service "${input.serviceId}": it is not enabled on the mcp adapter`);
     const tool = runtime.tools.get(input.toolId);
     if (!tool) throw new Error(`Unknown tool "${input.toolId}" on service "${input.serviceId}"`);
+    // The request's span, a child of the tool call's; its traceparent goes with the HTTP request (stdio has none).
+    const { target } = runtime;
+    const span = traceOutbound(input, {
+      protocol: "mcp",
+      method: "tools/call",
+      route: tool.name,
+      ...(target.transport === "stdio" ? {} : { url: target.url }),
+    });
     let result: Record<string, unknown>;
     try {
-      result = await this.call(runtime, tool.name, input);
+      result = await this.call(runtime, tool.name, input, span.headers);
+      span.end(result.isError === true ? { error: new Error("the tool answered isError") } : {});
     } catch (error) {
+      span.end({ error });
       if (input.signal?.aborted) throw new Error(`MCP tool "${tool.name}" was canceled`, { cause: error });
       // A JSON-RPC error (unknown tool, invalid arguments, …): its message already says it all.
       if (error instanceof McpError) throw new Error(`MCP server refused "${tool.name}": ${error.message}`);
@@ -157,10 +169,15 @@ export class McpAdapter implements AdapterModule {
   }
 
   /** Over the session of the call's account when it has one (HTTP, no secret `Authorization`), else the service's. */
-  private call(runtime: ServiceRuntime, name: string, input: InvokeInput): Promise<CallToolResult> {
+  private call(
+    runtime: ServiceRuntime,
+    name: string,
+    input: InvokeInput,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<CallToolResult> {
     if (input.accessToken !== undefined && runtime.accounts !== undefined) {
-      return runtime.accounts.call(input.accessToken, name, input.parameters, input.signal);
+      return runtime.accounts.call(input.accessToken, name, input.parameters, input.signal, headers);
     }
-    return runtime.session.call(name, input.parameters, input.signal);
+    return runtime.session.call(name, input.parameters, input.signal, headers);
   }
 }

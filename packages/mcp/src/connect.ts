@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { callHeaders } from "./call-headers.js";
 import type { HttpFlavour } from "./domain.js";
 import { childEnv } from "./env.js";
 import type { HttpCredentials } from "./secrets.js";
@@ -162,11 +163,15 @@ function httpTransport(flavour: HttpFlavour, url: URL, credentials: HttpCredenti
 /** The transports' `fetch`: one HTTP exchange under the shared redirect rules (cross-origin redirects refused). */
 function withinOrigin(url: string | URL, init: RequestInit = {}): Promise<Response> {
   const { method = "GET", headers, body, signal } = init;
+  const sent = new Headers(headers);
+  // The call's trace headers, on the requests sent for it (a session's own GET stream is no call's).
+  if (method === "POST")
+    for (const [name, value] of Object.entries(callHeaders.getStore() ?? {})) sent.set(name, value);
   return fetchFollowingRedirects(
     String(url),
     {
       method,
-      headers: new Headers(headers),
+      headers: sent,
       ...(body === undefined || body === null ? {} : { body: body as OutboundRequest["body"] }),
       ...(signal ? { signal } : {}),
     },

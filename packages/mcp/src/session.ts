@@ -5,6 +5,7 @@ import {
   CallToolResultSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { callHeaders } from "./call-headers.js";
 import { type Connection, type ConnectOptions, connect, messageOf } from "./connect.js";
 import { toolsDigest } from "./definition.js";
 import type { ServiceDomain } from "./domain.js";
@@ -93,13 +94,20 @@ export class ServiceSession {
     if (state.kind === "connecting") await state.ready.then((c) => c.close()).catch(() => {});
   }
 
-  /** `tools/call` over the shared session. */
-  async call(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> {
+  /** `tools/call` over the shared session; `headers` go with its HTTP requests (an HTTP server's). */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<CallToolResult> {
     const send = async (connection: Connection) =>
-      (await connection.client.callTool({ name, arguments: args }, CallToolResultSchema, {
-        timeout: NO_TIMEOUT,
-        ...(signal ? { signal } : {}),
-      })) as CallToolResult;
+      (await callHeaders.run(headers, () =>
+        connection.client.callTool({ name, arguments: args }, CallToolResultSchema, {
+          timeout: NO_TIMEOUT,
+          ...(signal ? { signal } : {}),
+        }),
+      )) as CallToolResult;
     const connection = await this.connection(signal);
     try {
       return await send(connection);

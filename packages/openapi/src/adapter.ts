@@ -1,4 +1,5 @@
 import type { AdapterModule, InvokeInput, ModuleSetupContext, ServiceDefinition, ServiceState } from "@cyrnel/sdk";
+import { traceOutbound } from "@cyrnel/sdk";
 import {
   type Credentials,
   credentialsFor,
@@ -61,6 +62,8 @@ interface Call {
   baseUrl: string;
   /** The connected account's token (`InvokeInput.accessToken`), when the host sets one. */
   accessToken: string | undefined;
+  /** Where the spans of the call's requests start (`InvokeInput.trace`), when the host traces calls. */
+  trace: InvokeInput["trace"];
 }
 
 interface TokenUse {
@@ -211,7 +214,15 @@ export class OpenApiAdapter implements AdapterModule {
     const baseUrl = operationBaseUrl(service.base, tool.server);
     const parameters = isRecord(input.parameters) ? input.parameters : {};
     const request = buildRequest(tool, baseUrl, service.headers, parameters);
-    const call: Call = { service, tool, request, parameters, baseUrl, accessToken: input.accessToken };
+    const call: Call = {
+      service,
+      tool,
+      request,
+      parameters,
+      baseUrl,
+      accessToken: input.accessToken,
+      trace: input.trace,
+    };
     return this.perform(call, true, input.signal);
   }
 
@@ -241,7 +252,17 @@ export class OpenApiAdapter implements AdapterModule {
       ],
       secrets: [...credentials.secrets, ...service.overrideSecrets],
     };
-    const reply = await send(exchange);
+    // The request's span, a child of the tool call's, and its traceparent for the upstream (nothing when untraced).
+    const span = traceOutbound(call, { protocol: "http", method: request.method, url: baseUrl, route: tool.path });
+    for (const [name, value] of Object.entries(span.headers)) headers.set(name, value);
+    let reply: Awaited<ReturnType<typeof send>>;
+    try {
+      reply = await send(exchange);
+    } catch (error) {
+      span.end({ error });
+      throw error;
+    }
+    span.end({ status: reply.status });
     // A cached OAuth2 token may have been revoked early: fetch a new one and retry once, with credentials.
     if (reply.status === 401 && mayRetry && tokens.some((use) => !use.fresh)) {
       for (const use of tokens) service.tokens.invalidate(use.request);

@@ -1,3 +1,5 @@
+import type { CallTrace } from "./trace.js";
+
 /**
  * A JSON Schema document (draft-07, 2019-09 or 2020-12, chosen by `$schema`;
  * draft-07 when absent). Adapters and environments treat schemas as opaque;
@@ -193,6 +195,13 @@ export interface InvokeInput {
    * refreshes the token and calls once more. Never log it.
    */
   accessToken?: string;
+  /**
+   * Set by a host that traces calls (a cyrnel extension): where the spans of
+   * the call's outbound requests start. Do not call it directly: pass the
+   * input to `traceOutbound` for each request, send the headers it
+   * answers and end its span with the upstream's answer (see `trace.ts`).
+   */
+  trace?: CallTrace;
 }
 
 /** Passed to {@link EnvironmentModule.generateToolDocs} to render one tool's reference page. */

@@ -56,3 +56,10 @@ export {
   type RedirectRules,
 } from "./outbound.js";
 export { MIN_SECRET_LENGTH, secretForms } from "./secret-forms.js";
+export {
+  type CallTrace,
+  type OutboundRequestInfo,
+  type OutboundResult,
+  type OutboundSpan,
+  traceOutbound,
+} from "./trace.js";

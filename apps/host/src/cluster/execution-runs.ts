@@ -44,7 +44,7 @@ export interface RunSnapshotRow {
 const WORKER_LOST_APPROVAL = "the host running the process was lost";
 
 /** What the executing host reads of a run (`e`: its execution, `p`: its process). */
-const RUN_COLUMNS = `p.code, p.timeout_ms, p.key_id, e.typecheck, e.environment, e.kill_requested,
+const RUN_COLUMNS = `p.code, p.timeout_ms, p.key_id, e.typecheck, e.environment, e.kill_requested, e.traceparent, e.tracestate,
   (extract(epoch FROM now() - e.enqueued_at) * 1000)::float8 AS waited_ms`;
 
 interface RunRow {
@@ -54,6 +54,8 @@ interface RunRow {
   typecheck: boolean | null;
   environment: string;
   kill_requested: boolean;
+  traceparent: string | null;
+  tracestate: string | null;
   waited_ms: number;
 }
 
@@ -66,6 +68,10 @@ function toRun(row: RunRow): RunToExecute {
     environmentId: unescapeNul(row.environment),
     waitedMs: Math.max(0, Number(row.waited_ms)),
     killRequested: row.kill_requested,
+    trace:
+      row.traceparent === null
+        ? null
+        : { traceparent: row.traceparent, ...(row.tracestate === null ? {} : { tracestate: row.tracestate }) },
   };
 }
 

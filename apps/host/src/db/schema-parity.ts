@@ -57,7 +57,14 @@ type PgToolColumns =
   | "searchDescriptionLength"
   | "searchValues"
   | "searchValuesLength";
-type PgExecutionColumns = "typecheck" | "enqueuedAt" | "claimedBy" | "claimedAt" | "killRequested";
+type PgExecutionColumns =
+  | "typecheck"
+  | "enqueuedAt"
+  | "claimedBy"
+  | "claimedAt"
+  | "killRequested"
+  | "traceparent"
+  | "tracestate";
 
 export type SchemaParity = [
   Assert<SameRead<typeof sqlite.modules, typeof pg.modules>>,

@@ -240,6 +240,12 @@ export const executions = pgTable(
     claimedAt: timestamp("claimed_at", { withTimezone: true }),
     /** A kill was asked for (the executing host reads it when it attaches the run and after a missed signal). */
     killRequested: boolean("kill_requested").notNull().default(false),
+    /**
+     * The W3C trace context the run continues (the request that queued it), for the host that runs it to parent
+     * the run's span; null when the queuing host does not trace (telemetry/tracing.ts).
+     */
+    traceparent: text("traceparent"),
+    tracestate: text("tracestate"),
   },
   // SQLite finds a process's runs through its rowid order; PostgreSQL needs the index for the cascade and for
   // the latest run of a process. The partial indexes serve the queue: runs waiting for a host (the queue length

@@ -26,8 +26,8 @@ export class PgQueuedRunWrites implements QueuedRunWrites {
          INSERT INTO processes (code, ref, timeout_ms, key_id, state, runs, created_at)
          VALUES ($1, $2, $3, $4, 'queued', 1, $5) RETURNING *
        ), e AS (
-         INSERT INTO executions (process_id, environment, created_at, typecheck)
-         SELECT id, $6, $5, $7 FROM p RETURNING id, process_id
+         INSERT INTO executions (process_id, environment, created_at, typecheck, traceparent, tracestate)
+         SELECT id, $6, $5, $7, $8, $9 FROM p RETURNING id, process_id
        ), j AS (SELECT ${queued.addJob("e.process_id", "e.id")} FROM e)
        SELECT p.*, e.id AS execution_id FROM p, e, j`,
       [
@@ -38,6 +38,8 @@ export class PgQueuedRunWrites implements QueuedRunWrites {
         createdAt,
         escapeNul(environment),
         queued.typecheck ?? null,
+        queued.trace?.traceparent ?? null,
+        queued.trace?.tracestate ?? null,
       ],
     );
     const row = rows[0] as Record<string, unknown>;
@@ -52,11 +54,18 @@ export class PgQueuedRunWrites implements QueuedRunWrites {
            stderr = '', started_at = NULL, finished_at = NULL, runs = runs + 1
          WHERE id = $1 AND state = 'idle' RETURNING id
        ), e AS (
-         INSERT INTO executions (process_id, environment, created_at, typecheck)
-         SELECT id, $2, $3, $4 FROM p RETURNING id, process_id
+         INSERT INTO executions (process_id, environment, created_at, typecheck, traceparent, tracestate)
+         SELECT id, $2, $3, $4, $5, $6 FROM p RETURNING id, process_id
        ), j AS (SELECT ${queued.addJob("e.process_id", "e.id")} FROM e)
        SELECT e.id AS execution_id FROM e, j`,
-      [processId, escapeNul(environment), createdAt, queued.typecheck ?? null],
+      [
+        processId,
+        escapeNul(environment),
+        createdAt,
+        queued.typecheck ?? null,
+        queued.trace?.traceparent ?? null,
+        queued.trace?.tracestate ?? null,
+      ],
     );
     if (rows.length === 0) throw new CyrnelError("conflict", `process ${processId} is running; it must be idle to run`);
     return Number((rows[0] as { execution_id: number }).execution_id);

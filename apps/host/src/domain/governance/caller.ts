@@ -9,6 +9,7 @@
  * created them (`keyId`), and their tool calls are checked against that key
  * (or that subject's latest token) as it is at call time.
  */
+import type { RunSpan } from "../../telemetry/tracing.js";
 
 export type Role = "admin" | "agent";
 
@@ -36,6 +37,8 @@ export interface CallContext {
   executionId: number | null;
   /** Aborted when the run that makes the call ends (kill, timeout, shutdown): the call is canceled with it. */
   ended?: AbortSignal;
+  /** The span of the run that makes the call (its call's span is a child); absent for a direct invoke. */
+  run?: RunSpan;
 }
 
 /** The bucket of a caller's per-key limits: its stored key, or the one bootstrap caller (`CYRNEL_API_KEY`, no keys). */

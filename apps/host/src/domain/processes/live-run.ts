@@ -27,6 +27,7 @@ import type { EnvironmentModule, ExecutionExitState, ExecutionState, ServiceCata
 import type { ProcessEvent } from "../../contract/processes.js";
 import { messageOf } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
+import type { RunSpan, TraceCarrier, Tracing } from "../../telemetry/tracing.js";
 import { CappedText } from "./capped-text.js";
 import { MergedOutput } from "./merged-output.js";
 import type { ProcessEvents } from "./process-events.js";
@@ -68,6 +69,8 @@ export interface RunToStart {
   /** The process's key: who its tool calls run as, and its turn in what the environment shares between callers. */
   keyId: string | null;
   typecheck?: boolean;
+  /** The trace context the run continues (the request that created it, maybe on another host); null: none. */
+  trace: TraceCarrier | null;
 }
 
 /** What every run on this host shares. */
@@ -78,6 +81,8 @@ export interface LiveRunContext {
   writes: RunWrites;
   /** Where the run tells that it ends (`runEnding`, awaited: what its calls still wait for expires). */
   processEvents: ProcessEvents;
+  /** Where the runs' spans go. */
+  tracing: Tracing;
 }
 
 /** Where the host keeps its runs: told when a run has ended, and when its final row is written. */
@@ -106,6 +111,8 @@ export class LiveRun {
   readonly executionId: number;
   readonly keyId: string | null;
   readonly environmentId: string;
+  /** The run's span, from its hand-over until its final row is written; its tool calls' spans are children. */
+  readonly span: RunSpan;
   /** Resolves once the run has ended and its final row is written (or given up). */
   readonly done: Promise<void>;
   private state: ExecutionState | "terminating" | "suspended" = "queued";
@@ -150,6 +157,13 @@ export class LiveRun {
     this.keyId = run.keyId;
     this.environmentId = environment.id;
     this.environment = environment.module;
+    this.span = context.tracing.startRun({
+      processId: run.processId,
+      executionId: run.executionId,
+      environmentId: environment.id,
+      keyId: run.keyId,
+      parent: run.trace,
+    });
     this.stdout = new CappedText(context.limits.streamBytes, "stdout");
     this.stderr = new CappedText(context.limits.streamBytes, "stderr");
     this.output = new MergedOutput(context.limits.outputBytes);
@@ -399,6 +413,7 @@ export class LiveRun {
         error: messageOf(failure),
       });
     }
+    this.span.end(exitState, error);
     // Until the results are written, readers of the process are shown the live run (its text, its end to wait for).
     this.registry.recorded(this);
   }

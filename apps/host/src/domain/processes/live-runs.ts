@@ -107,6 +107,7 @@ export class LiveRuns {
         processId: run.processId,
         executionId,
         ended: run.callsEnded,
+        run: run.span,
       });
     },
     setState: (executionId, state) => this.executing.get(executionId)?.setState(state),

@@ -6,6 +6,7 @@
  * asked for nothing but the rows.
  */
 import { CyrnelError } from "../../errors.js";
+import type { Tracing } from "../../telemetry/tracing.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { RunRecorder, RunToStart, StreamReader } from "./live-run.js";
 import type { LiveRuns } from "./live-runs.js";
@@ -19,6 +20,8 @@ export interface LocalPathOptions {
   runs: LiveRuns;
   /** The approvals a process waits for right now, oldest first (its calls wait in this process). */
   pendingApprovals(processId: number): readonly ApprovalSummary[];
+  /** Whose current context (the request's) a run continues. */
+  tracing: Pick<Tracing, "carrier">;
 }
 
 export class LocalPath implements RunPath {
@@ -26,10 +29,12 @@ export class LocalPath implements RunPath {
 
   async create(submission: Submission, keyId: string | null, typecheck: boolean | undefined) {
     const { store, admission, runs } = this.options;
+    const trace = this.options.tracing.carrier();
     const services = await runs.catalogOf(keyId);
     const processId = await admission.admitted(typecheck, async (environment) => {
       const { processId, executionId } = await store.create({ ...submission, keyId }, environment.id);
-      const run = { processId, executionId, code: submission.code, timeoutMs: submission.timeoutMs, keyId, typecheck };
+      const { code, timeoutMs } = submission;
+      const run = { processId, executionId, code, timeoutMs, keyId, typecheck, trace };
       return { processId, start: () => runs.start(run, environment, services, this.recorder(run)) };
     });
     return { processId };
@@ -37,13 +42,14 @@ export class LocalPath implements RunPath {
 
   async run(row: ProcessRow, typecheck: boolean | undefined): Promise<void> {
     const { store, admission, runs } = this.options;
+    const trace = this.options.tracing.carrier();
     const services = await runs.catalogOf(row.keyId);
     await admission.admitted(typecheck, async (environment) => {
       // Idle when asked, but another request may have started a run since: one run at a time.
       if (runs.has(row.id)) throw new CyrnelError("conflict", `process ${row.id} is running; it must be idle to run`);
       const executionId = await store.startRun(row.id, environment.id);
       const { code, timeoutMs, keyId } = row;
-      const run = { processId: row.id, executionId, code, timeoutMs, keyId, typecheck };
+      const run = { processId: row.id, executionId, code, timeoutMs, keyId, typecheck, trace };
       return { processId: row.id, start: () => runs.start(run, environment, services, this.recorder(run)) };
     });
   }

@@ -17,6 +17,7 @@ import type { CallCounts } from "../../contract/governance.js";
 import { CyrnelError, messageOf, notFound } from "../../errors.js";
 import type { StorageHealth } from "../../lib/storage-faults.js";
 import type { HostLogger } from "../../log.js";
+import { NO_TRACING, type Tracing } from "../../telemetry/tracing.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { FollowerSeats } from "./follower-seats.js";
@@ -71,6 +72,8 @@ export interface ProcessRunnerOptions
   queue?: RunQueue;
   /** Told of storage faults the runs' writes meet (for `/health`). */
   storage?: StorageHealth;
+  /** Where runs' spans go (and whose context a new run continues); absent: none are recorded. */
+  tracing?: Tracing;
 }
 
 /** A process row as the API shows it: with the approvals it waits for. */
@@ -108,11 +111,12 @@ export class ProcessRunner {
 
   constructor(private readonly options: ProcessRunnerOptions) {
     const { store, logger, queue } = options;
+    const tracing = options.tracing ?? NO_TRACING;
     this.writes = new RunWrites(logger, options.storage);
-    this.runs = new LiveRuns({ ...options, writes: this.writes });
+    this.runs = new LiveRuns({ ...options, writes: this.writes, tracing });
     this.bindings = this.runs.bindings;
     this.admission = new ProcessAdmission(options);
-    const parts = { store, admission: this.admission, runs: this.runs };
+    const parts = { store, admission: this.admission, runs: this.runs, tracing };
     this.queued = queue
       ? new QueuedPath({ ...parts, queue, writes: this.writes, logger, environment: options.environment })
       : null;

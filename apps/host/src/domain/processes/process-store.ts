@@ -1,5 +1,6 @@
 /** The processes store: processes and their executions (runs). */
 import type { ExecutionExitState } from "@cyrnel/sdk";
+import type { TraceCarrier } from "../../telemetry/tracing.js";
 
 /** A process as stored: its code and the results of its latest run. */
 export interface ProcessRow {
@@ -58,6 +59,8 @@ export interface QueuedRunOptions {
    * all), in one round trip.
    */
   addJob(processId: string, executionId: string): string;
+  /** The trace context the run continues, for the host that runs it (telemetry/tracing.ts); null or absent: none. */
+  trace?: TraceCarrier | null;
 }
 
 export interface ProcessResult {

@@ -14,6 +14,7 @@
 import type { ExecutionExitState, ServiceCatalog } from "@cyrnel/sdk";
 import { CyrnelError, messageOf } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
+import type { TraceCarrier, Tracing } from "../../telemetry/tracing.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { LiveEvent, RunRecorder, StreamReader } from "./live-run.js";
 import type { LiveRuns } from "./live-runs.js";
@@ -77,6 +78,8 @@ export interface ClaimedRun extends RunIds {
   waitedMs: number;
   /** Whether a kill was asked for since it was claimed (a kill before the run starts ends it unrun). */
   killRequested(): boolean;
+  /** The trace context it continues, as the host that queued it wrote it; null: none. */
+  trace: TraceCarrier | null;
   recorder: RunRecorder;
 }
 
@@ -89,6 +92,8 @@ export interface QueuedPathOptions {
   logger: HostLogger;
   /** This host's active environment, or null (a claimed run runs only on the one it was submitted to). */
   environment(): ActiveEnvironment | null;
+  /** Whose current context a queued run continues (written with it, for the host that runs it). */
+  tracing: Pick<Tracing, "carrier">;
 }
 
 export class QueuedPath implements RunPath {
@@ -242,6 +247,7 @@ export class QueuedPath implements RunPath {
         timeoutMs,
         keyId,
         ...(run.typecheck === null ? {} : { typecheck: run.typecheck }),
+        trace: run.trace,
       },
       environment,
       services,
@@ -260,6 +266,10 @@ export class QueuedPath implements RunPath {
 
   /** How the run's rows are written: with its job, in one statement. */
   private queued(typecheck: boolean | undefined): QueuedRunOptions {
-    return { ...(typecheck === undefined ? {} : { typecheck }), addJob: this.options.queue.addJob };
+    return {
+      ...(typecheck === undefined ? {} : { typecheck }),
+      addJob: this.options.queue.addJob,
+      trace: this.options.tracing.carrier(),
+    };
   }
 }

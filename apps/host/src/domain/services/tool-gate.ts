@@ -21,12 +21,18 @@
  * (counted until the adapter settles, or a grace period after the abort for
  * an adapter that ignores it): past it a call is `429 rate_limited`, so
  * kill-and-resubmit cannot pile up upstream requests.
+ *
+ * Each call is a span (telemetry/tracing.ts) — a child of its run's, or of
+ * the request's for a direct invoke — with the wait for an approval as a
+ * child of its own, and the adapter's outbound requests as others (it gets
+ * `InvokeInput.trace`), so upstream time is never confused with a wait.
  */
 import { adapterErrorDetails, type InvokeInput, secretForms } from "@cyrnel/sdk";
 import type { ValidateFunction } from "ajv";
 import { CyrnelError, MAX_MESSAGE_CHARS, messageOf, rateLimited } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
 import type { HostLogger } from "../../log.js";
+import { type CallSpan, NO_TRACING, type Tracing } from "../../telemetry/tracing.js";
 import type { Connections } from "../connections/connections.js";
 import type { Approvals } from "../governance/approvals.js";
 import type { CallLog } from "../governance/call-log.js";
@@ -56,11 +62,15 @@ export interface ToolGateOptions {
   unavailable?: (serviceId: string) => string | null;
   /** The connected account a call acts for (domain/connections/); absent: no service has connections. */
   connections?: Pick<Connections, "credentialFor" | "refreshAfterRejection">;
+  /** Where calls' spans go; absent: none are recorded. */
+  tracing?: Tracing;
 }
 
 /** What a call used that its record names. */
 interface CallUse {
   connectionId: string | null;
+  /** The policy action the call met, once the checks got that far. */
+  policy: PolicyAction | null;
 }
 
 /** A failure of the connection a call uses, kept apart from the adapter's own failures (which are wrapped). */
@@ -115,9 +125,17 @@ export class ToolGate {
     const started = performance.now();
     let outcome = "ok";
     let status: number | null = null;
-    const used: CallUse = { connectionId: null };
+    const used: CallUse = { connectionId: null, policy: null };
+    const { tracing = NO_TRACING } = this.options;
+    const span = tracing.startCall(call.run, {
+      serviceId: String(input.serviceId),
+      toolId: String(input.toolId),
+      keyId: call.caller.keyId,
+      processId: call.processId,
+      executionId: call.executionId,
+    });
     try {
-      return await this.call(input, call, used);
+      return await span.run(() => this.call(input, call, used, span));
     } catch (error) {
       outcome = error instanceof CyrnelError ? error.code : "internal";
       status = upstreamStatus(error);
@@ -136,13 +154,15 @@ export class ToolGate {
         connectionId: used.connectionId,
         parameters: boundedJson(input.parameters ?? {}, PARAMETERS_PREVIEW_CHARS, needles),
       });
+      span.end({ outcome, status, policy: used.policy });
     }
   }
 
-  private async call(input: InvokeInput, call: CallContext, used: CallUse): Promise<unknown> {
+  private async call(input: InvokeInput, call: CallContext, used: CallUse, span: CallSpan): Promise<unknown> {
     const { serviceId, toolId } = input;
     const parameters = input.parameters ?? {};
     const { service, action } = await this.check(serviceId, toolId, parameters, call.caller);
+    used.policy = action;
     if (action === "deny") throw denied(serviceId, toolId);
     if (action === "ask") {
       if (call.processId === null) {
@@ -152,13 +172,20 @@ export class ToolGate {
             "call it from process code (POST /processes), where the call waits for the decision",
         );
       }
-      await this.options.approvals.request({
-        processId: call.processId,
-        keyId: call.caller.keyId,
-        serviceId,
-        toolId,
-        parameters: maskDeep(parameters, await this.needles(serviceId)) as Record<string, unknown>,
-      });
+      const wait = span.approvalWait();
+      try {
+        await this.options.approvals.request({
+          processId: call.processId,
+          keyId: call.caller.keyId,
+          serviceId,
+          toolId,
+          parameters: maskDeep(parameters, await this.needles(serviceId)) as Record<string, unknown>,
+        });
+        wait.end("approved");
+      } catch (error) {
+        wait.end(error instanceof CyrnelError ? error.code : "internal");
+        throw error;
+      }
       // The decision may have taken minutes: the key must still be valid (read again), and the tool still there,
       // enabled, allowed to that key and not denied meanwhile.
       const caller = await this.options.caller(call.caller.keyId);
@@ -211,6 +238,7 @@ export class ToolGate {
           parameters,
           signal: controller.signal,
           ...(accessToken !== undefined && { accessToken }),
+          ...(span.adapterTrace && { trace: span.adapterTrace }),
         }),
       );
     const connections = this.options.connections;
