@@ -108,7 +108,7 @@ describe("declared error codes", () => {
       "409": "conflict",
       "429": "rate_limited",
       "500": "internal",
-      "503": "shutting_down, database_unavailable",
+      "503": "issuer_unavailable, shutting_down, database_unavailable",
       "507": "insufficient_storage",
     });
     expect(responses(throwing("conflict", { access: "agent" }))).toEqual({
@@ -118,7 +118,7 @@ describe("declared error codes", () => {
       "409": "conflict",
       "429": "rate_limited",
       "500": "internal",
-      "503": "shutting_down, database_unavailable",
+      "503": "issuer_unavailable, shutting_down, database_unavailable",
       "507": "insufficient_storage",
     });
     expect(responses(throwing("conflict", { ...withBody, access: "public" }))).toEqual({

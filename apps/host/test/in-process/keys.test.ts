@@ -41,6 +41,9 @@ const AGENT_OPERATIONS = [
   "runProcess",
   "killProcess",
   "deleteProcess",
+  "startConnection",
+  "listConnections",
+  "deleteConnection",
 ].sort();
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -103,6 +106,7 @@ describe("with CYRNEL_API_KEY", () => {
         "health",
         "oauthProtectedResource",
         "oauthProtectedResourceMcp",
+        "connectionCallback",
       ]);
       expect(
         operations
@@ -119,8 +123,9 @@ describe("with CYRNEL_API_KEY", () => {
       for (const op of operations) {
         const response = await send(op, { authorization: "" });
         const label = `${op.method} ${op.path}`;
-        // The OAuth metadata is public too; without CYRNEL_OAUTH_ISSUER (as here) there is none: 404, never 401.
-        const publicStatus = op.operationId === "health" ? 200 : 404;
+        // The OAuth metadata is public too; without CYRNEL_OAUTH_ISSUER (as here) there is none: 404, never 401. The
+        // connections' callback is public (the provider's redirect carries no key): without a state, 400.
+        const publicStatus = { health: 200, connectionCallback: 400 }[op.operationId as string] ?? 404;
         if (op.access === "public") expect([label, response.status]).toEqual([label, publicStatus]);
         else expect([label, response.status, response.body.code]).toEqual([label, 401, "unauthorized"]);
       }
