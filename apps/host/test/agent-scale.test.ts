@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryDatabase, testDialect } from "./support/database.js";
 import { startHost, type TestHost } from "./support/host.js";
-import { type ShopApi, startShopApi } from "./support/shop-api.js";
+import { installShop, type ShopApi, startShopApi } from "./support/shop-api.js";
 
 /**
  * Execution at agent scale, end to end: many processes at once that spend
@@ -30,14 +30,7 @@ beforeAll(async () => {
   shop = await startShopApi(SHOP_KEY);
   // 300 calls of one key in flight at once: past the default per-key cap (256).
   host = await startHost({ env: { CYRNEL_LOG_LEVEL: "info", CYRNEL_KEY_INFLIGHT_CALLS: "1000" } });
-  const installed = await host.api("POST", "/services", {
-    id: "shop",
-    adapter: "openapi",
-    definition: shop.definition,
-  });
-  expect(installed.status, installed.text).toBe(201);
-  expect((await host.api("PATCH", "/services/shop/secrets", { shopKey: SHOP_KEY })).status).toBe(200);
-  expect((await host.api("POST", "/services/shop/enabled", { enabled: true })).status).toBe(200);
+  await installShop(host, shop, SHOP_KEY);
   // Small heaps: the memory bomb below ends quickly.
   expect((await patchEnvironmentConfig({ memoryLimitMb: 32 })).memoryLimitMb).toBe(32);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
-import { type ShopApi, startShopApi } from "./support/shop-api.js";
+import { installShop, type ShopApi, startShopApi } from "./support/shop-api.js";
 
 /**
  * GET /metrics and GET /stats on the built host, with the typescript-ivm
@@ -20,14 +20,7 @@ let agentKey: string;
 beforeAll(async () => {
   shop = await startShopApi(SHOP_KEY);
   host = await startHost({ env: { CYRNEL_API_KEY: API_KEY, CYRNEL_METRICS_TOKEN: METRICS_TOKEN } });
-  const installed = await host.api("POST", "/services", {
-    id: "shop",
-    adapter: "openapi",
-    definition: shop.definition,
-  });
-  expect(installed.status, installed.text).toBe(201);
-  expect((await host.api("PATCH", "/services/shop/secrets", { shopKey: SHOP_KEY })).status).toBe(200);
-  expect((await host.api("POST", "/services/shop/enabled", { enabled: true })).status).toBe(200);
+  await installShop(host, shop, SHOP_KEY);
   const key = await host.api("POST", "/keys", { name: "agent", role: "agent" });
   expect(key.status, key.text).toBe(201);
   agentKey = key.body.key;

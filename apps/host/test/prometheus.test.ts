@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { prometheusBinary } from "@cyrnel/test-servers";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startHost, type TestHost, tempDir } from "./support/host.js";
-import { type ShopApi, startShopApi } from "./support/shop-api.js";
+import { installShop, type ShopApi, startShopApi } from "./support/shop-api.js";
 
 /**
  * A real Prometheus server (Debian's, through @cyrnel/test-servers) scrapes
@@ -37,14 +37,7 @@ beforeAll(async () => {
   const binary = prometheusBinary();
   shop = await startShopApi(SHOP_KEY);
   host = await startHost({ env: { CYRNEL_API_KEY: API_KEY, CYRNEL_METRICS_TOKEN: METRICS_TOKEN } });
-  const installed = await host.api("POST", "/services", {
-    id: "shop",
-    adapter: "openapi",
-    definition: shop.definition,
-  });
-  expect(installed.status, installed.text).toBe(201);
-  expect((await host.api("PATCH", "/services/shop/secrets", { shopKey: SHOP_KEY })).status).toBe(200);
-  expect((await host.api("POST", "/services/shop/enabled", { enabled: true })).status).toBe(200);
+  await installShop(host, shop, SHOP_KEY);
 
   const target = new URL(host.url).host;
   writeFileSync(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
-import { type ShopApi, startShopApi } from "./support/shop-api.js";
+import { installShop, type ShopApi, startShopApi } from "./support/shop-api.js";
 
 /**
  * Type-check before run, through the built host: the bundled typescript-ivm
@@ -28,14 +28,7 @@ let shop: ShopApi;
 beforeAll(async () => {
   shop = await startShopApi(SHOP_KEY);
   host = await startHost();
-  const installed = await host.api("POST", "/services", {
-    id: "shop",
-    adapter: "openapi",
-    definition: shop.definition,
-  });
-  expect(installed.status, installed.text).toBe(201);
-  expect((await host.api("PATCH", "/services/shop/secrets", { shopKey: SHOP_KEY })).status).toBe(200);
-  expect((await host.api("POST", "/services/shop/enabled", { enabled: true })).status).toBe(200);
+  await installShop(host, shop, SHOP_KEY);
 }, 60_000);
 afterAll(async () => {
   await host?.stop();

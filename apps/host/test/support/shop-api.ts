@@ -12,6 +12,8 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { expect } from "vitest";
+import type { ApiHost } from "./host.js";
 
 export interface RecordedRequest {
   method: string;
@@ -208,4 +210,12 @@ export async function startShopApi(key: string): Promise<ShopApi> {
       }),
   };
   return api;
+}
+
+/** Installs `shop` as service `id` on the host, sets its key and enables it (what most suites start from). */
+export async function installShop(host: ApiHost, shop: ShopApi, key: string, id = "shop"): Promise<void> {
+  const installed = await host.api("POST", "/services", { id, adapter: "openapi", definition: shop.definition });
+  expect(installed.status, installed.text).toBe(201);
+  expect((await host.api("PATCH", `/services/${id}/secrets`, { shopKey: key })).status).toBe(200);
+  expect((await host.api("POST", `/services/${id}/enabled`, { enabled: true })).status).toBe(200);
 }

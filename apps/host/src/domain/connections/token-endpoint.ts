@@ -8,6 +8,7 @@
  * message is passed on, never the tokens.
  */
 import { CyrnelError, messageOf } from "../../errors.js";
+import { readCapped } from "../../lib/read-capped.js";
 
 export interface OAuthClient {
   clientId: string;
@@ -118,25 +119,14 @@ async function post(
   } catch (error) {
     throw new CyrnelError("upstream_error", `${label} could not be reached: ${messageOf(error)}`);
   }
-  return { status: response.status, text: await readCapped(response, label) };
+  return { status: response.status, text: await readResponse(response, label) };
 }
 
-async function readCapped(response: Response, label: string): Promise<string> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw new CyrnelError("upstream_error", `${label} answered more than ${MAX_RESPONSE_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+async function readResponse(response: Response, label: string): Promise<string> {
+  const bytes = await readCapped(response.body, MAX_RESPONSE_BYTES);
+  if (bytes === undefined)
+    throw new CyrnelError("upstream_error", `${label} answered more than ${MAX_RESPONSE_BYTES} bytes`);
+  return bytes.toString("utf8");
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {
