@@ -339,7 +339,7 @@ describe("the console, end to end", () => {
     await filter.press("Enter");
     const log = page().getByRole("table", { name: "Tool calls" });
     await page().waitForFunction(() => {
-      const rows = [...document.querySelectorAll('table[aria-label="Tool calls"] tbody tr')];
+      const rows = Array.from(document.querySelectorAll('table[aria-label="Tool calls"] tbody tr'));
       return rows.length > 0 && rows.every((row) => row.textContent?.includes("approval_denied"));
     });
     expect(await log.getByRole("link", { name: `#${id}` }).count()).toBe(1);
