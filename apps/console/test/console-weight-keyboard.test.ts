@@ -136,7 +136,7 @@ const colours = (selector: string) =>
       }
       return getComputedStyle(document.documentElement).backgroundColor;
     };
-    return [...document.querySelectorAll(selector)]
+    return Array.from(document.querySelectorAll(selector))
       .filter((element) => element.getClientRects().length > 0)
       .map((element) => ({
         text: element.textContent?.trim().slice(0, 30) ?? "",
