@@ -230,6 +230,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     hookTimeoutMs: config.invokeTimeoutMs,
     definitionLimitBytes: config.definitionLimitBytes,
     downloadTimeoutMs: config.downloadTimeoutMs,
+    downloadTotalTimeoutMs: config.downloadTotalTimeoutMs,
     denyPrivateDownloads: config.downloadDenyPrivate,
     spaceFreed: () => db.spaceFreed(),
     locks: sync.serviceLocks,
@@ -364,6 +365,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     validator,
     logger,
     timeoutMs: config.downloadTimeoutMs,
+    totalTimeoutMs: config.downloadTotalTimeoutMs,
     denyPrivate: config.downloadDenyPrivate,
   });
   const registries = new Registries({ store: db.registries, client: registryClient, logger });
@@ -389,6 +391,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
           what: "module archive",
           maxBytes: config.definitionLimitBytes,
           timeoutMs: config.downloadTimeoutMs,
+          totalTimeoutMs: config.downloadTotalTimeoutMs,
           denyPrivate: config.downloadDenyPrivate,
         })
       ).body,

@@ -68,8 +68,10 @@ export interface HostConfig {
     /** `CYRNEL_KEY_REQUESTS_BURST`: requests a stored key may send at once before the rate applies. */
     requestsBurst: number;
   };
-  /** Timeout of outbound downloads (definition URLs, registries, module archives). */
+  /** Idle timeout of outbound downloads (definition URLs, registries, module archives): the longest wait for bytes. */
   downloadTimeoutMs: number;
+  /** `CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS`: the bound on a whole download, however steadily it progresses. */
+  downloadTotalTimeoutMs: number;
   /** `CYRNEL_DOWNLOAD_DENY_PRIVATE`: refuse downloads from loopback, private, link-local and other non-public addresses. */
   downloadDenyPrivate: boolean;
   /**
@@ -192,6 +194,12 @@ export function loadConfig(env: Env = process.env): HostConfig {
       requestsBurst: integer("CYRNEL_KEY_REQUESTS_BURST", read("CYRNEL_KEY_REQUESTS_BURST"), 500, 1),
     },
     downloadTimeoutMs: integer("CYRNEL_DOWNLOAD_TIMEOUT_MS", read("CYRNEL_DOWNLOAD_TIMEOUT_MS"), 10_000, 1),
+    downloadTotalTimeoutMs: integer(
+      "CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS",
+      read("CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS"),
+      300_000,
+      1,
+    ),
     downloadDenyPrivate: flag("CYRNEL_DOWNLOAD_DENY_PRIVATE", read("CYRNEL_DOWNLOAD_DENY_PRIVATE")),
     validateResponses: flag("CYRNEL_VALIDATE_RESPONSES", read("CYRNEL_VALIDATE_RESPONSES")),
     agentTextLimitChars: integer("CYRNEL_AGENT_TEXT_LIMIT_CHARS", read("CYRNEL_AGENT_TEXT_LIMIT_CHARS"), 60_000, 1_000),

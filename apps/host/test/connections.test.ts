@@ -69,6 +69,7 @@ async function connect(caller: { key: string } | "admin", serviceId: string, sub
   const { authorizationUrl } = await startConnection(caller, serviceId);
   const landed = await browse(await upstream.issuer.authorize(authorizationUrl, { subject }), "application/json");
   expect(landed.status, landed.text).toBe(200);
+  expect(landed.headers.get("cache-control")).toBe("no-store");
   return landed.body.connection as Connection;
 }
 
@@ -316,6 +317,7 @@ describe("per-caller connections", () => {
     const page = await browse(await upstream.issuer.authorize(bobStarted.authorizationUrl, { subject: "bob" }));
     expect(page.status, page.text).toBe(200);
     expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("cache-control")).toBe("no-store");
     for (const token of upstream.issuer.issued) expect(page.text).not.toContain(token);
     const bobs = await as(agents.bob, "GET", `/services/${PER_CALLER}/connections`);
     expect(bobs.status, bobs.text).toBe(200);

@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveRegistry } from "../../../examples/registry/serve.mjs";
 import { startHost, type TestHost } from "./support/host.js";
@@ -56,5 +58,81 @@ describe("CYRNEL_DOWNLOAD_DENY_PRIVATE=1", () => {
   it("is off by default: local services install as before", async () => {
     const response = await open.api("POST", "/registries", { url: local.url });
     expect(response.status, response.text).toBe(201);
+  });
+});
+
+/**
+ * A definition on a slow but steady link installs even when the whole transfer takes longer than
+ * CYRNEL_DOWNLOAD_TIMEOUT_MS (an idle timeout: the longest wait for the next bytes); a URL that answers a web page
+ * is refused with a message that says so. The pauses are a fifth of the idle timeout.
+ */
+describe("definition downloads", () => {
+  let slowHost: TestHost;
+  let upstream: Server;
+  let upstreamUrl: string;
+  const timers: NodeJS.Timeout[] = [];
+  const document = JSON.stringify({
+    openapi: "3.0.3",
+    info: { title: "slow", version: "1.0.0" },
+    servers: [{ url: "http://127.0.0.1:9" }],
+    paths: Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `/things/${i}`,
+        { get: { operationId: `getThing${i}`, summary: `Thing ${i}`, responses: { 200: { description: "ok" } } } },
+      ]),
+    ),
+  });
+
+  beforeAll(async () => {
+    upstream = createServer((req, res) => {
+      if (req.url === "/slow.json") {
+        // Ten pieces 200 ms apart: about 1.8 s in all, against an idle timeout of 1 s.
+        res.writeHead(200, { "content-type": "application/json" });
+        const size = Math.ceil(document.length / 10);
+        let offset = 0;
+        const next = () => {
+          res.write(document.slice(offset, offset + size));
+          offset += size;
+          if (offset >= document.length) res.end();
+          else timers.push(setTimeout(next, 200));
+        };
+        next();
+      } else {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end("<!doctype html><html><head><title>slow.json at main</title></head><body>…</body></html>");
+      }
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    slowHost = await startHost({ env: { CYRNEL_DOWNLOAD_TIMEOUT_MS: "1000" } });
+  });
+  afterAll(async () => {
+    for (const timer of timers) clearTimeout(timer);
+    await slowHost?.stop();
+    await new Promise<void>((resolve) => upstream?.close(() => resolve()));
+  });
+
+  it("installs a definition that arrives steadily for longer than the idle timeout", async () => {
+    const response = await slowHost.api("POST", "/services", {
+      id: "slow",
+      adapter: "openapi",
+      url: `${upstreamUrl}/slow.json`,
+    });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.toolCount).toBe(40);
+  });
+
+  it("refuses a URL that answers an HTML page, saying so", async () => {
+    const response = await slowHost.api("POST", "/services", {
+      id: "page",
+      adapter: "openapi",
+      url: `${upstreamUrl}/blob/main/slow.json`,
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body.error).toBe(
+      `definition at ${upstreamUrl}/blob/main/slow.json answered an HTML page (text/html), not a document the ` +
+        `"openapi" adapter reads: check that the URL points at the raw file, not at a web page that shows it`,
+    );
+    expect((await slowHost.api("GET", "/services/page")).status).toBe(404);
   });
 });

@@ -6,6 +6,7 @@ import type { ApprovalSummary } from "../api/types";
 import { Link } from "../router/router";
 import { Badge, toneOf } from "./badge";
 import { CallerName } from "./caller-name";
+import { ScrollPre } from "./scroll-pre";
 import { TimeAgo } from "./time-ago";
 
 export function ApprovalCard({
@@ -33,7 +34,9 @@ export function ApprovalCard({
           · <TimeAgo at={approval.createdAt} />
         </span>
       </header>
-      <pre className="code-block small">{previewText(approval)}</pre>
+      <ScrollPre className="code-block small" label="Parameters">
+        {previewText(approval)}
+      </ScrollPre>
       {cut && (
         <p className="muted">
           Only the start of the parameters is shown: they are {sizeText(approval.parametersBytes)}

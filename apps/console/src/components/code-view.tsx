@@ -1,9 +1,11 @@
+import { ScrollPre } from "./scroll-pre";
+
 /** Submitted code with line numbers (as type-check errors cite them: code.ts:line:col). */
-export function CodeView({ code }: { code: string }) {
+export function CodeView({ code, label = "Code" }: { code: string; label?: string }) {
   // A final newline ends the last line; it does not start another.
   const lines = code.replace(/\n$/, "").split("\n");
   return (
-    <pre className="code-view">
+    <ScrollPre className="code-view" label={label}>
       <code>
         {lines.map((line, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: a line's number is its identity.
@@ -16,6 +18,6 @@ export function CodeView({ code }: { code: string }) {
           </span>
         ))}
       </code>
-    </pre>
+    </ScrollPre>
   );
 }

@@ -11,6 +11,7 @@ import { useLoad } from "../hooks/use-load";
 import { isCut, previewText, sizeText } from "./approval-card";
 import { Dialog } from "./dialog";
 import { ErrorBox } from "./error-box";
+import { ScrollPre } from "./scroll-pre";
 
 export type Verb = "approve" | "deny";
 
@@ -62,9 +63,9 @@ export function DecisionDialog({
           <p>
             Process {approval.processId} asks to call <code>{`${approval.serviceId}.${approval.toolId}`}</code> with:
           </p>
-          <pre className="code-block small">
+          <ScrollPre className="code-block small" label="Parameters">
             {whole.data ? JSON.stringify(whole.data.parameters, null, 2) : previewText(approval)}
-          </pre>
+          </ScrollPre>
           {cut && whole.loading && <p className="muted">Reading the whole parameters…</p>}
           <ErrorBox error={whole.error} title="Could not read the whole parameters (the start is shown)" />
           <p className="muted">

@@ -1,6 +1,10 @@
 /**
  * A modal dialog on the native <dialog>: showModal() makes the rest of the page inert (focus stays inside), Escape
- * closes it, and on close focus goes back to the element that opened it.
+ * closes it, and on close focus goes back to the element that opened it — or, when that is gone (the approval card
+ * whose Approve button opened it was decided), to the page's heading rather than the document's body.
+ *
+ * On open, focus goes to what the dialog is for: an element marked `data-autofocus`, else its first field, else its
+ * primary button, else its first control — not the × in the header, which showModal() would pick.
  */
 import { type ReactNode, useEffect, useId, useRef } from "react";
 
@@ -29,6 +33,7 @@ export function Dialog({
     if (open && !dialog.open) {
       opener.current = document.activeElement;
       dialog.showModal();
+      firstControl(dialog)?.focus();
     } else if (!open && dialog.open) {
       dialog.close();
     }
@@ -38,7 +43,8 @@ export function Dialog({
     const dialog = ref.current;
     if (!dialog) return;
     const closed = () => {
-      if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
+      const back = opener.current instanceof HTMLElement && opener.current.isConnected ? opener.current : null;
+      (back ?? document.querySelector<HTMLElement>("main h1"))?.focus();
       opener.current = null;
     };
     const cancel = (event: Event) => {
@@ -88,4 +94,17 @@ export function Dialog({
       )}
     </dialog>
   );
+}
+
+const FIELD = 'input:not([type="hidden"]), select, textarea';
+
+/** Where focus starts in an open dialog (see the file comment); null leaves the browser's choice. */
+function firstControl(dialog: HTMLDialogElement): HTMLElement | null {
+  const body = dialog.querySelector(".dialog-body");
+  if (!body) return null;
+  const usable = (selector: string) =>
+    [...body.querySelectorAll<HTMLElement>(selector)].find(
+      (element) => !element.hasAttribute("disabled") && element.getClientRects().length > 0,
+    ) ?? null;
+  return usable("[data-autofocus]") ?? usable(FIELD) ?? usable(".button.primary") ?? usable(FOCUSABLE);
 }

@@ -5,6 +5,9 @@
  * command that starts it (forms/definitions.ts builds each definition). One request does the download and the tool
  * generation, so progress is shown as an indeterminate bar with the elapsed time; the host's error (code and
  * message) is shown as it answered.
+ *
+ * Closing the dialog would not stop the request (the host installs it either way) and would hide how it ended, so
+ * while it runs Escape, × and Cancel keep the dialog open and say why.
  */
 import { type FormEvent, useState } from "react";
 import { api, unwrap } from "../api/client";
@@ -32,9 +35,23 @@ export function InstallServiceDialog({
   onClose(): void;
   onInstalled(id: string, service: InstalledService): void;
 }) {
+  const [busy, setBusy] = useState(false);
+  const [heldOpen, setHeldOpen] = useState(false);
+  const close = () => {
+    if (busy) setHeldOpen(true);
+    else onClose();
+  };
   return (
-    <Dialog open={open} title="Install a service" onClose={onClose} wide>
-      <InstallForm onInstalled={onInstalled} onCancel={onClose} />
+    <Dialog open={open} title="Install a service" onClose={close} wide>
+      <InstallForm
+        onInstalled={onInstalled}
+        onCancel={close}
+        onBusy={(next) => {
+          setBusy(next);
+          if (!next) setHeldOpen(false);
+        }}
+        heldOpen={heldOpen}
+      />
     </Dialog>
   );
 }
@@ -42,9 +59,14 @@ export function InstallServiceDialog({
 function InstallForm({
   onInstalled,
   onCancel,
+  onBusy,
+  heldOpen,
 }: {
   onInstalled(id: string, service: InstalledService): void;
   onCancel(): void;
+  onBusy(busy: boolean): void;
+  /** Whether the operator tried to close the dialog while the install ran. */
+  heldOpen: boolean;
 }) {
   const [source, setSource] = useState<Source>("url");
   const [id, setId] = useState("");
@@ -93,6 +115,15 @@ function InstallForm({
   );
 
   const install = useAction(async () => {
+    onBusy(true);
+    try {
+      onInstalled(...(await installed()));
+    } finally {
+      onBusy(false);
+    }
+  });
+
+  const installed = async (): Promise<[string, InstalledService]> => {
     let result: InstalledService;
     if (source === "registry") {
       result = await unwrap(
@@ -113,8 +144,8 @@ function InstallForm({
         }),
       );
     }
-    onInstalled(result.id, result);
-  });
+    return [result.id, result];
+  };
 
   /** The definition text for the chosen source, or null when the host downloads it from `url`. */
   const definitionText = async (): Promise<string | null> => {
@@ -373,10 +404,16 @@ function InstallForm({
       </div>
 
       {install.busy && <Progress label="Reading the definition and generating its tools" />}
+      {install.busy && heldOpen && (
+        <p className="notice" role="alert">
+          The install is still running on the host, and closing this dialog would not stop it: it stays open until the
+          install ends, to show how.
+        </p>
+      )}
       <ErrorBox error={install.error} title="The service was not installed" />
 
       <div className="dialog-actions">
-        <button type="button" className="button" onClick={onCancel} disabled={install.busy}>
+        <button type="button" className="button" onClick={onCancel}>
           Cancel
         </button>
         <button type="submit" className="button primary" disabled={!ready || install.busy}>

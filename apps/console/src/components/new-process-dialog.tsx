@@ -43,11 +43,19 @@ export function NewProcessDialog({
         className="stack"
         onSubmit={(event) => {
           event.preventDefault();
-          void create.run();
+          if (!create.busy && code.trim() !== "") void create.run();
+        }}
+        // Ctrl+Enter (Cmd+Enter on a Mac) runs from anywhere in the form, the code editor included.
+        onKeyDown={(event) => {
+          if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+          event.preventDefault();
+          event.currentTarget.requestSubmit();
         }}
       >
         <label>
-          TypeScript
+          <span>
+            TypeScript <span className="muted">(Ctrl+Enter or ⌘+Enter runs it)</span>
+          </span>
           <textarea
             className="code-input"
             value={code}
@@ -78,7 +86,12 @@ export function NewProcessDialog({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" className="button primary" disabled={create.busy || code.trim() === ""}>
+          <button
+            type="submit"
+            className="button primary"
+            disabled={create.busy || code.trim() === ""}
+            aria-keyshortcuts="Control+Enter Meta+Enter"
+          >
             {create.busy ? "Starting…" : "Run"}
           </button>
         </div>

@@ -3,15 +3,20 @@
  * Config is sent as a JSON merge patch of what changed (a field cleared in the form is removed); secrets only as
  * the fields typed in, and are never shown: the host answers their names only.
  */
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { api, unwrap } from "../api/client";
+import { hasFields } from "../forms/schema-fields";
 import { useAction } from "../hooks/use-action";
 import { useLoad } from "../hooks/use-load";
 import { Badge } from "./badge";
 import { ErrorBox } from "./error-box";
 import { Loading } from "./loading";
-import { ConfigForm, hasFields, SecretsForm } from "./schema-form";
 import { isSecretHeaderOrQuery } from "./secret-headers";
+
+// rjsf and its validator are a third of the console's script: fetched when a form first shows, not at sign-in.
+const ConfigForm = lazy(() => import("./schema-form").then((module) => ({ default: module.ConfigForm })));
+const SecretsForm = lazy(() => import("./schema-form").then((module) => ({ default: module.SecretsForm })));
+const loadingForm = <Loading what="Loading the form" />;
 
 type Json = Record<string, unknown>;
 export type Owner = "services" | "modules";
@@ -75,14 +80,16 @@ export function ConfigSection({
           {config.loading && !config.data && <Loading what="Loading the configuration" />}
           <ErrorBox error={config.error} title="Could not load the configuration" />
           {config.data && (
-            <ConfigForm
-              key={JSON.stringify(config.data.config)}
-              idPrefix={`${owner}-config`}
-              schema={schema}
-              value={config.data.config}
-              busy={save.busy}
-              onSubmit={(next) => void save.run(next)}
-            />
+            <Suspense fallback={loadingForm}>
+              <ConfigForm
+                key={JSON.stringify(config.data.config)}
+                idPrefix={`${owner}-config`}
+                schema={schema}
+                value={config.data.config}
+                busy={save.busy}
+                onSubmit={(next) => void save.run(next)}
+              />
+            </Suspense>
           )}
           <ErrorBox error={save.error} title="The configuration was not saved" />
           {saved && !save.error && (
@@ -141,15 +148,17 @@ export function SecretsSection({
           {secrets.loading && !secrets.data && <Loading what="Loading secret names" />}
           <ErrorBox error={secrets.error} title="Could not load the secret names" />
           {secrets.data && (
-            <SecretsForm
-              idPrefix={`${owner}-secrets`}
-              schema={schema}
-              setNames={names}
-              busy={save.busy}
-              onSubmit={(values) => {
-                if (Object.keys(values).length > 0) void save.run(values);
-              }}
-            />
+            <Suspense fallback={loadingForm}>
+              <SecretsForm
+                idPrefix={`${owner}-secrets`}
+                schema={schema}
+                setNames={names}
+                busy={save.busy}
+                onSubmit={(values) => {
+                  if (Object.keys(values).length > 0) void save.run(values);
+                }}
+              />
+            </Suspense>
           )}
           <ErrorBox error={save.error} title="The secrets were not saved" />
           {saved && !save.error && (

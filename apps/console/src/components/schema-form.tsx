@@ -6,16 +6,9 @@ import Form, { type IChangeEvent } from "@rjsf/core";
 import type { RJSFSchema, UiSchema } from "@rjsf/utils";
 import { useMemo, useState } from "react";
 import { cspSafeValidator } from "../forms/csp-safe-validator";
+import { propertiesOf } from "../forms/schema-fields";
 
 type Json = Record<string, unknown>;
-
-const propertiesOf = (schema: Json) => Object.keys((schema.properties as Json | undefined) ?? {});
-
-/** Whether the schema has any field to show. */
-export const hasFields = (schema: Json) =>
-  propertiesOf(schema).length > 0 ||
-  schema.additionalProperties === true ||
-  typeof schema.additionalProperties === "object";
 
 export function ConfigForm({
   schema,

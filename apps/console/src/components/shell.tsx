@@ -1,8 +1,10 @@
 /** The frame around every page: a skip link, the navigation (a menu button on narrow windows), sign-out, the page. */
 import { type ReactNode, useState } from "react";
 import { storeKey } from "../auth/session-key";
+import { useFocusRescue } from "../hooks/use-focus-rescue";
 import { Link } from "../router/router";
 import type { Section } from "../routes";
+import { SkipLinks } from "./skip-links";
 
 const NAV: { section: Exclude<Section, null>; to: string; label: string }[] = [
   { section: "overview", to: "/", label: "Overview" },
@@ -18,49 +20,55 @@ const NAV: { section: Exclude<Section, null>; to: string; label: string }[] = [
 
 export function Shell({ current, children }: { current: Section; children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
+  useFocusRescue();
   return (
-    <div className="shell">
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header className="topbar">
-        <Link to="/" className="brand">
-          <span className="brand-mark" aria-hidden="true">
-            ◆
-          </span>
-          cyrnel
-        </Link>
-        <button
-          type="button"
-          className="menu-button"
-          aria-expanded={menuOpen}
-          aria-controls="nav"
-          onClick={() => setMenuOpen((open) => !open)}
-        >
-          Menu
-        </button>
-      </header>
-      <nav id="nav" className={menuOpen ? "nav open" : "nav"} aria-label="Main">
-        <ul>
-          {NAV.map((item) => (
-            <li key={item.section}>
-              <Link
-                to={item.to}
-                aria-current={item.section === current ? "page" : undefined}
-                onClick={() => setMenuOpen(false)}
-              >
-                {item.label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-        <button type="button" className="button subtle sign-out" onClick={() => storeKey(null)}>
-          Sign out
-        </button>
-      </nav>
-      <main id="main" className="main">
-        {children}
-      </main>
-    </div>
+    <SkipLinks>
+      {(pageLinks) => (
+        <div className="shell">
+          <a className="skip-link" href="#main">
+            Skip to content
+          </a>
+          {pageLinks}
+          <header className="topbar">
+            <Link to="/" className="brand">
+              <span className="brand-mark" aria-hidden="true">
+                ◆
+              </span>
+              cyrnel
+            </Link>
+            <button
+              type="button"
+              className="menu-button"
+              aria-expanded={menuOpen}
+              aria-controls="nav"
+              onClick={() => setMenuOpen((open) => !open)}
+            >
+              Menu
+            </button>
+          </header>
+          <nav id="nav" className={menuOpen ? "nav open" : "nav"} aria-label="Main">
+            <ul>
+              {NAV.map((item) => (
+                <li key={item.section}>
+                  <Link
+                    to={item.to}
+                    aria-current={item.section === current ? "page" : undefined}
+                    onClick={() => setMenuOpen(false)}
+                  >
+                    {item.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            <button type="button" className="button subtle sign-out" onClick={() => storeKey(null)}>
+              Sign out
+            </button>
+          </nav>
+          <main id="main" className="main">
+            {children}
+          </main>
+        </div>
+      )}
+    </SkipLinks>
   );
 }

@@ -1,4 +1,10 @@
-/** An on/off control: a real button with role="switch", so keyboards and screen readers treat it as one. */
+/**
+ * An on/off control: a real button with role="switch", so keyboards and screen readers treat it as one.
+ *
+ * `disabled` is `aria-disabled`, not the `disabled` attribute: a switch is disabled while its own change is saved,
+ * and a button that becomes `disabled` under the keyboard loses focus to the page's body (Space on a tool switch
+ * would send the next Tab back to the top of the page). It stays focusable and ignores presses instead.
+ */
 export function Switch({
   checked,
   label,
@@ -16,9 +22,11 @@ export function Switch({
       role="switch"
       aria-checked={checked}
       aria-label={label}
+      aria-disabled={disabled || undefined}
       className="switch"
-      disabled={disabled}
-      onClick={() => onChange(!checked)}
+      onClick={() => {
+        if (!disabled) onChange(!checked);
+      }}
     >
       <span className="switch-track" aria-hidden="true">
         <span className="switch-thumb" />

@@ -16,6 +16,7 @@ import { ErrorBox } from "../components/error-box";
 import { Loading } from "../components/loading";
 import { PageHeader } from "../components/page-header";
 import { RunTimeline } from "../components/run-timeline";
+import { ScrollPre } from "../components/scroll-pre";
 import { TimeAgo } from "../components/time-ago";
 import { useAction } from "../hooks/use-action";
 import { useInterval } from "../hooks/use-interval";
@@ -144,7 +145,9 @@ export function ProcessPage({ id }: { id: number }) {
       {error && idle && (
         <div className="error-box" role="alert">
           <strong>Error</strong>
-          <pre className="plain-pre">{error}</pre>
+          <ScrollPre className="plain-pre" label="Error">
+            {error}
+          </ScrollPre>
         </div>
       )}
 
@@ -160,15 +163,15 @@ export function ProcessPage({ id }: { id: number }) {
       <div className="two-columns">
         <section className="card" aria-labelledby="stdout-title">
           <h2 id="stdout-title">stdout</h2>
-          <pre className="console-output" data-testid="stdout" aria-live="polite">
+          <ScrollPre className="console-output" data-testid="stdout" aria-live="polite" label="stdout">
             {live.stdout || <span className="muted">{idle ? "empty" : "nothing yet"}</span>}
-          </pre>
+          </ScrollPre>
         </section>
         <section className="card" aria-labelledby="stderr-title">
           <h2 id="stderr-title">stderr</h2>
-          <pre className="console-output stderr" data-testid="stderr">
+          <ScrollPre className="console-output stderr" data-testid="stderr" label="stderr">
             {live.stderr || <span className="muted">{idle ? "empty" : "nothing yet"}</span>}
-          </pre>
+          </ScrollPre>
         </section>
       </div>
 
@@ -177,9 +180,9 @@ export function ProcessPage({ id }: { id: number }) {
       {live.ended && (
         <section className="card" aria-labelledby="output-title">
           <h2 id="output-title">Output</h2>
-          <pre className="code-block" data-testid="output">
+          <ScrollPre className="code-block" data-testid="output" label="Output">
             {JSON.stringify(live.ended.output, null, 2)}
-          </pre>
+          </ScrollPre>
         </section>
       )}
 

@@ -16,6 +16,7 @@ import { PolicySection } from "../components/policy-editor";
 import { Progress } from "../components/progress";
 import { SecretHeadersSection } from "../components/secret-headers";
 import { ServiceTools } from "../components/service-tools";
+import { useSkipLink } from "../components/skip-links";
 import { Switch } from "../components/switch";
 import { TimeAgo } from "../components/time-ago";
 import { useAction } from "../hooks/use-action";
@@ -25,6 +26,8 @@ import { Link, navigate, useLocation } from "../router/router";
 export function ServicePage({ id }: { id: string }) {
   const { search } = useLocation();
   const service = useLoad(() => unwrap(api.GET("/services/{id}", { params: { path: { id } } })), [id]);
+  // The tools come after the configuration, secrets and policy forms: dozens of Tabs without this.
+  useSkipLink("tools-title", "Skip to tools");
   // Bumped whenever something that changes the tools' flags or policies is saved, so the tool list reloads.
   const [revision, setRevision] = useState(0);
   const refresh = () => {

@@ -1,15 +1,18 @@
 /** One tool: its docs page (the Markdown agents read), sanitised and rendered, with its switch and policy. */
+import { lazy, Suspense } from "react";
 import { api, unwrap } from "../api/client";
 import { Badge, toneOf } from "../components/badge";
 import { ErrorBox } from "../components/error-box";
 import { Loading } from "../components/loading";
-import { Markdown } from "../components/markdown";
 import { PageHeader } from "../components/page-header";
 import { annotationBadges } from "../components/service-tools";
 import { Switch } from "../components/switch";
 import { useAction } from "../hooks/use-action";
 import { useLoad } from "../hooks/use-load";
 import { Link, segment } from "../router/router";
+
+// marked and DOMPurify are needed on this page only: fetched when a docs page first shows, not at sign-in.
+const Markdown = lazy(() => import("../components/markdown").then((module) => ({ default: module.Markdown })));
 
 export function ToolPage({ serviceId, toolId }: { serviceId: string; toolId: string }) {
   const path = { serviceId, toolId };
@@ -51,7 +54,9 @@ export function ToolPage({ serviceId, toolId }: { serviceId: string; toolId: str
       <ErrorBox error={docs.error} title="Could not load the docs" />
       {docs.data !== undefined && (
         <article className="card" aria-label="Documentation">
-          <Markdown text={docs.data} />
+          <Suspense fallback={<Loading what="Loading the docs" />}>
+            <Markdown text={docs.data} />
+          </Suspense>
         </article>
       )}
     </>

@@ -39,6 +39,25 @@ export function ToolsPage() {
     [search, serviceId, includeDisabled],
   );
 
+  // A search that finds nothing callable asks again with the tools that cannot be called, to say why: right after an
+  // install the new service is disabled, and "no tool matches" would send the operator looking for the wrong thing.
+  const nothingCallable = search.trim() !== "" && !includeDisabled && tools.data?.items.length === 0;
+  const uncallable = useLoad(
+    async () =>
+      nothingCallable
+        ? (
+            await unwrap(
+              api.GET("/tools", {
+                params: {
+                  query: { limit: 100, search: search.trim(), includeDisabled: true, ...(serviceId && { serviceId }) },
+                },
+              }),
+            )
+          ).items
+        : [],
+    [nothingCallable, search, serviceId],
+  );
+
   const setParams = (change: Record<string, string>) => {
     const next = new URLSearchParams(params);
     for (const [key, value] of Object.entries(change)) {
@@ -110,11 +129,15 @@ export function ToolsPage() {
       {tools.loading && !tools.data && <Loading what="Loading tools" />}
       {tools.data &&
         (tools.data.items.length === 0 ? (
-          <p className="empty">
-            {search
-              ? "No callable tool matches. Try other words, or include disabled tools."
-              : "No tools yet: install a service."}
-          </p>
+          search ? (
+            <NothingCallable
+              matches={uncallable.data ?? []}
+              disabledServices={new Set((services.data ?? []).filter((s) => !s.enabled).map((s) => s.id))}
+              onInclude={() => setParams({ disabled: "1" })}
+            />
+          ) : (
+            <p className="empty">No tools yet: install a service.</p>
+          )
         ) : (
           <ol className="tool-list">
             {tools.data.items.map((tool, rank) => (
@@ -141,5 +164,44 @@ export function ToolsPage() {
           </ol>
         ))}
     </>
+  );
+}
+
+/** Why a search found nothing callable: the matches that cannot be called, by service, and what would change that. */
+function NothingCallable({
+  matches,
+  disabledServices,
+  onInclude,
+}: {
+  matches: { serviceId: string }[];
+  disabledServices: Set<string>;
+  onInclude(): void;
+}) {
+  if (matches.length === 0) {
+    return <p className="empty">No tool matches. Try other words.</p>;
+  }
+  const byService = new Map<string, number>();
+  for (const match of matches) byService.set(match.serviceId, (byService.get(match.serviceId) ?? 0) + 1);
+  return (
+    <div className="empty" role="status">
+      <p>
+        No callable tool matches, but {matches.length === 100 ? "100 or more" : matches.length}{" "}
+        {matches.length === 1 ? "tool that cannot be called matches" : "tools that cannot be called match"}:{" "}
+        <button type="button" className="link-button" onClick={onInclude}>
+          show them
+        </button>
+        .
+      </p>
+      <ul>
+        {[...byService].map(([serviceId, count]) => (
+          <li key={serviceId}>
+            {count} in <Link to={`/services/${segment(serviceId)}`}>{serviceId}</Link>
+            {disabledServices.has(serviceId)
+              ? ": the service is disabled — enable it on its page to call them."
+              : ": switched off, or the service is not running — see its page."}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -5,7 +5,16 @@
  * console makes carries the operator's key itself. They are mounted before the
  * auth middleware and are not API routes (`/openapi.json` does not list them).
  * Every answer carries a CSP that allows only this origin's own scripts, styles,
- * images and API: nothing inline, no eval, no other origin, no framing.
+ * images and API: nothing inline, no eval, no other origin, no framing; and a
+ * Permissions-Policy that denies every powerful feature the console never uses.
+ *
+ * Compression: the console's build writes a Brotli (`.br`) and a gzip (`.gz`)
+ * copy beside each text file worth compressing (apps/console/vite.config.ts),
+ * once, at build time, at the best ratio. The host picks one by the request's
+ * Accept-Encoding (Brotli first) and sends it as is: no compression on the
+ * request path, no CPU spent at start. A build without the copies is served
+ * uncompressed. Compressible files always vary on Accept-Encoding, so a shared
+ * cache never hands a Brotli body to a client that did not ask for it.
  */
 import { statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
@@ -30,6 +39,33 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/**
+ * The console needs none of these; denying them means a script that got in anyway (or a page it opened on this
+ * origin) cannot ask for a camera, a location or a USB device. `clipboard-write` stays allowed: the keys page copies
+ * a new key. Only features Chromium knows are listed: an unknown one is reported as an error in the console.
+ */
+export const CONSOLE_PERMISSIONS_POLICY = [
+  "accelerometer=()",
+  "autoplay=()",
+  "bluetooth=()",
+  "camera=()",
+  "display-capture=()",
+  "encrypted-media=()",
+  "geolocation=()",
+  "gyroscope=()",
+  "hid=()",
+  "idle-detection=()",
+  "magnetometer=()",
+  "microphone=()",
+  "midi=()",
+  "payment=()",
+  "publickey-credentials-get=()",
+  "screen-wake-lock=()",
+  "serial=()",
+  "usb=()",
+  "xr-spatial-tracking=()",
+].join(", ");
+
 const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy": CONSOLE_CSP,
   "x-content-type-options": "nosniff",
@@ -37,6 +73,7 @@ const SECURITY_HEADERS: Record<string, string> = {
   "x-frame-options": "DENY",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
+  "permissions-policy": CONSOLE_PERMISSIONS_POLICY,
 };
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -51,6 +88,15 @@ const CONTENT_TYPES: Record<string, string> = {
   ".woff2": "font/woff2",
   ".txt": "text/plain; charset=utf-8",
 };
+
+/** The types the build precompresses (the rest, images and fonts, are compressed already or tiny). */
+const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".json", ".svg", ".txt"]);
+
+/** The precompressed copies, in order of preference, by the file suffix the build gives them. */
+const ENCODINGS = [
+  { name: "br", suffix: ".br" },
+  { name: "gzip", suffix: ".gz" },
+] as const;
 
 /** Vite names everything under assets/ by its content hash: a changed file has a new name, so it can be cached for good. */
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -138,10 +184,43 @@ async function regularFile(file: string): Promise<boolean> {
 }
 
 async function fileResponse(c: Context, file: string, cacheControl: string): Promise<Response> {
-  const body = await readFile(file);
   const headers = new Headers(SECURITY_HEADERS);
-  headers.set("content-type", CONTENT_TYPES[extname(file)] ?? "application/octet-stream");
-  headers.set("content-length", String(body.byteLength));
+  const type = extname(file);
+  headers.set("content-type", CONTENT_TYPES[type] ?? "application/octet-stream");
   headers.set("cache-control", cacheControl);
+  let body: Buffer | undefined;
+  if (COMPRESSIBLE.has(type)) {
+    headers.set("vary", "accept-encoding");
+    const accepted = acceptedEncodings(c.req.header("accept-encoding"));
+    for (const encoding of ENCODINGS) {
+      if (!accepted.has(encoding.name)) continue;
+      body = await readFile(file + encoding.suffix).catch(() => undefined);
+      if (body === undefined) continue;
+      headers.set("content-encoding", encoding.name);
+      break;
+    }
+  }
+  body ??= await readFile(file);
+  headers.set("content-length", String(body.byteLength));
   return new Response(c.req.method === "HEAD" ? null : body, { status: 200, headers });
+}
+
+/**
+ * The content codings an `Accept-Encoding` header allows (RFC 9110 §12.5.3): listed with a weight above zero, or
+ * covered by `*`. Weights only allow or refuse here: the host always prefers Brotli, the smaller.
+ */
+export function acceptedEncodings(header: string | undefined): Set<string> {
+  const allowed = new Set<string>();
+  const refused = new Set<string>();
+  let any = false;
+  for (const part of (header ?? "").split(",")) {
+    const [name = "", ...params] = part.trim().toLowerCase().split(";");
+    if (name === "") continue;
+    const weight = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const ok = weight === undefined || Number(weight.slice(2)) > 0;
+    if (name === "*") any = ok;
+    else (ok ? allowed : refused).add(name);
+  }
+  if (any) for (const { name } of ENCODINGS) if (!refused.has(name)) allowed.add(name);
+  return allowed;
 }

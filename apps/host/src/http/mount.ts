@@ -76,9 +76,10 @@ export function mountRoutes(app: Hono, routes: RouteDefinition[], options: Mount
         input.body = check(body, read.present ? read.value : {}, "request body", !read.present);
       }
       const reply = await route.handler(input as never);
-      if (reply instanceof Response) return reply;
-      if (options.validateResponses) checkResponse(route, reply, responseChecks);
-      return toResponse(reply);
+      if (!(reply instanceof Response) && options.validateResponses) checkResponse(route, reply, responseChecks);
+      const response = reply instanceof Response ? reply : toResponse(reply);
+      if (route.noStore) response.headers.set("cache-control", "no-store");
+      return response;
     };
 
     const errors = answerableErrors(route);

@@ -66,6 +66,11 @@ export interface RouteDefinition<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The answer carries a key or other secret material (a new API key, an authorization URL with its single-use
+   * state): it is sent with `Cache-Control: no-store`, so no browser, proxy or disk cache keeps a copy.
+   */
+  noStore?: boolean;
   /** Routes that carry service definitions accept bigger bodies. */
   bodyLimit?: "default" | "definition";
   /**

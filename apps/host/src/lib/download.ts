@@ -1,7 +1,15 @@
 /**
  * Downloads for definitions, registry documents and module archives:
- * http/https only, a byte cap enforced while streaming, a timeout covering
- * the whole transfer, and at most 5 redirects (each re-checked).
+ * http/https only, a byte cap enforced while streaming, and at most 5
+ * redirects (each re-checked).
+ *
+ * Two timeouts: an idle one (`timeoutMs`, CYRNEL_DOWNLOAD_TIMEOUT_MS) that
+ * fires when no progress is made for that long (no connection, no headers, no
+ * bytes), and a generous bound on the whole transfer (`totalTimeoutMs`,
+ * CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS). A large document on a slow but steady
+ * link therefore arrives (13 MB at 1 MB/s takes 13 s), a stalled one fails
+ * quickly, and the byte cap with the total bound keeps a trickle from holding
+ * a request for ever. Each failure names the setting that would change it.
  *
  * Failures are classified: what the caller sent or what came back is wrong
  * (a bad or non-http URL, an HTTP 4xx, a body over the cap) is always a 400;
@@ -29,7 +37,10 @@ import { nonPublicKind } from "./public-address.js";
 
 export interface DownloadOptions {
   maxBytes: number;
+  /** Idle timeout: the longest wait for the connection, the headers or the next bytes (CYRNEL_DOWNLOAD_TIMEOUT_MS). */
   timeoutMs: number;
+  /** The bound on the whole transfer, redirects included (CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS); default 5 minutes. */
+  totalTimeoutMs?: number;
   maxRedirects?: number;
   /** What is being downloaded, for error messages ("definition", "registry index", …). */
   what: string;
@@ -48,7 +59,10 @@ export async function download(
 ): Promise<{ body: Buffer; url: string; contentType: string | null }> {
   const maxRedirects = options.maxRedirects ?? 5;
   const upstream = options.upstreamFailure ?? "bad_request";
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  const totalMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
+  const total = AbortSignal.timeout(totalMs);
+  const idle = new IdleTimer(options.timeoutMs);
+  const signal = AbortSignal.any([total, idle.signal]);
   const given = checkUrl(url, options.what);
   let current = given;
   /** Whether the URL given resolves to a non-public address (asked at the first redirect to another host). */
@@ -72,6 +86,7 @@ export async function download(
         signal,
         headers: { accept: options.accept ?? "*/*", "user-agent": "cyrnel" },
       });
+      idle.progress();
       if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
         await response.body?.cancel();
         if (redirects >= maxRedirects) {
@@ -91,26 +106,82 @@ export async function download(
         );
       }
       return {
-        body: await readCapped(response, options, current),
+        body: await readCapped(response, options, current, idle),
         url: current,
         contentType: response.headers.get("content-type"),
       };
     }
   } catch (error) {
     if (error instanceof CyrnelError) throw error;
-    const reason = signal.aborted ? `timed out after ${options.timeoutMs} ms` : causeOf(error);
+    const reason = idle.signal.aborted
+      ? `nothing arrived for ${options.timeoutMs} ms (the idle timeout, CYRNEL_DOWNLOAD_TIMEOUT_MS)`
+      : total.aborted
+        ? `not finished after ${totalMs} ms (CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS)`
+        : causeOf(error);
     throw failure(upstream, options.what, current, reason);
+  } finally {
+    idle.stop();
   }
 }
 
-export async function downloadText(url: string, options: DownloadOptions): Promise<string> {
-  const { body } = await download(url, options);
-  return body.toString("utf8");
+export const DEFAULT_TOTAL_TIMEOUT_MS = 300_000;
+
+/** Aborts its signal when `progress()` has not been called for `ms`; started at once. */
+class IdleTimer {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  readonly signal = this.controller.signal;
+
+  constructor(private readonly ms: number) {
+    this.progress();
+  }
+
+  progress(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(new Error("idle timeout")), this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** `expected`: what the text should be (for the message when it is a web page instead, see `refuseWebPage`). */
+export async function downloadText(url: string, options: DownloadOptions & { expected: string }): Promise<string> {
+  const response = await download(url, options);
+  refuseWebPage(response, options.what, options.expected);
+  return response.body.toString("utf8");
+}
+
+/**
+ * An HTML page where a document was expected is the usual mistake behind a definition URL: the page of a
+ * repository or a documentation site showing the file rather than the file. Said plainly here, it would otherwise
+ * surface as a parse error about a `<` far from its cause. Judged by the body (after optional whitespace and a
+ * byte-order mark, `<!doctype html`, `<html` or `<head`), so a JSON or YAML file served with a wrong
+ * `text/html` type still passes.
+ */
+function refuseWebPage(
+  response: { body: Buffer; url: string; contentType: string | null },
+  what: string,
+  expected: string,
+) {
+  const start = response.body
+    .subarray(0, 512)
+    .toString("utf8")
+    .replace(/^\uFEFF?\s*/, "");
+  if (!/^<(!doctype\s+html|html[\s>]|head[\s>])/i.test(start)) return;
+  const type = response.contentType?.split(";")[0]?.trim() || "no content type";
+  throw new CyrnelError(
+    "bad_request",
+    `${what} at ${response.url} answered an HTML page (${type}), not ${expected}: check that the URL points at the ` +
+      "raw file, not at a web page that shows it",
+  );
 }
 
 /** Downloads and parses JSON; `url` is where it was finally served from (after redirects). */
 export async function downloadJson(url: string, options: DownloadOptions): Promise<{ value: unknown; url: string }> {
   const response = await download(url, { accept: "application/json", ...options });
+  refuseWebPage(response, options.what, "a JSON document");
   const text = response.body.toString("utf8");
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new CyrnelError("bad_request", `${options.what} at ${url} nests deeper than ${MAX_JSON_DEPTH} levels`);
@@ -167,7 +238,7 @@ function checkUrl(raw: string, what: string): string {
   return url.href;
 }
 
-async function readCapped(response: Response, options: DownloadOptions, url: string): Promise<Buffer> {
+async function readCapped(response: Response, options: DownloadOptions, url: string, idle: IdleTimer): Promise<Buffer> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > options.maxBytes) {
     await response.body?.cancel();
@@ -177,6 +248,7 @@ async function readCapped(response: Response, options: DownloadOptions, url: str
   let size = 0;
   if (!response.body) return Buffer.alloc(0);
   for await (const chunk of response.body) {
+    idle.progress();
     size += chunk.byteLength;
     if (size > options.maxBytes) throw tooLarge(options, url);
     chunks.push(chunk);

@@ -43,6 +43,8 @@ describe("connections, inside the host", () => {
     expect((await host.api("PUT", "/services/crm/oauth", settings)).status).toBe(200);
     const started = await host.api("POST", "/services/crm/connections");
     expect(started.status, started.text).toBe(201);
+    // The URL carries the single-use state: no cache may keep it.
+    expect(started.headers.get("cache-control")).toBe("no-store");
     const url = new URL(started.body.authorizationUrl);
     const state = url.searchParams.get("state")!;
     const challenge = url.searchParams.get("code_challenge")!;

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONSOLE_CSP } from "../../src/http/console-assets.js";
+import { acceptedEncodings, CONSOLE_CSP } from "../../src/http/console-assets.js";
 import { tempDir } from "../support/host.js";
 import { type InProcessHost, startInProcess } from "../support/in-process.js";
 
@@ -21,8 +22,16 @@ function fakeBuild(): string {
   );
   writeFileSync(join(dir, "assets", "index-abc123.js"), "console.log('console');");
   writeFileSync(join(dir, "assets", "index-abc123.css"), "body{}");
+  // The copies the console's build writes beside a file worth compressing (apps/console/vite.config.ts).
+  writeFileSync(join(dir, "assets", "big-def456.js"), BIG_SCRIPT);
+  writeFileSync(join(dir, "assets", "big-def456.js.br"), brotliCompressSync(BIG_SCRIPT));
+  writeFileSync(join(dir, "assets", "big-def456.js.gz"), gzipSync(BIG_SCRIPT));
   return dir;
 }
+
+const BIG_SCRIPT = Buffer.from(
+  `export const rows = ${JSON.stringify(Array.from({ length: 2000 }, (_, i) => `row ${i}`))};`,
+);
 
 describe("with a console build", () => {
   let host: InProcessHost;
@@ -70,6 +79,58 @@ describe("with a console build", () => {
     expect(style.status).toBe(200);
     expect(style.headers.get("content-type")).toBe("text/css; charset=utf-8");
     expect(await style.text()).toBe("");
+  });
+
+  it("denies powerful browser features with a Permissions-Policy on every file", async () => {
+    for (const path of ["/ui/", "/ui/services/weather", "/ui/assets/index-abc123.js"]) {
+      const policy = (await get(path)).headers.get("permissions-policy") ?? "";
+      for (const feature of ["camera", "microphone", "geolocation", "usb", "payment"]) {
+        expect(policy, `${path} ${feature}`).toContain(`${feature}=()`);
+      }
+    }
+  });
+
+  it.each([
+    ["gzip, deflate, br, zstd", "br"],
+    ["gzip", "gzip"],
+    ["br;q=0, gzip;q=0.5", "gzip"],
+    ["*", "br"],
+    ["*, br;q=0", "gzip"],
+    ["identity", null],
+    ["", null],
+  ])("sends the build's precompressed copy the client accepts (Accept-Encoding: %j → %s)", async (accept, encoding) => {
+    const response = await host.request("GET", "/ui/assets/big-def456.js", undefined, {
+      authorization: "",
+      "accept-encoding": accept,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-encoding")).toBe(encoding);
+    expect(response.headers.get("vary")).toBe("accept-encoding");
+    expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(response.headers.get("content-length")).toBe(String(body.byteLength));
+    const plain = encoding === "br" ? brotliDecompressSync(body) : encoding === "gzip" ? gunzipSync(body) : body;
+    expect(plain.equals(BIG_SCRIPT)).toBe(true);
+    if (encoding !== null) expect(body.byteLength).toBeLessThan(BIG_SCRIPT.byteLength / 3);
+  });
+
+  it("serves a file without copies as it is, still varying on Accept-Encoding; HEAD gives the copy's length", async () => {
+    const style = await host.request("GET", "/ui/assets/index-abc123.css", undefined, {
+      authorization: "",
+      "accept-encoding": "br, gzip",
+    });
+    expect([style.headers.get("content-encoding"), style.headers.get("vary"), await style.text()]).toEqual([
+      null,
+      "accept-encoding",
+      "body{}",
+    ]);
+    const head = await host.request("HEAD", "/ui/assets/big-def456.js", undefined, {
+      authorization: "",
+      "accept-encoding": "br",
+    });
+    expect(head.headers.get("content-encoding")).toBe("br");
+    expect(head.headers.get("content-length")).toBe(String(brotliCompressSync(BIG_SCRIPT).byteLength));
+    expect(acceptedEncodings("GZIP;q=1.0, br;q=0.000")).toEqual(new Set(["gzip"]));
   });
 
   it("answers index.html for the console's own routes, and 404 for missing files", async () => {

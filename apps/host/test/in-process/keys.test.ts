@@ -79,6 +79,14 @@ describe("with CYRNEL_API_KEY", () => {
   });
   afterAll(() => host?.stop());
 
+  it("answers a new key with Cache-Control: no-store, so no cache keeps a copy; a list of keys holds none", async () => {
+    const created = await host.api("POST", "/keys", { name: "not cached", role: "agent" });
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    expect((await host.api("GET", "/keys")).headers.get("cache-control")).toBeNull();
+    expect((await host.api("DELETE", `/keys/${created.body.id}`)).status).toBe(204);
+  });
+
   describe("role matrix, from /openapi.json", () => {
     let operations: { method: string; path: string; operationId: string; access: Access; request: string }[];
 

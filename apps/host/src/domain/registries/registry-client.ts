@@ -109,7 +109,9 @@ const DESCRIPTOR_SCHEMA: JSONSchema = {
 export interface RegistryClientOptions {
   validator: SchemaValidator;
   logger: HostLogger;
+  /** The idle timeout and the bound on the whole transfer (lib/download.ts). */
   timeoutMs: number;
+  totalTimeoutMs?: number;
   /** Refuse registries and artifacts on non-public addresses (CYRNEL_DOWNLOAD_DENY_PRIVATE). */
   denyPrivate?: boolean;
 }
@@ -216,6 +218,7 @@ export class RegistryClient {
       what,
       maxBytes,
       timeoutMs: this.options.timeoutMs,
+      totalTimeoutMs: this.options.totalTimeoutMs,
       upstreamFailure: "upstream_error",
       denyPrivate: this.options.denyPrivate,
     });
@@ -235,6 +238,7 @@ export class RegistryClient {
       what,
       maxBytes: REGISTRY_DOCUMENT_LIMIT_BYTES,
       timeoutMs: this.options.timeoutMs,
+      totalTimeoutMs: this.options.totalTimeoutMs,
       upstreamFailure: "upstream_error",
       denyPrivate: this.options.denyPrivate,
     });

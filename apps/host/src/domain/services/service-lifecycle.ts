@@ -47,7 +47,9 @@ export interface ServiceLifecycleOptions {
   /** Bound on each adapter hook call. */
   hookTimeoutMs: number;
   definitionLimitBytes: number;
+  /** The idle timeout and the bound on the whole transfer of a definition URL (lib/download.ts). */
   downloadTimeoutMs: number;
+  downloadTotalTimeoutMs?: number;
   /** Refuse definition URLs on non-public addresses (CYRNEL_DOWNLOAD_DENY_PRIVATE). */
   denyPrivateDownloads?: boolean;
   /**
@@ -144,7 +146,7 @@ export class ServiceLifecycle {
     }
     const adapter = this.options.modules.adapter(input.adapter);
     if (await store.get(input.id)) throw new CyrnelError("conflict", `service "${input.id}" already exists`);
-    const text = input.definition ?? (await this.fetchDefinition(input.url!));
+    const text = input.definition ?? (await this.fetchDefinition(input.url!, input.adapter));
     const generating = this.generate(input.adapter, adapter, text);
     // Hashed while the adapter works (the openapi adapter in a worker thread): 13 MB take ~20 ms.
     const hash = sha256(text);
@@ -202,7 +204,7 @@ export class ServiceLifecycle {
       const row = await this.row(id);
       const given = [input.definition, input.url, input.text].filter((value) => value !== undefined).length;
       if (given !== 1) throw new CyrnelError("bad_request", `exactly one of "definition" and "url" is required`);
-      const text = input.definition ?? input.text ?? (await this.fetchDefinition(input.url!));
+      const text = input.definition ?? input.text ?? (await this.fetchDefinition(input.url!, row.adapter));
       const hash = sha256(text);
       if (hash === row.hash && !row.stale) return { id, updated: false, enabled: row.enabled };
       const adapter = this.options.modules.adapter(row.adapter);
@@ -389,11 +391,13 @@ export class ServiceLifecycle {
     return row;
   }
 
-  private async fetchDefinition(url: string): Promise<string> {
+  private async fetchDefinition(url: string, adapterId: string): Promise<string> {
     return downloadText(url, {
       what: "definition",
+      expected: `a document the "${adapterId}" adapter reads`,
       maxBytes: this.options.definitionLimitBytes,
       timeoutMs: this.options.downloadTimeoutMs,
+      totalTimeoutMs: this.options.downloadTotalTimeoutMs,
       denyPrivate: this.options.denyPrivateDownloads,
     });
   }

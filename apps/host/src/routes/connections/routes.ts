@@ -71,6 +71,7 @@ export function connectionRoutes(connections: Connections): RouteDefinition[] {
       path: "/services/{id}/connections",
       operationId: "startConnection",
       access: "agent",
+      noStore: true,
       summary: "Connect an account: an authorization URL to open in a browser",
       description:
         "PKCE (S256) with a single-use `state`, good for 10 minutes. The provider sends the browser back to " +
@@ -116,6 +117,7 @@ export function connectionRoutes(connections: Connections): RouteDefinition[] {
       path: "/oauth/callback",
       operationId: "connectionCallback",
       access: "public",
+      noStore: true,
       summary: "Where a provider sends the browser back after the user signed in (no authentication)",
       description:
         "Takes the request its `state` names (once; 400 for a state unknown, used or older than 10 minutes), trades " +

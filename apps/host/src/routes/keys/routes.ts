@@ -16,6 +16,7 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       path: "/keys",
       operationId: "createKey",
       access: "admin",
+      noStore: true,
       summary: "Create an API key (the key is shown in this answer only)",
       description:
         "`key` is `cyk_` and 43 base64url characters; only its SHA-256 is stored, so it cannot be shown again. " +
