@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { onKeyChange, readKey } from "./auth/session-key";
 import { SignInPage } from "./auth/sign-in-page";
 import { Shell } from "./components/shell";
+import { usePendingApprovals } from "./hooks/use-pending-approvals";
 import { RouterProvider, useLocation } from "./router/router";
 import { routeFor } from "./routes";
 
@@ -15,8 +16,13 @@ export function App() {
 function SignedIn() {
   const { path } = useLocation();
   const route = routeFor(path);
+  const pending = usePendingApprovals();
+  // The pending approvals lead the title, so a background tab shows that something waits.
   useEffect(() => {
-    document.title = `${route.title} · cyrnel`;
+    document.title = `${pending ? `(${pending}) ` : ""}${route.title} · cyrnel`;
+  }, [route.title, pending]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new page (its title) takes focus once.
+  useEffect(() => {
     // After a client-side navigation, move focus to the page's heading so keyboard and screen-reader users land on it.
     const heading = document.querySelector<HTMLElement>("main h1");
     heading?.focus({ preventScroll: true });

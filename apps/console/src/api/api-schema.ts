@@ -257,6 +257,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/services/{id}/tools/enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable or disable many tools of a service at once
+         * @description Every tool of the service, or those `toolIds` names, or those annotated destructive (`destructive: true`), or both narrowings together: switched in one transaction (one change for the other hosts, one new revision). A tool id the service does not have answers 404 and nothing changes.
+         */
+        post: operations["setServiceToolsEnabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tools/{serviceId}/{toolId}/invoke": {
         parameters: {
             query?: never;
@@ -758,7 +778,7 @@ export interface paths {
         };
         /**
          * List approvals, newest first
-         * @description Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's `parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; `GET /approvals/{id}` has the parameters whole. Paged like every list (`limit`, `cursor`).
+         * @description Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's `parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; `GET /approvals/{id}` has the parameters whole. Each pending one says when it expires (`expiresAt`), each carries its tool's annotations (`toolAnnotations`). Paged like every list (`limit`, `cursor`).
          */
         get: operations["listApprovals"];
         put?: never;
@@ -823,6 +843,26 @@ export interface paths {
          * @description The call throws `403 approval_denied` in the process's code, with the reason in its message. A decided approval answers 409.
          */
         post: operations["denyApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or deny many pending calls with one reason
+         * @description Each id is decided exactly as `POST /approvals/{id}/approve` or `/deny` decides it, one after the other in the order given; one that cannot be (already decided: `conflict`; `not_found`) is reported in its result and the others go on. Answers 200 with one result per distinct id.
+         */
+        post: operations["decideApprovals"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3353,6 +3393,134 @@ export interface operations {
                         outputSchema: {
                             [key: string]: unknown;
                         };
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setServiceToolsEnabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                    /** @description Only these tools (each must exist, else nothing changes: 404) */
+                    toolIds?: string[];
+                    /** @description Only tools annotated destructive (true) or not (false); combines with toolIds (both must hold) */
+                    destructive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description How many tools were selected and changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        /** @description Tools the request selected */
+                        matched: number;
+                        /** @description Of those, the ones whose flag changed (the rest had it already) */
+                        changed: number;
                     };
                 };
             };
@@ -7768,6 +7936,9 @@ export interface operations {
             query?: {
                 state?: "pending" | "approved" | "denied" | "expired";
                 processId?: number;
+                serviceId?: string;
+                toolId?: string;
+                keyId?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -7805,6 +7976,19 @@ export interface operations {
                             reason: string | null;
                             /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
                             parameters: unknown;
+                            /** @description A pending approval: when it expires undecided (its creation plus the answering host's CYRNEL_APPROVAL_TIMEOUT_MS); null once decided */
+                            expiresAt: string | null;
+                            /** @description The tool's annotations now (`destructive`, …); null when the tool is gone */
+                            toolAnnotations: {
+                                /** @description Calling it changes nothing (e.g. HTTP GET) */
+                                readOnly?: boolean;
+                                /** @description It may delete or overwrite data (e.g. HTTP DELETE) */
+                                destructive?: boolean;
+                                /** @description Repeating a call has no further effect (PUT, DELETE) */
+                                idempotent?: boolean;
+                                /** @description It reaches a service outside the host */
+                                openWorld?: boolean;
+                            } | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -8227,6 +8411,151 @@ export interface operations {
             };
             /** @description conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decideApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids: number[];
+                    decision: "approve" | "deny";
+                    /** @description Shown to the code (denials) and kept */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One result per id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One per distinct id, in the order given */
+                        results: {
+                            id: number;
+                            /** @description The decided approval; null when it was not decided */
+                            approval: {
+                                id: number;
+                                processId: number;
+                                /** @description The key the process was created with, or `oauth:<sub>` for an OAuth access token; null for the bootstrap key */
+                                keyId: string | null;
+                                serviceId: string;
+                                toolId: string;
+                                /** @description The size of the whole parameters' JSON text (as `GET /approvals/{id}` has it), in UTF-8 bytes */
+                                parametersBytes: number;
+                                /** @description SHA-256 (hex) of that JSON text: `sha256(JSON.stringify(parameters))` of the whole parameters, to tell that what was read in full is what is decided */
+                                parametersSha256: string;
+                                state: "pending" | "approved" | "denied" | "expired";
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                /** @description The deciding key's id; null for the bootstrap key, no auth, and expiries */
+                                decidedBy: string | null;
+                                /** @description The operator's reason, or why the approval expired */
+                                reason: string | null;
+                                /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
+                                parameters: unknown;
+                            } | null;
+                            /** @description Why it was not decided (`conflict`: already decided; `not_found`), as the single route says it */
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        }[];
+                        /** @description How many were decided */
+                        decided: number;
+                    };
+                };
+            };
+            /** @description validation_failed, bad_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

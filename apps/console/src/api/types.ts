@@ -22,7 +22,10 @@ export type Connection = Json<"listConnections", 200>["items"][number];
 /** One approval with its parameters whole (`GET /approvals/{id}`). */
 export type Approval = Json<"getApproval", 200>;
 /** An approval as lists, events and decisions carry it: `parameters` is a preview (a string when cut). */
-export type ApprovalSummary = Json<"listApprovals", 200>["items"][number];
+export type ApprovalSummary = Json<"approveApproval", 200>;
+/** A list's approval: the summary, when a pending one expires, and its tool's annotations. */
+export type ApprovalListItem = Json<"listApprovals", 200>["items"][number];
+export type BulkDecision = Json<"decideApprovals", 200>;
 export type KeyRecord = Json<"listKeys", 200>["items"][number];
 export type CreatedKey = Json<"createKey", 201>;
 export type ModuleRecord = Json<"listModules", 200>["items"][number];

@@ -2,7 +2,7 @@
  * One approval: what is asked, by which process and key, and (pending) the buttons that decide it. Lists carry a
  * preview of the parameters (the start of their JSON when they are large); the decision dialog reads them whole.
  */
-import type { ApprovalSummary } from "../api/types";
+import type { ApprovalListItem, ApprovalSummary } from "../api/types";
 import { Link } from "../router/router";
 import { Badge, toneOf } from "./badge";
 import { CallerName } from "./caller-name";
@@ -12,17 +12,33 @@ import { TimeAgo } from "./time-ago";
 export function ApprovalCard({
   approval,
   onDecide,
+  selected,
+  onSelect,
 }: {
-  approval: ApprovalSummary;
+  /** A list's approval also says when it expires and what its tool is annotated with; a stream's does not. */
+  approval: ApprovalSummary & Partial<Pick<ApprovalListItem, "expiresAt" | "toolAnnotations">>;
   onDecide?(verb: "approve" | "deny"): void;
+  /** Given with `onSelect`: a checkbox to pick the approval for a decision of many at once. */
+  selected?: boolean;
+  onSelect?(selected: boolean): void;
 }) {
   const cut = isCut(approval);
   const label = `${approval.serviceId}.${approval.toolId}`;
+  const pending = approval.state === "pending";
   return (
     <article className="card approval" aria-label={`Approval ${approval.id}: ${label}`}>
       <header className="approval-head">
+        {pending && onSelect && (
+          <input
+            type="checkbox"
+            checked={selected ?? false}
+            aria-label={`Select approval ${approval.id}: ${label}`}
+            onChange={(event) => onSelect(event.target.checked)}
+          />
+        )}
         <code>{label}</code>
         <Badge tone={toneOf(approval.state)}>{approval.state}</Badge>
+        {approval.toolAnnotations?.destructive && <Badge tone="bad">destructive</Badge>}
         <span className="muted">
           <Link to={`/processes/${approval.processId}`}>process {approval.processId}</Link>
           {approval.keyId && (
@@ -32,6 +48,12 @@ export function ApprovalCard({
             </>
           )}{" "}
           · <TimeAgo at={approval.createdAt} />
+          {pending && approval.expiresAt && (
+            <>
+              {" "}
+              · expires <TimeAgo at={approval.expiresAt} />
+            </>
+          )}
         </span>
       </header>
       <ScrollPre className="code-block small" label="Parameters">
@@ -46,7 +68,13 @@ export function ApprovalCard({
       {approval.state !== "pending" && (
         <p className="muted">
           {approval.state} <TimeAgo at={approval.decidedAt} />
-          {approval.decidedBy && <> by {approval.decidedBy}</>}
+          {/* An expiry has no decider; a decision without a key id was the bootstrap key's. */}
+          {approval.state !== "expired" && (
+            <>
+              {" "}
+              by <CallerName keyId={approval.decidedBy} />
+            </>
+          )}
           {approval.reason && <> — “{approval.reason}”</>}
         </p>
       )}

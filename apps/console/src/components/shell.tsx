@@ -2,6 +2,7 @@
 import { type ReactNode, useState } from "react";
 import { storeKey } from "../auth/session-key";
 import { useFocusRescue } from "../hooks/use-focus-rescue";
+import { usePendingApprovals } from "../hooks/use-pending-approvals";
 import { Link } from "../router/router";
 import type { Section } from "../routes";
 import { SkipLinks } from "./skip-links";
@@ -21,6 +22,7 @@ const NAV: { section: Exclude<Section, null>; to: string; label: string }[] = [
 export function Shell({ current, children }: { current: Section; children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
   useFocusRescue();
+  const pending = usePendingApprovals();
   return (
     <SkipLinks>
       {(pageLinks) => (
@@ -53,13 +55,25 @@ export function Shell({ current, children }: { current: Section; children: React
                   <Link
                     to={item.to}
                     aria-current={item.section === current ? "page" : undefined}
+                    // The count is the link's description, not its name: "Approvals" stays what it is called.
+                    aria-describedby={item.section === "approvals" && pending ? "pending-count" : undefined}
                     onClick={() => setMenuOpen(false)}
                   >
                     {item.label}
+                    {item.section === "approvals" && pending !== null && pending > 0 && (
+                      <span className="nav-count" aria-hidden="true">
+                        {pending}
+                      </span>
+                    )}
                   </Link>
                 </li>
               ))}
             </ul>
+            {pending !== null && pending > 0 && (
+              <span id="pending-count" className="visually-hidden">
+                {pending} pending
+              </span>
+            )}
             <button type="button" className="button subtle sign-out" onClick={() => storeKey(null)}>
               Sign out
             </button>

@@ -1,6 +1,6 @@
 /** Governance: tool annotations and policies, approvals of calls, and the record of every call. */
 import { type Static, Type } from "@sinclair/typebox";
-import { Nullable, Timestamp } from "./common.js";
+import { Nullable, RowId, Timestamp } from "./common.js";
 import { GLOB_PATTERN, MAX_GLOB_CHARS, MAX_RULES } from "./limits.js";
 
 export const PolicyAction = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")], {
@@ -102,6 +102,51 @@ export const ApprovalSummary = Type.Object({
       "`… [cut: N more characters]` (parameters are always an object, so a string means cut). " +
       "`GET /approvals/{id}` has them whole",
   }),
+});
+
+/** An approval in `GET /approvals`: the summary, when a pending one expires, and what its tool is annotated with. */
+export const ApprovalListItem = Type.Composite([
+  ApprovalSummary,
+  Type.Object({
+    expiresAt: Nullable(Timestamp, {
+      description:
+        "A pending approval: when it expires undecided (its creation plus the answering host's " +
+        "CYRNEL_APPROVAL_TIMEOUT_MS); null once decided",
+    }),
+    toolAnnotations: Nullable(ToolAnnotations, {
+      description: "The tool's annotations now (`destructive`, …); null when the tool is gone",
+    }),
+  }),
+]);
+
+/** Most approvals one bulk decision may name (a page of `GET /approvals`). */
+export const MAX_BULK_DECISIONS = 1000;
+
+/** `POST /approvals/decisions`: one verb and one reason for many approvals. */
+export const BulkDecisionBody = Type.Object(
+  {
+    ids: Type.Array(RowId(), {
+      minItems: 1,
+      maxItems: MAX_BULK_DECISIONS,
+    }),
+    decision: Type.Union([Type.Literal("approve"), Type.Literal("deny")]),
+    reason: Type.Optional(Type.String({ maxLength: 2000, description: "Shown to the code (denials) and kept" })),
+  },
+  { additionalProperties: false },
+);
+
+export const BulkDecisionResult = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      approval: Nullable(ApprovalSummary, { description: "The decided approval; null when it was not decided" }),
+      error: Nullable(Type.Object({ code: Type.String(), message: Type.String() }), {
+        description: "Why it was not decided (`conflict`: already decided; `not_found`), as the single route says it",
+      }),
+    }),
+    { description: "One per distinct id, in the order given" },
+  ),
+  decided: Type.Integer({ description: "How many were decided" }),
 });
 
 /** One approval (`GET /approvals/{id}`), with its parameters whole. */

@@ -37,6 +37,35 @@ export const ToolDocsQuery = Type.Object({
   ),
 });
 
+/** Most tool ids one bulk switch may name (GitHub's REST API has 1,223 tools; Stripe's fewer than 600). */
+export const MAX_BULK_TOOL_IDS = 10_000;
+
+/** `POST /services/{id}/tools/enabled`: which tools of the service to switch, all of them when nothing narrows it. */
+export const ToolsEnabledBody = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    toolIds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        maxItems: MAX_BULK_TOOL_IDS,
+        description: "Only these tools (each must exist, else nothing changes: 404)",
+      }),
+    ),
+    destructive: Type.Optional(
+      Type.Boolean({
+        description: "Only tools annotated destructive (true) or not (false); combines with toolIds (both must hold)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ToolsEnabledResult = Type.Object({
+  enabled: Type.Boolean(),
+  matched: Type.Integer({ description: "Tools the request selected" }),
+  changed: Type.Integer({ description: "Of those, the ones whose flag changed (the rest had it already)" }),
+});
+
 export type ToolRecord = Static<typeof ToolRecord>;
 export type ToolDetail = Static<typeof ToolDetail>;
 export type ToolListItem = Static<typeof ToolListItem>;

@@ -7,6 +7,7 @@
 import { and, count, desc, eq, getTableColumns, isNull, lt, type SQL } from "drizzle-orm";
 import type {
   ApprovalFilter,
+  ApprovalListRow,
   ApprovalRow,
   ApprovalStore,
   ApprovalSummary,
@@ -14,6 +15,9 @@ import type {
   NewApproval,
 } from "../../domain/governance/approval-store.js";
 import type { SqlDialect, Tables } from "../dialect.js";
+
+/** How a filter names the bootstrap key (`CYRNEL_API_KEY`, or no authentication), whose approvals store no key id. */
+const BOOTSTRAP_KEY = "bootstrap";
 
 /** Every column but the whole parameters, the preview standing in for them (cluster/execution-runs.ts reads these too). */
 export function approvalSummaryColumns(approvals: Tables["approvals"]) {
@@ -69,16 +73,26 @@ export class SqlApprovalStore implements ApprovalStore {
     return row;
   }
 
-  list(filter: ApprovalFilter): Promise<ApprovalSummary[]> {
-    const { approvals } = this.sql.tables;
+  list(filter: ApprovalFilter): Promise<ApprovalListRow[]> {
+    const { approvals, tools } = this.sql.tables;
+    const key =
+      filter.keyId === undefined
+        ? undefined
+        : filter.keyId === BOOTSTRAP_KEY
+          ? isNull(approvals.keyId)
+          : eq(approvals.keyId, filter.keyId);
     const conditions: (SQL | undefined)[] = [
       filter.state && eq(approvals.state, filter.state),
       filter.processId !== undefined ? eq(approvals.processId, filter.processId) : undefined,
+      filter.serviceId !== undefined ? eq(approvals.serviceId, filter.serviceId) : undefined,
+      filter.toolId !== undefined ? eq(approvals.toolId, filter.toolId) : undefined,
+      key,
       filter.before !== undefined ? lt(approvals.id, filter.before) : undefined,
     ];
     return this.sql.db
-      .select(this.summary)
+      .select({ ...this.summary, toolAnnotations: tools.annotations })
       .from(approvals)
+      .leftJoin(tools, and(eq(tools.serviceId, approvals.serviceId), eq(tools.id, approvals.toolId)))
       .where(and(...conditions))
       .orderBy(desc(approvals.id))
       .limit(filter.limit + 1);

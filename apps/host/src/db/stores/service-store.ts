@@ -25,6 +25,9 @@ import {
 import type { SqlDialect, Tables } from "../dialect.js";
 import type { ServiceDialect } from "./service-dialect.js";
 
+/** Tool ids bound in one statement of a bulk switch: far below either dialect's limit on bound parameters. */
+const TOOL_IDS_PER_STATEMENT = 1000;
+
 type ServiceInsert = Tables["services"]["$inferInsert"];
 
 export class SqlServiceStore implements ServiceStore {
@@ -306,6 +309,27 @@ export class SqlServiceStore implements ServiceStore {
           .set({ enabled })
           .where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId))),
       ),
+    );
+  }
+
+  async setToolsEnabled(serviceId: string, toolIds: readonly string[], enabled: boolean): Promise<number> {
+    const { tools } = this.sql.tables;
+    if (toolIds.length === 0) return 0;
+    return this.revisions.write(serviceId, () =>
+      this.sql.write({ kind: "tools", id: serviceId }, async (tx) => {
+        let changed = 0;
+        // In slices: one statement's bound parameters are limited (SQLite 32,766, PostgreSQL 65,535).
+        for (let start = 0; start < toolIds.length; start += TOOL_IDS_PER_STATEMENT) {
+          const slice = toolIds.slice(start, start + TOOL_IDS_PER_STATEMENT);
+          const rows = await tx
+            .update(tools)
+            .set({ enabled })
+            .where(and(eq(tools.serviceId, serviceId), inArray(tools.id, slice), eq(tools.enabled, !enabled)))
+            .returning({ id: tools.id });
+          changed += rows.length;
+        }
+        return changed;
+      }),
     );
   }
 

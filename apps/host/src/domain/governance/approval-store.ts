@@ -4,6 +4,8 @@
  * summary whose `parameters` is the bounded preview, so no list or event grows with what code sends.
  */
 
+import type { ToolAnnotations } from "@cyrnel/sdk";
+
 /** The row as stored: `parameters` whole (masked), `parametersPreview` what lists show. */
 export interface ApprovalRow {
   id: number;
@@ -28,6 +30,9 @@ export type ApprovalState = "pending" | "approved" | "denied" | "expired";
 /** An approval as lists, events and decisions show it: `parameters` is the preview (see `parametersPreview`). */
 export type ApprovalSummary = Omit<ApprovalRow, "parametersPreview" | "parameters"> & { parameters: unknown };
 
+/** A list's row: the summary and what its tool is annotated with (a destructive one is worth a second look). */
+export type ApprovalListRow = ApprovalSummary & { toolAnnotations: ToolAnnotations | null };
+
 export type NewApproval = Pick<
   ApprovalRow,
   | "processId"
@@ -43,6 +48,10 @@ export type NewApproval = Pick<
 export interface ApprovalFilter {
   state?: ApprovalState;
   processId?: number;
+  serviceId?: string;
+  toolId?: string;
+  /** The key the process was created with; `bootstrap` for the bootstrap key (stored as null). */
+  keyId?: string;
   before?: number;
   limit: number;
 }
@@ -64,8 +73,8 @@ export interface ApprovalStore {
   get(id: number): Promise<ApprovalRow | undefined>;
   /** The approval with the decision, or undefined when it was not pending (any more). */
   decide(id: number, decision: Decision): Promise<ApprovalSummary | undefined>;
-  /** Newest first; `limit + 1` rows. */
-  list(filter: ApprovalFilter): Promise<ApprovalSummary[]>;
+  /** Newest first; `limit + 1` rows; each with its tool's annotations now (null when the tool is gone). */
+  list(filter: ApprovalFilter): Promise<ApprovalListRow[]>;
   /** Every pending approval expired at once (at start: nobody waits for them any more). */
   expirePending(reason: string): Promise<ApprovalSummary[]>;
   /** The pending approvals of the processes of one key expired at once (the key was revoked). */

@@ -34,10 +34,20 @@ import { CyrnelError, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import type { ProcessEvents } from "../processes/process-events.js";
 import { boundedJson } from "../secrets/secret-masks.js";
-import type { ApprovalFilter, ApprovalStore, ApprovalSummary, Decision } from "./approval-store.js";
+import type { ApprovalFilter, ApprovalListRow, ApprovalStore, ApprovalSummary, Decision } from "./approval-store.js";
 
 /** Seconds a call refused for too many pending approvals is told to wait (`Retry-After`): decisions are people's. */
 export const PENDING_RETRY_AFTER_SECONDS = 60;
+
+/** A pending approval in a list says when it expires; decided ones have null. */
+export type ApprovalListItem = ApprovalListRow & { expiresAt: string | null };
+
+/** One id of a bulk decision: the decided approval, or why it was not decided. */
+export interface BulkDecisionResult {
+  id: number;
+  approval: ApprovalSummary | null;
+  error: { code: string; message: string } | null;
+}
 
 export interface ApprovalRequest {
   processId: number;
@@ -197,8 +207,38 @@ export class Approvals {
     return approval as Approval;
   }
 
-  list(filter: ApprovalFilter): Promise<ApprovalSummary[]> {
-    return this.options.store.list(filter);
+  /** A page of approvals, each pending one with the time it expires (by this host's CYRNEL_APPROVAL_TIMEOUT_MS). */
+  async list(filter: ApprovalFilter): Promise<ApprovalListItem[]> {
+    const rows = await this.options.store.list(filter);
+    return rows.map((row) => ({
+      ...row,
+      expiresAt:
+        row.state === "pending" ? new Date(Date.parse(row.createdAt) + this.options.timeoutMs).toISOString() : null,
+    }));
+  }
+
+  /**
+   * Decides many approvals with one verb and one reason, each exactly as `approve`/`deny` decides one (in the order
+   * given, one after the other): a refusal of one (already decided, not found) is reported with its id and does not
+   * stop the others. Resolves one result per distinct id.
+   */
+  async decideMany(
+    ids: readonly number[],
+    verb: "approve" | "deny",
+    decidedBy: string | null,
+    reason: string | null,
+  ): Promise<BulkDecisionResult[]> {
+    const results: BulkDecisionResult[] = [];
+    for (const id of new Set(ids)) {
+      try {
+        results.push({ id, approval: await this[verb](id, decidedBy, reason), error: null });
+      } catch (error) {
+        // Only the API's own refusals are reported per id; anything else (the database failing) is the request's.
+        if (!(error instanceof CyrnelError)) throw error;
+        results.push({ id, approval: null, error: { code: error.code, message: error.message } });
+      }
+    }
+    return results;
   }
 
   private async expire(id: number, reason: string): Promise<void> {

@@ -166,6 +166,8 @@ export interface ServiceStore {
   searchTools(search: ToolSearch): Promise<ToolSummaryRow[]>;
   searchToolsWithSchemas(search: ToolSearch): Promise<ToolRow[]>;
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<void>;
+  /** Switches many tools of one service in one transaction (one change, one new revision); answers how many changed. */
+  setToolsEnabled(serviceId: string, toolIds: readonly string[], enabled: boolean): Promise<number>;
   /** Effectively enabled services and tools (tool and service enabled, service not stale), for sandboxes; frozen. */
   catalog(): Promise<ServiceCatalog>;
   /**

@@ -1,6 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import { ListOf, ListQuery, RowId } from "../../contract/common.js";
-import { Approval, ApprovalDecision, ApprovalState, ApprovalSummary } from "../../contract/governance.js";
+import {
+  Approval,
+  ApprovalDecision,
+  ApprovalListItem,
+  ApprovalState,
+  ApprovalSummary,
+  BulkDecisionBody,
+  BulkDecisionResult,
+} from "../../contract/governance.js";
 import type { Approvals } from "../../domain/governance/approvals.js";
 import { pageById } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
@@ -48,15 +56,24 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       description:
         "Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's " +
         "`parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; " +
-        "`GET /approvals/{id}` has the parameters whole. Paged like every list (`limit`, `cursor`).",
+        "`GET /approvals/{id}` has the parameters whole. Each pending one says when it expires (`expiresAt`), each " +
+        "carries its tool's annotations (`toolAnnotations`). Paged like every list (`limit`, `cursor`).",
       tags,
       access: "admin",
       query: Type.Object({
         state: Type.Optional(ApprovalState),
         processId: Type.Optional(RowId()),
+        serviceId: Type.Optional(Type.String({ minLength: 1 })),
+        toolId: Type.Optional(Type.String({ minLength: 1 })),
+        keyId: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description: "The key the process was created with; `bootstrap` for the bootstrap key (CYRNEL_API_KEY)",
+          }),
+        ),
         ...ListQuery,
       }),
-      responses: { 200: { description: "A page of approvals", schema: ListOf(ApprovalSummary) } },
+      responses: { 200: { description: "A page of approvals", schema: ListOf(ApprovalListItem) } },
       errors: ["bad_request", "validation_failed"],
       handler: async ({ query }) =>
         json(
@@ -85,5 +102,24 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
     }),
     decision("approve"),
     decision("deny"),
+    defineRoute({
+      method: "post",
+      path: "/approvals/decisions",
+      operationId: "decideApprovals",
+      summary: "Approve or deny many pending calls with one reason",
+      description:
+        "Each id is decided exactly as `POST /approvals/{id}/approve` or `/deny` decides it, one after the other in " +
+        "the order given; one that cannot be (already decided: `conflict`; `not_found`) is reported in its result " +
+        "and the others go on. Answers 200 with one result per distinct id.",
+      tags,
+      access: "admin",
+      body: BulkDecisionBody,
+      responses: { 200: { description: "One result per id", schema: BulkDecisionResult } },
+      errors: ["validation_failed"],
+      handler: async ({ body, caller }) => {
+        const results = await approvals.decideMany(body.ids, body.decision, caller.keyId, body.reason?.trim() || null);
+        return json(200, { results, decided: results.filter((result) => result.approval !== null).length });
+      },
+    }),
   ];
 }

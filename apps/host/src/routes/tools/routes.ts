@@ -1,13 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
-import { ToolDetail, ToolDocsQuery, ToolListItem } from "../../contract/tools.js";
+import { ToolDetail, ToolDocsQuery, ToolListItem, ToolsEnabledBody, ToolsEnabledResult } from "../../contract/tools.js";
 import { indexText, searchTerms } from "../../db/search-text.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import type { Policies } from "../../domain/governance/policies.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
 import type { ServiceStore, ToolRow, ToolSummaryRow } from "../../domain/services/service-store.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
-import { CyrnelError } from "../../errors.js";
+import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isRankCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
 
@@ -163,6 +163,47 @@ export function toolRoutes(
         await requireTool(store, caller, params.serviceId, params.toolId);
         await store.setToolEnabled(params.serviceId, params.toolId, body.enabled);
         return json(200, await detail(await requireTool(store, caller, params.serviceId, params.toolId)));
+      },
+    }),
+    defineRoute({
+      method: "post",
+      path: "/services/{id}/tools/enabled",
+      operationId: "setServiceToolsEnabled",
+      access: "admin",
+      summary: "Enable or disable many tools of a service at once",
+      description:
+        "Every tool of the service, or those `toolIds` names, or those annotated destructive (`destructive: true`), " +
+        "or both narrowings together: switched in one transaction (one change for the other hosts, one new " +
+        "revision). A tool id the service does not have answers 404 and nothing changes.",
+      tags,
+      params: Type.Object({ id: Type.String() }),
+      body: ToolsEnabledBody,
+      responses: { 200: { description: "How many tools were selected and changed", schema: ToolsEnabledResult } },
+      errors: ["bad_request", "validation_failed", "not_found"],
+      handler: async ({ params, body }) => {
+        if (!(await store.get(params.id))) throw notFound(`service ${params.id}`);
+        // Summaries only (no schemas): GitHub's 1,223 tools are 9 MB with them, a few hundred KB without.
+        const tools = await store.listTools({ serviceId: params.id, limit: 1_000_000 });
+        let selected = tools;
+        if (body.toolIds !== undefined) {
+          const known = new Set(tools.map((tool) => tool.id));
+          const missing = [...new Set(body.toolIds)].filter((id) => !known.has(id));
+          if (missing.length > 0) {
+            const named = missing.slice(0, 10).join(", ") + (missing.length > 10 ? `, … (${missing.length})` : "");
+            throw notFound(`${missing.length === 1 ? "tool" : "tools"} ${named} of service ${params.id}`);
+          }
+          const wanted = new Set(body.toolIds);
+          selected = selected.filter((tool) => wanted.has(tool.id));
+        }
+        if (body.destructive !== undefined) {
+          selected = selected.filter((tool) => (tool.annotations.destructive === true) === body.destructive);
+        }
+        const changed = await store.setToolsEnabled(
+          params.id,
+          selected.map((tool) => tool.id),
+          body.enabled,
+        );
+        return json(200, { enabled: body.enabled, matched: selected.length, changed });
       },
     }),
     defineRoute({
