@@ -204,7 +204,8 @@ export function ServiceTools({ serviceId, revision }: { serviceId: string; revis
                 `${count(tools.length)} tools`}
           </p>
           {rows.length > 0 && (
-            <div className="table-wrap">
+            // The service page's "Skip to tools" lands here, past the filters and bulk actions: the next Tab is a row.
+            <div className="table-wrap" id="tools-table">
               <table>
                 <thead>
                   <tr>

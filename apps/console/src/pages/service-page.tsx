@@ -27,7 +27,7 @@ export function ServicePage({ id }: { id: string }) {
   const { search } = useLocation();
   const service = useLoad(() => unwrap(api.GET("/services/{id}", { params: { path: { id } } })), [id]);
   // The tools come after the configuration, secrets and policy forms: dozens of Tabs without this.
-  useSkipLink("tools-title", "Skip to tools");
+  useSkipLink("tools-table", "Skip to tools");
   // Bumped whenever something that changes the tools' flags or policies is saved, so the tool list reloads.
   const [revision, setRevision] = useState(0);
   const refresh = () => {
