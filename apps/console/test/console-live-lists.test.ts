@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { restart, startHost } from "../../host/test/support/host.js";
 import { openBrowser, type Session } from "./support/browser.js";
-import { ADMIN_KEY, DEMO_TOKEN, startWeather, type TestHost, type Upstream } from "./support/hosts.js";
+import { ADMIN_KEY, startWeather, type TestHost, type Upstream } from "./support/hosts.js";
 
 const ENV = { CYRNEL_API_KEY: ADMIN_KEY, CYRNEL_PROCESS_FOLLOWERS_LIMIT: "1" };
 const FOREVER = { code: 'console.log("waiting"); await new Promise(() => {});', timeoutMs: 600000, typecheck: false };
@@ -35,6 +35,25 @@ afterAll(async () => {
   await session?.close();
   await host?.stop();
   await weather?.close();
+});
+
+/** A small OpenAPI service with two destructive operations (DELETE), installed from its text. */
+const NOTES = JSON.stringify({
+  openapi: "3.0.3",
+  info: { title: "Notes", version: "1.0.0" },
+  servers: [{ url: "http://127.0.0.1:9/notes" }],
+  paths: {
+    "/notes": {
+      get: { operationId: "listNotes", responses: { 200: { description: "ok" } } },
+      post: { operationId: "createNote", responses: { 201: { description: "ok" } } },
+      delete: { operationId: "purgeNotes", responses: { 204: { description: "gone" } } },
+    },
+    "/notes/{id}": {
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+      get: { operationId: "getNote", responses: { 200: { description: "ok" } } },
+      delete: { operationId: "deleteNote", responses: { 204: { description: "gone" } } },
+    },
+  },
 });
 
 const ui = (path = "") => `${host.url}/ui/${path}`;
@@ -140,5 +159,102 @@ describe("a live process page recovers", () => {
     } finally {
       holder.abort();
     }
+  });
+});
+
+describe("safer policy and re-runs", () => {
+  it("does not save a rule that matches every tool, and previews what a rule matches", async () => {
+    const installed = await hostApi("POST", "/services", { id: "notes", adapter: "openapi", definition: NOTES });
+    expect(installed.status).toBe(201);
+    await page().goto(ui("services/notes"));
+    const policy = page().getByRole("region", { name: "Policy" });
+    await policy.getByRole("button", { name: "Add rule" }).click();
+    const rule = policy.getByRole("group", { name: "Rule 1" });
+    await policy.getByTestId("rule-1-preview").getByText("Give a tool pattern").waitFor();
+    // Saving the empty rule is refused by the form: the pattern is required, and nothing reaches the host.
+    await policy.getByRole("button", { name: "Save policy" }).click();
+    expect(
+      await rule.getByLabel("Tools (glob)").evaluate((input: HTMLInputElement) => input.validity.valueMissing),
+    ).toBe(true);
+    expect((await hostApi("GET", "/services/notes/policy")).body).toEqual({ default: "allow", rules: [] });
+
+    await rule.getByLabel("Tools (glob)").fill("*Note");
+    const preview = policy.getByTestId("rule-1-preview");
+    await preview.getByText("Matches 3 of 5 tools: createNote, getNote, deleteNote.").waitFor();
+    await rule.getByLabel("Tools (glob)").fill("nothing*");
+    await preview.getByText("Matches no tool of this service.").waitFor();
+  });
+
+  it("suggests ask for destructive tools the policy lets run, in one click", async () => {
+    const policy = page().getByRole("region", { name: "Policy" });
+    // The draft's rule 1 is an `ask` that matches nothing: both DELETEs run without asking.
+    const warning = policy.getByRole("note", { name: "Destructive tools allowed" });
+    await warning.getByText("2 destructive tools run without asking:").waitFor();
+    expect(await warning.textContent()).toContain("purgeNotes, deleteNote");
+    await policy.getByRole("group", { name: "Rule 1" }).getByLabel("Tools (glob)").fill("purge*");
+    await policy.getByRole("group", { name: "Rule 1" }).getByLabel("Action").selectOption("deny");
+    await warning.getByText("1 destructive tool runs without asking:").waitFor();
+    await warning.getByRole("button", { name: "Ask before destructive tools" }).click();
+    await warning.waitFor({ state: "detached" });
+    await policy.getByRole("button", { name: "Save policy" }).click();
+    await policy.getByText("Policy saved.").waitFor();
+    // The suggested rule goes after the deny: purgeNotes stays denied, deleteNote now asks.
+    expect((await hostApi("GET", "/services/notes/policy")).body).toEqual({
+      default: "allow",
+      rules: [
+        { tools: "purge*", action: "deny" },
+        { destructive: true, action: "ask" },
+      ],
+    });
+    // The next edit clears the note: it no longer describes the form.
+    await policy.getByLabel("Default action").selectOption("ask");
+    await policy.getByText("Policy saved.").waitFor({ state: "detached" });
+  });
+
+  it("asks before leaving the page with unsaved edits", async () => {
+    const policy = page().getByRole("region", { name: "Policy" });
+    // The default is still the unsaved `ask` of the last step. A link inside the console: "stay" keeps the page.
+    const asked: string[] = [];
+    page().once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page().getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tools", exact: true }).click();
+    expect(asked).toEqual(["The policy has unsaved changes. Leave without saving them?"]);
+    expect(new URL(page().url()).pathname).toBe("/ui/services/notes");
+    expect(await policy.getByLabel("Default action").inputValue()).toBe("ask");
+    // A reload asks too (the browser's own beforeunload dialog).
+    const unload = new Promise<string>((resolve) =>
+      page().once("dialog", (dialog) => {
+        resolve(dialog.type());
+        void dialog.dismiss();
+      }),
+    );
+    void page()
+      .reload()
+      .catch(() => {});
+    expect(await unload).toBe("beforeunload");
+    // Saved, nothing asks any more.
+    await policy.getByRole("button", { name: "Save policy" }).click();
+    await policy.getByText("Policy saved.").waitFor();
+    await page().getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tools", exact: true }).click();
+    await page().getByRole("heading", { name: "Tools", level: 1 }).waitFor();
+  });
+
+  it("asks before running a process again, saying it repeats side effects", async () => {
+    const created = await hostApi("POST", "/processes", { code: 'console.log("once")', typecheck: false, block: true });
+    const id = created.body.id as number;
+    await page().goto(ui(`processes/${id}`));
+    await page().getByRole("button", { name: "Run again" }).click();
+    const confirm = page().getByRole("dialog", { name: `Run process ${id} again?` });
+    expect(await confirm.textContent()).toContain("every tool call it makes is made again");
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    expect((await hostApi("GET", `/processes/${id}`)).body.finishedAt).toBe(created.body.finishedAt);
+    await page().getByRole("button", { name: "Run again" }).click();
+    await confirm.getByRole("button", { name: "Run again" }).click();
+    await confirm.waitFor({ state: "hidden" });
+    await page().getByRole("button", { name: "Run again" }).waitFor();
+    const again = (await hostApi("GET", `/processes/${id}`)).body;
+    expect(again.finishedAt).not.toBe(created.body.finishedAt);
   });
 });
