@@ -258,3 +258,106 @@ describe("safer policy and re-runs", () => {
     expect(again.finishedAt).not.toBe(created.body.finishedAt);
   });
 });
+
+describe("lists", () => {
+  it("pages processes, filters them by ref prefix, caller name and time, and sorts them", async () => {
+    const agent = await hostApi("POST", "/keys", { name: "lister", role: "agent" });
+    expect(agent.status).toBe(201);
+    const asAgent = { authorization: `Bearer ${agent.body.key}` };
+    const ids: number[] = [];
+    for (let i = 0; i < 103; i++) {
+      const created = await hostApi("POST", "/processes", { code: "1", ref: `bulk-${i}`, typecheck: false });
+      expect(created.status).toBe(201);
+      ids.push(created.body.id);
+    }
+    const mine = await host.api("POST", "/processes", { code: "1", ref: "bulk-agent", typecheck: false }, asAgent);
+    expect(mine.status).toBe(201);
+    await hostApi("POST", "/processes", { code: "1", ref: "bulky", typecheck: false });
+
+    await page().goto(ui("processes"));
+    await page().getByLabel("Ref starts with").fill("bulk-");
+    await page().getByLabel("Ref starts with").press("Enter");
+    const table = page().getByRole("table", { name: "Processes" });
+    const rows = table.locator("tbody tr");
+    await page().getByText("Page 1: 100 processes, more on the next").waitFor();
+    expect(await rows.first().textContent()).toContain("bulk-agent");
+    expect(await table.textContent()).not.toContain("bulky");
+    await page().getByRole("button", { name: "Older" }).click();
+    await page().getByText("Page 2: 4 processes").waitFor();
+    expect(await rows.last().textContent()).toContain(`#${ids[0]}`);
+    await page().getByRole("button", { name: "Newer" }).click();
+    await page().getByText("Page 1: 100 processes, more on the next").waitFor();
+
+    // Oldest first: the first created leads.
+    await page().getByLabel("Order").selectOption("oldest");
+    await page().waitForFunction(
+      (first) => document.querySelector('table[aria-label="Processes"] tbody tr')?.textContent?.includes(`#${first} `),
+      ids[0],
+    );
+    expect(new URL(page().url()).searchParams.get("order")).toBe("oldest");
+
+    // The caller filter lists keys by name; each row names its caller.
+    await page().getByLabel("Caller").selectOption({ label: "lister" });
+    await page().getByText("Page 1: 1 process").waitFor();
+    expect(await rows.first().textContent()).toContain("lister");
+    expect(new URL(page().url()).searchParams.get("keyId")).toBe(agent.body.id);
+    await page().getByLabel("Caller").selectOption({ label: "anyone" });
+
+    // A time range that ends before the first was created finds none.
+    const before = new Date(Date.parse((await hostApi("GET", `/processes/${ids[0]}`)).body.createdAt) - 60_000);
+    const local = new Date(before.getTime() - before.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page().getByLabel("Until").fill(local);
+    await page().getByText("No process matches.").waitFor();
+  });
+
+  it("pages the tools past the first 100, with the total", async () => {
+    const paths = Object.fromEntries(
+      Array.from({ length: 120 }, (_, i) => [
+        `/items${i}`,
+        { get: { operationId: `getItem${String(i).padStart(3, "0")}`, responses: { 200: { description: "ok" } } } },
+      ]),
+    );
+    const definition = JSON.stringify({
+      openapi: "3.0.3",
+      info: { title: "Many", version: "1.0.0" },
+      servers: [{ url: "http://127.0.0.1:9/many" }],
+      paths,
+    });
+    expect((await hostApi("POST", "/services", { id: "many", adapter: "openapi", definition })).status).toBe(201);
+    await page().goto(ui("tools?service=many"));
+    const range = page().getByTestId("tools-range");
+    await range.getByText("1–100 of 120").waitFor();
+    await page().getByRole("button", { name: "Next" }).click();
+    await range.getByText("101–120 of 120").waitFor();
+    expect(await page().locator(".tool-list > li").count()).toBe(20);
+    await page().getByText("many.getItem119").waitFor();
+    await page().getByRole("button", { name: "Previous" }).click();
+    await range.getByText("1–100 of 120").waitFor();
+  });
+
+  it("asks before creating an agent key for services that are not installed", async () => {
+    await page().goto(ui("keys"));
+    await page().getByLabel("Name").fill("typo-agent");
+    await page()
+      .getByLabel(/^Services/)
+      .fill("notes, nots");
+    await page().getByRole("button", { name: "Create key" }).click();
+    const warning = page().getByRole("alert").filter({ hasText: "No service is installed as" });
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain("“nots”");
+    expect(await warning.textContent()).not.toContain("“notes”");
+    expect((await hostApi("GET", "/keys")).body.items.map((k: any) => k.name)).not.toContain("typo-agent");
+    // "Create anyway" creates the key as typed (the host allows a service that is installed later).
+    await warning.getByRole("button", { name: "Create anyway" }).click();
+    await page().getByTestId("created-key").waitFor();
+    await page().getByRole("button", { name: "Done" }).click();
+    const created = (await hostApi("GET", "/keys")).body.items.find((k: any) => k.name === "typo-agent");
+    expect(created.services).toEqual(["notes", "nots"]);
+  });
+});
+
+it("made no request beyond the host, and the CSP refused nothing", () => {
+  const foreign = session.requests.filter((url) => !url.startsWith(`${host.url}/`) && !url.startsWith("data:"));
+  expect(foreign).toEqual([]);
+  expect(session.cspViolations).toEqual([]);
+});
