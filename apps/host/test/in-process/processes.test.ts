@@ -170,7 +170,7 @@ describe("creating and reading processes", () => {
 
     // A time range over createdAt: at or after `since`, before `until` (an offset names the same instant).
     const created = (await host.api("GET", `/processes/${ids["nightly%"]}`)).body.createdAt as string;
-    const later = (await host.api("GET", `/processes/${ids["night_x"]}`)).body.createdAt as string;
+    const later = (await host.api("GET", `/processes/${ids.night_x}`)).body.createdAt as string;
     expect(later > created).toBe(true);
     const since = await refsOf(`refPrefix=night&since=${encodeURIComponent(created)}`);
     expect(since).toContain("nightly%");

@@ -4,7 +4,6 @@ import { CallRecord } from "../../contract/governance.js";
 import { type CallLog, callRecord } from "../../domain/governance/call-log.js";
 import type { CallFilter } from "../../domain/governance/call-store.js";
 import type { ProcessRunner } from "../../domain/processes/process-runner.js";
-import { CyrnelError } from "../../errors.js";
 import { pageById } from "../../http/pagination.js";
 import { utc } from "../../http/query-time.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
