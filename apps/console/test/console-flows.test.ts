@@ -362,7 +362,11 @@ describe("the console, end to end", () => {
       state: "idle",
       exitState: "canceled",
     });
+    // Running again repeats the program's side effects: it asks first.
     await page().getByRole("button", { name: "Run again" }).click();
+    const confirm = page().getByRole("dialog", { name: `Run process ${created.body.id} again?` });
+    expect(await confirm.textContent()).toContain("every tool call it makes is made again");
+    await confirm.getByRole("button", { name: "Run again" }).click();
     await page().getByRole("button", { name: "Kill" }).waitFor();
     await page().getByTestId("stdout").getByText("waiting").waitFor();
     await page().getByRole("button", { name: "Kill" }).click();

@@ -565,7 +565,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List processes, newest first (an agent key: its own only) */
+        /**
+         * List processes, newest first or oldest first (an agent key: its own only)
+         * @description Filters combine. `refPrefix` matches refs that start with the text, case-sensitively, every character as itself (`%`, `_`, `*` are no wildcards); `since`/`until` bound the creation time. `order=oldest` lists upwards; a cursor continues in the order it came from.
+         */
         get: operations["listProcesses"];
         put?: never;
         /**
@@ -6199,6 +6202,10 @@ export interface operations {
                 state?: "queued" | "running" | "suspended" | "idle" | "terminating";
                 exitState?: "success" | "failed" | "timeout" | "canceled";
                 ref?: string;
+                refPrefix?: string;
+                since?: string;
+                until?: string;
+                order?: "newest" | "oldest";
                 limit?: number;
                 cursor?: string;
             };

@@ -109,11 +109,19 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
   const [role, setRole] = useState<"agent" | "admin">("agent");
   const [services, setServices] = useState("");
   const [expires, setExpires] = useState("");
+  // The host allows ids of services not installed yet (the key reaches them once they are); a typo would go unseen,
+  // so unknown ids are named and the key is created only after "Create anyway".
+  const installed = useLoad(
+    async () =>
+      new Set((await unwrap(api.GET("/services", { params: { query: { limit: 1000 } } }))).items.map((s) => s.id)),
+    [],
+  );
+  const [unknownToConfirm, setUnknownToConfirm] = useState<string[] | null>(null);
+  const list = services
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const create = useAction(async () => {
-    const list = services
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
     const key = await unwrap(
       api.POST("/keys", {
         body: {
@@ -125,6 +133,7 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
       }),
     );
     forgetKeyNames();
+    setUnknownToConfirm(null);
     setName("");
     setServices("");
     setExpires("");
@@ -132,7 +141,10 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    void create.run();
+    const known = installed.data;
+    const unknown = role === "agent" && known ? list.filter((id) => !known.has(id)) : [];
+    if (unknown.length > 0) setUnknownToConfirm(unknown);
+    else void create.run();
   };
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="create-key-title">
@@ -163,7 +175,10 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
           </span>
           <input
             value={services}
-            onChange={(event) => setServices(event.target.value)}
+            onChange={(event) => {
+              setServices(event.target.value);
+              setUnknownToConfirm(null);
+            }}
             disabled={role === "admin"}
             placeholder="weather, crm"
           />
@@ -175,6 +190,26 @@ function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
           <input type="datetime-local" value={expires} onChange={(event) => setExpires(event.target.value)} />
         </label>
       </div>
+      {unknownToConfirm && (
+        <div className="notice stack" role="alert">
+          <p>
+            <strong>
+              {unknownToConfirm.length === 1 ? "No service is installed as" : "No services are installed as"}{" "}
+              {unknownToConfirm.map((id) => `“${id}”`).join(", ")}.
+            </strong>{" "}
+            The key can name a service that is not installed yet (it reaches it once it is), but a misspelt id gives the
+            agent nothing. Create the key anyway?
+          </p>
+          <div className="row">
+            <button type="button" className="button primary" disabled={create.busy} onClick={() => void create.run()}>
+              Create anyway
+            </button>
+            <button type="button" className="button" onClick={() => setUnknownToConfirm(null)}>
+              Edit the services
+            </button>
+          </div>
+        </div>
+      )}
       <ErrorBox error={create.error} title="The key was not created" />
       <div>
         <button type="submit" className="button primary" disabled={create.busy || name.trim() === ""}>

@@ -4,6 +4,7 @@
  * (decided here or in the inbox), its result, its code, and the actions kill, run again and delete.
  */
 import { useEffect, useState } from "react";
+import { describeError } from "../api/api-error";
 import { api, unwrap } from "../api/client";
 import type { ApprovalSummary } from "../api/types";
 import { ApprovalCard } from "../components/approval-card";
@@ -21,8 +22,11 @@ import { TimeAgo } from "../components/time-ago";
 import { useAction } from "../hooks/use-action";
 import { useInterval } from "../hooks/use-interval";
 import { useLoad } from "../hooks/use-load";
-import { useProcessEvents } from "../hooks/use-process-events";
+import { type LiveLink, useProcessEvents } from "../hooks/use-process-events";
 import { Link, navigate } from "../router/router";
+
+/** How often the record is read while the process has not ended (and while a read fails). */
+const RECORD_POLL_MS = 1500;
 
 export function ProcessPage({ id }: { id: number }) {
   const [run, setRun] = useState(0);
@@ -35,11 +39,19 @@ export function ProcessPage({ id }: { id: number }) {
   const [deciding, setDeciding] = useState<{ approval: ApprovalSummary; verb: Verb } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
 
-  const state = live.ended?.state ?? record.data?.state;
-  // The stream carries output, calls and approvals; the state (queued → running → suspended) is read from the record.
+  // The stream carries output, calls and approvals; the state (queued → running → suspended → idle) is the record's,
+  // read again until the record itself says idle, and while a read fails: an `end` on the stream never stops it (a
+  // host that stops sends one; the record it then writes on restart is what the page must show).
+  const recordIdle = record.data?.state === "idle";
   useInterval(() => {
-    if (state !== "idle") void record.reload(true);
-  }, 1500);
+    if (!recordIdle || record.error) void record.reload(true);
+  }, RECORD_POLL_MS);
+  // The record says the process ended while the stream is down or refused: follow now, an ended process's stream
+  // gives its texts and its end at once (and is never refused).
+  const { retryNow } = live;
+  useEffect(() => {
+    if (recordIdle && (live.link.kind === "reconnecting" || live.link.kind === "refused")) retryNow();
+  }, [recordIdle, live.link.kind, retryNow]);
   // What the stream reports changes the state too (an approval suspends or resumes it; the end makes it idle): read
   // the record again at once rather than at the next poll.
   const pendingCount = live.approvals.filter((approval) => approval.state === "pending").length;
@@ -52,8 +64,10 @@ export function ProcessPage({ id }: { id: number }) {
     await unwrap(api.POST("/processes/{id}/signals/kill", { params: { path: { id } } }));
     await record.reload(true);
   });
+  const [confirmRerun, setConfirmRerun] = useState(false);
   const rerun = useAction(async () => {
     await unwrap(api.POST("/processes/{id}/signals/run", { params: { path: { id } }, body: { force: true } }));
+    setConfirmRerun(false);
     await record.reload(true);
     setRun((n) => n + 1);
   });
@@ -74,8 +88,9 @@ export function ProcessPage({ id }: { id: number }) {
   }
   const process = record.data;
   const idle = process.state === "idle";
-  const exitState = live.ended?.exitState ?? process.exitState;
-  const error = live.ended?.error ?? process.error;
+  // Once the record is idle its exit state and error are the host's; the stream's end only fills in the output.
+  const exitState = process.exitState;
+  const error = process.error;
   const pending = live.approvals.filter((approval) => approval.state === "pending");
 
   return (
@@ -87,8 +102,8 @@ export function ProcessPage({ id }: { id: number }) {
           </button>
         )}
         {idle && (
-          <button type="button" className="button" disabled={rerun.busy} onClick={() => void rerun.run()}>
-            {rerun.busy ? "Starting…" : "Run again"}
+          <button type="button" className="button" onClick={() => setConfirmRerun(true)}>
+            Run again
           </button>
         )}
         {idle && (
@@ -103,7 +118,7 @@ export function ProcessPage({ id }: { id: number }) {
           <dd>
             <Badge tone={toneOf(process.state)}>{process.state}</Badge>
             {exitState && idle && <Badge tone={toneOf(exitState)}>{exitState}</Badge>}
-            {live.following && !idle && (
+            {live.link.kind === "live" && !idle && (
               <span className="live-dot" role="status">
                 live
               </span>
@@ -140,7 +155,13 @@ export function ProcessPage({ id }: { id: number }) {
         </div>
       </dl>
       <ErrorBox error={kill.error} title="The process was not killed" />
-      <ErrorBox error={rerun.error} title="The process was not started again" />
+      <LinkBanner link={live.link} idle={idle} onRetry={retryNow} />
+      {record.error !== null && (
+        <ErrorBox
+          error={record.error}
+          title={`Could not read the process again (the state shown may be old); trying every ${RECORD_POLL_MS / 1000} s`}
+        />
+      )}
       <ErrorBox error={live.error} title="Following the process failed" />
       {error && idle && (
         <div className="error-box" role="alert">
@@ -177,7 +198,7 @@ export function ProcessPage({ id }: { id: number }) {
 
       <RunTimeline processId={id} revision={live.calls.length + (live.ended ? 1 : 0) + pendingCount * 1000} />
 
-      {live.ended && (
+      {live.ended && idle && (
         <section className="card" aria-labelledby="output-title">
           <h2 id="output-title">Output</h2>
           <ScrollPre className="code-block" data-testid="output" label="Output">
@@ -198,6 +219,22 @@ export function ProcessPage({ id }: { id: number }) {
         onClose={() => setDeciding(null)}
         onDecided={() => setDeciding(null)}
       />
+      <Dialog open={confirmRerun} title={`Run process ${id} again?`} onClose={() => setConfirmRerun(false)}>
+        <p>
+          The same code runs again from the start: <strong>every tool call it makes is made again</strong>, with its
+          side effects (alerts created, messages sent, records written), and the output, stdout and stderr of this run
+          are replaced. Its call records stay in the call log.
+        </p>
+        <ErrorBox error={rerun.error} title="The process was not started again" />
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={() => setConfirmRerun(false)}>
+            Cancel
+          </button>
+          <button type="button" className="button primary" disabled={rerun.busy} onClick={() => void rerun.run()}>
+            {rerun.busy ? "Starting…" : "Run again"}
+          </button>
+        </div>
+      </Dialog>
       <Dialog open={confirmDelete} title={`Delete process ${id}?`} onClose={() => setConfirmDelete(false)}>
         <p>Its code, output and streams are deleted. Its call records stay in the call log.</p>
         <ErrorBox error={remove.error} title="The process was not deleted" />
@@ -211,5 +248,33 @@ export function ProcessPage({ id }: { id: number }) {
         </div>
       </Dialog>
     </>
+  );
+}
+
+/** What the page says while it is not following the process live: reconnecting, or refused and reading the record. */
+function LinkBanner({ link, idle, onRetry }: { link: LiveLink; idle: boolean; onRetry(): void }) {
+  if (link.kind !== "reconnecting" && link.kind !== "refused") return null;
+  const seconds = Math.max(0, Math.ceil((link.retryAt - Date.now()) / 1000));
+  const { code, message } = describeError(link.reason);
+  return (
+    <div className="notice live-banner" role="status" data-testid="live-banner">
+      {link.kind === "refused" ? (
+        <p>
+          <strong>Not following live:</strong> the host refused another follower of this process (<code>{code}</code>:{" "}
+          {message}). The state is read from the host every {RECORD_POLL_MS / 1000} s instead; stdout and stderr are
+          shown {idle ? "now that it has ended" : "once it ends"}. Following again in {seconds} s (attempt{" "}
+          {link.attempt}).
+        </p>
+      ) : (
+        <p>
+          <strong>Reconnecting:</strong> the live stream stopped ({code !== null && <code>{code}</code>} {message}).
+          Following again in {seconds} s (attempt {link.attempt}); meanwhile the state is read from the host every{" "}
+          {RECORD_POLL_MS / 1000} s.
+        </p>
+      )}
+      <button type="button" className="button small" onClick={onRetry}>
+        Follow now
+      </button>
+    </div>
   );
 }

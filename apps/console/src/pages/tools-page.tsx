@@ -1,6 +1,7 @@
 /**
  * Tools: ranked search (the host's BM25 search over titles, ids, endpoints and descriptions) or the plain list,
- * narrowed by service; each tool links to its rendered docs.
+ * narrowed by service, 100 at a time (previous/next) with the total of the plain list (the service's tool count, or
+ * the host's from GET /stats: no extra counting query); each tool links to its rendered docs.
  */
 import { useState } from "react";
 import { api, unwrap } from "../api/client";
@@ -12,12 +13,17 @@ import { annotationBadges } from "../components/service-tools";
 import { useLoad } from "../hooks/use-load";
 import { Link, navigate, segment, useLocation } from "../router/router";
 
+const PAGE = 100;
+
 export function ToolsPage() {
   const { search: params } = useLocation();
   const search = params.get("search") ?? "";
   const serviceId = params.get("service") ?? "";
   const includeDisabled = params.get("disabled") === "1";
   const [draft, setDraft] = useState(search);
+  // The cursors of the pages before this one ("Previous" goes back one); a new query starts again at the first.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
 
   const services = useLoad(
     async () => (await unwrap(api.GET("/services", { params: { query: { limit: 1000 } } }))).items,
@@ -29,15 +35,24 @@ export function ToolsPage() {
         api.GET("/tools", {
           params: {
             query: {
-              limit: 100,
+              limit: PAGE,
               ...(search.trim() && { search: search.trim(), includeDisabled }),
               ...(serviceId && { serviceId }),
+              ...(cursor && { cursor }),
             },
           },
         }),
       ),
-    [search, serviceId, includeDisabled],
+    [search, serviceId, includeDisabled, cursor],
   );
+  const stats = useLoad(() => unwrap(api.GET("/stats")), []);
+  // Ranked results have no total (the search decides how many match); the plain list's is known without counting.
+  const total = search
+    ? undefined
+    : serviceId
+      ? services.data?.find((s) => s.id === serviceId)?.toolCount
+      : stats.data?.tools.total;
+  const first = cursors.length * PAGE + 1;
 
   // A search that finds nothing callable asks again with the tools that cannot be called, to say why: right after an
   // install the new service is disabled, and "no tool matches" would send the operator looking for the wrong thing.
@@ -64,6 +79,7 @@ export function ToolsPage() {
       if (value === "") next.delete(key);
       else next.set(key, value);
     }
+    setCursors([]);
     const query = next.toString();
     navigate(`/tools${query ? `?${query}` : ""}`, { replace: true });
   };
@@ -140,13 +156,13 @@ export function ToolsPage() {
           )
         ) : (
           <ol className="tool-list">
-            {tools.data.items.map((tool, rank) => (
+            {tools.data.items.map((tool, index) => (
               <li key={`${tool.serviceId}/${tool.id}`} className="card tool-item">
                 <div className="tool-head">
                   {search && (
                     <span className="rank">
                       <span className="visually-hidden">rank </span>
-                      {rank + 1}
+                      {first + index}
                     </span>
                   )}
                   <Link to={`/tools/${segment(tool.serviceId)}/${segment(tool.id)}`}>
@@ -163,6 +179,33 @@ export function ToolsPage() {
             ))}
           </ol>
         ))}
+      {tools.data && tools.data.items.length > 0 && (
+        <div className="row">
+          <button
+            type="button"
+            className="button"
+            disabled={cursors.length === 0}
+            onClick={() => setCursors((list) => list.slice(0, -1))}
+          >
+            Previous
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={!tools.data.nextCursor}
+            onClick={() => {
+              const next = tools.data?.nextCursor;
+              if (next) setCursors((list) => [...list, next]);
+            }}
+          >
+            Next
+          </button>
+          <span className="muted" role="status" data-testid="tools-range">
+            {first}–{first + tools.data.items.length - 1}
+            {total !== undefined ? ` of ${total}` : tools.data.nextCursor ? ", more on the next page" : ""}
+          </span>
+        </div>
+      )}
     </>
   );
 }

@@ -30,8 +30,46 @@ function current(): Location {
 
 const NAVIGATED = "cyrnel:navigated";
 
-/** Goes to a console path ("/services?x=1"); `replace` keeps the history entry (filters in the query string). */
+/**
+ * Pages with unsaved edits (useLeaveGuard): each gives the question to ask before the page is left. A reload, a
+ * closed tab or an address typed in is asked by the browser (beforeunload, which shows its own words); a move inside
+ * the console (a link, Back and Forward) is asked here.
+ */
+const leaveGuards = new Set<string>();
+
+/** Whether the page may be left: no guard, or the operator said yes. */
+function mayLeave(): boolean {
+  for (const question of leaveGuards) if (!window.confirm(question)) return false;
+  return true;
+}
+
+/** While `question` is not null, leaving the page (in the console or the browser) asks it first. */
+export function useLeaveGuard(question: string | null): void {
+  useEffect(() => {
+    if (question === null) return;
+    leaveGuards.add(question);
+    const beforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      // Older browsers show the dialog only when returnValue is set.
+      event.returnValue = question;
+    };
+    window.addEventListener("beforeunload", beforeUnload);
+    return () => {
+      leaveGuards.delete(question);
+      window.removeEventListener("beforeunload", beforeUnload);
+    };
+  }, [question]);
+}
+
+/** The path a URL under /ui/ names, without its query. */
+const pathOf = (to: string) => to.split(/[?#]/)[0];
+
+/**
+ * Goes to a console path ("/services?x=1"); `replace` keeps the history entry (filters in the query string). Another
+ * page is asked of the leave guards first; a new query on the same page is not.
+ */
 export function navigate(to: string, { replace = false } = {}): void {
+  if (pathOf(to) !== current().path && !mayLeave()) return;
   const url = `${BASE}${to}`;
   if (replace) window.history.replaceState(null, "", url);
   else window.history.pushState(null, "", url);
@@ -41,11 +79,23 @@ export function navigate(to: string, { replace = false } = {}): void {
 export function RouterProvider({ children }: { children: ReactNode }) {
   const [location, setLocation] = useState(current);
   useEffect(() => {
-    const update = () => setLocation(current());
-    window.addEventListener("popstate", update);
+    let shown = window.location.href;
+    const update = () => {
+      shown = window.location.href;
+      setLocation(current());
+    };
+    // Back or Forward has already moved the address when it is heard: a "no" to a guard puts the page's back.
+    const popped = () => {
+      if (leaveGuards.size > 0 && !mayLeave()) {
+        window.history.pushState(null, "", shown);
+        return;
+      }
+      update();
+    };
+    window.addEventListener("popstate", popped);
     window.addEventListener(NAVIGATED, update);
     return () => {
-      window.removeEventListener("popstate", update);
+      window.removeEventListener("popstate", popped);
       window.removeEventListener(NAVIGATED, update);
     };
   }, []);

@@ -9,6 +9,7 @@ import type { PgChanges, PgTx } from "./changes-pg.js";
 import type { PgDb } from "./client-pg.js";
 import type { SqlDialect, Tables } from "./dialect.js";
 import * as schema from "./schema-pg.js";
+import { escapeNul } from "./schema-pg.js";
 
 export function pgDialect(db: PgDb, changes: PgChanges): SqlDialect {
   const transaction: SqlDialect["transaction"] = (body, options) =>
@@ -30,5 +31,9 @@ export function pgDialect(db: PgDb, changes: PgChanges): SqlDialect {
         return result;
       }),
     forUpdate: <Q>(query: Q) => (query as { for(strength: "update"): Q }).for("update"),
+    // Text columns are `COLLATE "C"`, so a plain b-tree index serves a LIKE on a fixed prefix. The prefix is stored
+    // text's escaped form (escapeNul: it holds U+0000 so); LIKE's escape character is the backslash by default, which
+    // escapes itself, % and _.
+    startsWith: (column, prefix) => sql`${column} LIKE ${`${escapeNul(prefix).replace(/[\\%_]/g, "\\$&")}%`}`,
   };
 }

@@ -16,6 +16,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type Database from "better-sqlite3";
+import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { Change } from "../cluster/change-feed.js";
 import type { SharedDb, SqlDialect, Tables } from "./dialect.js";
@@ -137,5 +138,7 @@ export function sqliteDialect(sqlite: Database.Database, gate: SqliteGate): SqlD
     publish: async (_tx: SharedDb, _change: Change) => undefined,
     write: (_change, work) => gate.transaction(() => work(shared)),
     forUpdate: (query) => query,
+    // GLOB's only special characters are * ? and [ : each is matched as itself inside a bracket.
+    startsWith: (column, prefix) => sql`${column} GLOB ${`${prefix.replace(/[*?[]/g, "[$&]")}*`}`,
   };
 }

@@ -20,6 +20,7 @@
  * below, or a hook of the store's own (its constructor takes one per
  * dialect: tool search, for one).
  */
+import type { SQL, SQLWrapper } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Change } from "../cluster/change-feed.js";
 import type * as pgSchema from "./schema-pg.js";
@@ -80,4 +81,11 @@ export interface SqlDialect {
    * transactions already exclude each other, and it is `query` unchanged.
    */
   forUpdate<Q>(query: Q): Q;
+  /**
+   * `column` starts with `prefix`, case-sensitively, the prefix's wildcards taken as themselves, in a form the
+   * dialect answers from a b-tree index on the column: SQLite's GLOB (its LIKE folds ASCII case, which an index in
+   * the column's own order cannot serve), PostgreSQL's LIKE (its text is `COLLATE "C"`, whose plain index serves a
+   * fixed prefix). A hook because the two share no such form, nor the same wildcards to escape.
+   */
+  startsWith(column: SQLWrapper, prefix: string): SQL;
 }

@@ -146,6 +146,42 @@ describe("creating and reading processes", () => {
     expect((await host.api("GET", "/processes?state=sleeping")).status).toBe(400);
   });
 
+  it("lists by ref prefix (wildcards as themselves), by creation time, and oldest first with a cursor", async () => {
+    const refs = ["night-1", "night-2", "nightly%", "night_x", "nights", "Night-3", "day-1"];
+    const ids: Record<string, number> = {};
+    for (const ref of refs) ids[ref] = (await host.api("POST", "/processes", { code: "a", ref, block: true })).body.id;
+    const refsOf = async (query: string) =>
+      ((await host.api("GET", `/processes?limit=1000&${query}`)).body.items as any[]).map((p) => p.ref);
+    // Case-sensitive, newest first; `%`, `_` and `*` match only themselves (they are LIKE and GLOB wildcards).
+    expect(await refsOf("refPrefix=night-")).toEqual(["night-2", "night-1"]);
+    expect(await refsOf("refPrefix=night")).toEqual(["nights", "night_x", "nightly%", "night-2", "night-1"]);
+    expect(await refsOf(`refPrefix=${encodeURIComponent("nightly%")}`)).toEqual(["nightly%"]);
+    expect(await refsOf("refPrefix=night_")).toEqual(["night_x"]);
+    expect(await refsOf(`refPrefix=${encodeURIComponent("night*")}`)).toEqual([]);
+    expect(await refsOf(`refPrefix=${encodeURIComponent("night[")}`)).toEqual([]);
+    expect(await refsOf("refPrefix=Night")).toEqual(["Night-3"]);
+
+    // Oldest first, a page at a time: the cursor continues upwards.
+    const mine = `refPrefix=night&order=oldest`;
+    const first = await host.api("GET", `/processes?${mine}&limit=2`);
+    expect(first.body.items.map((p: any) => p.ref)).toEqual(["night-1", "night-2"]);
+    const second = await host.api("GET", `/processes?${mine}&limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.items.map((p: any) => p.ref)).toEqual(["nightly%", "night_x"]);
+
+    // A time range over createdAt: at or after `since`, before `until` (an offset names the same instant).
+    const created = (await host.api("GET", `/processes/${ids["nightly%"]}`)).body.createdAt as string;
+    const later = (await host.api("GET", `/processes/${ids.night_x}`)).body.createdAt as string;
+    expect(later > created).toBe(true);
+    const since = await refsOf(`refPrefix=night&since=${encodeURIComponent(created)}`);
+    expect(since).toContain("nightly%");
+    expect(since).not.toContain("night-2");
+    const until = await refsOf(`refPrefix=night&until=${encodeURIComponent(later.replace("Z", "+00:00"))}`);
+    expect(until).not.toContain("night_x");
+    expect(until).toContain("nightly%");
+    expect((await host.api("GET", "/processes?since=yesterday")).status).toBe(400);
+    expect((await host.api("GET", "/processes?order=random")).status).toBe(400);
+  });
+
   it("404s unknown processes and 400s ids that are not integers", async () => {
     expect((await host.api("GET", "/processes/999999")).status).toBe(404);
     expect((await host.api("GET", "/processes/abc")).status).toBe(400);

@@ -11,7 +11,7 @@
  * (`QueuedRunWrites`, PostgreSQL only).
  */
 import type { ExecutionExitState } from "@cyrnel/sdk";
-import { and, count, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type {
   NewProcess,
   ProcessFilter,
@@ -175,13 +175,18 @@ export class SqlProcessStore implements ProcessStore {
       filter.state && eq(processes.state, filter.state),
       filter.exitState && eq(processes.exitState, filter.exitState),
       filter.ref !== undefined ? eq(processes.ref, filter.ref) : undefined,
+      filter.refPrefix !== undefined ? this.dialect.startsWith(processes.ref, filter.refPrefix) : undefined,
+      // Ids grow with creation times (both are set at insert), so a time range and an id cursor agree.
+      filter.since !== undefined ? gte(processes.createdAt, filter.since) : undefined,
+      filter.until !== undefined ? lt(processes.createdAt, filter.until) : undefined,
       filter.before !== undefined ? lt(processes.id, filter.before) : undefined,
+      filter.after !== undefined ? gt(processes.id, filter.after) : undefined,
     ];
     return this.dialect.db
       .select()
       .from(processes)
       .where(and(...conditions))
-      .orderBy(desc(processes.id))
+      .orderBy(filter.order === "oldest" ? asc(processes.id) : desc(processes.id))
       .limit(filter.limit + 1);
   }
 

@@ -32,7 +32,16 @@ export interface ProcessFilter {
   state?: ProcessState;
   exitState?: ExecutionExitState;
   ref?: string;
+  /** Only processes whose ref starts with this text (case-sensitively, wildcards taken as themselves). */
+  refPrefix?: string;
+  /** Only processes created at or after this time (ISO, as the host writes it). */
+  since?: string;
+  /** Only processes created before this time. */
+  until?: string;
+  /** `newest` (the default) lists by id downwards from `before`; `oldest` upwards from `after`. */
+  order?: "newest" | "oldest";
   before?: number;
+  after?: number;
   limit: number;
 }
 

@@ -4,8 +4,8 @@ import { CallRecord } from "../../contract/governance.js";
 import { type CallLog, callRecord } from "../../domain/governance/call-log.js";
 import type { CallFilter } from "../../domain/governance/call-store.js";
 import type { ProcessRunner } from "../../domain/processes/process-runner.js";
-import { CyrnelError } from "../../errors.js";
 import { pageById } from "../../http/pagination.js";
+import { utc } from "../../http/query-time.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
 import { reachableProcess } from "../processes/routes.js";
 
@@ -72,11 +72,4 @@ export function callRoutes(calls: Pick<CallLog, "list">, runner: Pick<ProcessRun
       },
     }),
   ];
-}
-
-/** As the host writes times (UTC, milliseconds), so that a time with an offset compares as the same instant. */
-function utc(time: string, name: string): string {
-  const at = new Date(time);
-  if (Number.isNaN(at.getTime())) throw new CyrnelError("bad_request", `"${name}" is not a date-time: "${time}"`);
-  return at.toISOString();
 }

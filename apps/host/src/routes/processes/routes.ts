@@ -19,6 +19,7 @@ import type { ProcessRetention } from "../../domain/processes/process-retention.
 import { MAX_TIMEOUT_MS, type ProcessRunner, type ProcessView } from "../../domain/processes/process-runner.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isNumber, toPage } from "../../http/pagination.js";
+import { utc } from "../../http/query-time.js";
 import { defineRoute, json, noContent, type RouteDefinition, text } from "../../http/route.js";
 
 const tags = ["processes"];
@@ -95,7 +96,11 @@ export function processRoutes(
       path: "/processes",
       operationId: "listProcesses",
       access: "agent",
-      summary: "List processes, newest first (an agent key: its own only)",
+      summary: "List processes, newest first or oldest first (an agent key: its own only)",
+      description:
+        "Filters combine. `refPrefix` matches refs that start with the text, case-sensitively, every character as " +
+        "itself (`%`, `_`, `*` are no wildcards); `since`/`until` bound the creation time. `order=oldest` lists " +
+        "upwards; a cursor continues in the order it came from.",
       tags,
       query: Type.Object({
         keyId: Type.Optional(
@@ -104,6 +109,14 @@ export function processRoutes(
         state: Type.Optional(ProcessState),
         exitState: Type.Optional(ExitState),
         ref: Type.Optional(AnyText({ description: "Only processes with this ref (any text, as it was given)" })),
+        refPrefix: Type.Optional(
+          AnyText({ description: "Only processes whose ref starts with this text (no wildcards), e.g. `nightly-`" }),
+        ),
+        since: Type.Optional({ ...Timestamp, description: "Only processes created at or after this time" }),
+        until: Type.Optional({ ...Timestamp, description: "Only processes created before this time" }),
+        order: Type.Optional(
+          Type.Union([Type.Literal("newest"), Type.Literal("oldest")], { default: "newest", description: "By id" }),
+        ),
         ...ListQuery,
       }),
       responses: { 200: { description: "A page of processes", schema: ListOf(ProcessRecord) } },
@@ -113,7 +126,16 @@ export function processRoutes(
         // An agent lists its own processes only: asking for another key's finds none.
         const keyId = caller.role === "admin" ? query.keyId : (caller.keyId ?? "");
         if (query.keyId !== undefined && query.keyId !== keyId) return json(200, { items: [], nextCursor: null });
-        const rows = await runner.list({ ...query, keyId, limit, before: decodeCursor(query.cursor, isNumber) });
+        const { cursor, since, until, ...filter } = query;
+        const from = decodeCursor(cursor, isNumber);
+        const rows = await runner.list({
+          ...filter,
+          keyId,
+          limit,
+          ...(since !== undefined && { since: utc(since, "since") }),
+          ...(until !== undefined && { until: utc(until, "until") }),
+          ...(query.order === "oldest" ? { after: from } : { before: from }),
+        });
         return json(
           200,
           toPage(rows, limit, processRecord, (row) => row.id),
