@@ -324,6 +324,60 @@ describe("valid values are assignable", () => {
       '{ "x-id": "s", other: 1 }',
     ],
     ["an enum string with U+2028", { type: "object", properties: { e: { enum: ["a\u2028b"] } } }, '{ e: "a\\u2028b" }'],
+    [
+      "null for a nullable $ref and a nullable allOf (OpenAPI 3.0)",
+      {
+        type: "object",
+        properties: { a: { $ref: "#/$defs/A", nullable: true }, b: { allOf: [{ $ref: "#/$defs/A" }], nullable: true } },
+        $defs: { A: { type: "object", properties: { x: { type: "string" } } } },
+      },
+      "{ a: null, b: null }",
+    ],
+    [
+      "a member of a oneOf with a discriminator",
+      {
+        oneOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }],
+        discriminator: { propertyName: "kind", mapping: { cat: "#/$defs/Cat", dog: "#/$defs/Dog" } },
+        $defs: {
+          Cat: {
+            type: "object",
+            required: ["kind"],
+            properties: { kind: { type: "string" }, meows: { type: "boolean" } },
+          },
+          Dog: {
+            type: "object",
+            required: ["kind"],
+            properties: { kind: { type: "string" }, barks: { type: "boolean" } },
+          },
+        },
+      },
+      '{ kind: "cat", meows: true }',
+    ],
+    [
+      "the properties of every allOf member together",
+      {
+        allOf: [
+          { type: "object", properties: { a: { type: "string" } } },
+          { type: "object", required: ["b"], properties: { b: { type: "number" } } },
+        ],
+      },
+      '{ a: "x", b: 1 }',
+    ],
+    [
+      "declared properties beside additionalProperties of another type",
+      { type: "object", properties: { n: { type: "number" } }, additionalProperties: { type: "string" } },
+      '{ n: 1, s: "x" }',
+    ],
+    [
+      "a recursive value",
+      {
+        $ref: "#/$defs/Node",
+        $defs: {
+          Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } } },
+        },
+      },
+      "{ children: [{ children: [] }, {}] }",
+    ],
   ])("%s", (_label, schema, value) => {
     const declarations = declareAll([["T", schema]]).replace(/^/gm, "  ");
     expect(
