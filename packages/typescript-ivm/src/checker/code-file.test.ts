@@ -89,6 +89,26 @@ describe("formatTypeErrors", () => {
     expect(line.endsWith("…")).toBe(true);
   });
 
+  it("says how to go on when the code only reads what the declared types lack (a result type narrower than the API's)", () => {
+    const missing = { line: 2, column: 20, code: 2339, message: "Property 'name' does not exist on type 'Objs'." };
+    const unknown = { line: 3, column: 1, code: 18046, message: "'r' is of type 'unknown'." };
+    const lines = formatTypeErrors([missing, unknown]).split("\n");
+    expect(lines.at(-1)).toMatch(
+      /^If the API does return what the code reads, .* cast the result .* "typecheck": false/,
+    );
+    expect(
+      formatTypeErrors([missing, error(4, 1)])
+        .split("\n")
+        .at(-1),
+    ).toMatch(/^code\.ts:4:1 TS2322 /);
+    // A tool or service that is not there: no cast helps.
+    const noTool = {
+      ...missing,
+      message: "Property 'getItems' does not exist on type '{ readonly getItem: { invoke(params: …) } }'.",
+    };
+    expect(formatTypeErrors([noTool]).split("\n")).toHaveLength(2);
+  });
+
   it("says 1 type error in the singular", () => {
     expect(formatTypeErrors([error(1, 1)]).split("\n")[0]).toBe(
       "Type check failed with 1 type error, so the code did not run:",

@@ -48,9 +48,27 @@ export function formatTypeErrors(errors: readonly TypeErrorLine[]): string {
     return `${CODE_FILE_NAME}:${error.line}:${error.column} TS${error.code} ${cut}`;
   });
   if (sorted.length > MAX_LISTED_ERRORS) lines.push(`… and ${sorted.length - MAX_LISTED_ERRORS} more`);
+  if (sorted.every(readsBeyondResult)) lines.push(READ_HINT);
   const count = `${sorted.length} type error${sorted.length === 1 ? "" : "s"}`;
   return [`Type check failed with ${count}, so the code did not run:`, ...lines].join("\n");
 }
+
+/**
+ * Errors of reading what a type does not have: a property it lacks (TS2339)
+ * or a value typed `unknown` (TS18046). When these are all there is, the
+ * program is usually right about the API and its declared result type is
+ * narrower than what the API returns (API documents are often wrong about
+ * results), so the message says how to go on rather than leave the agent to
+ * guess.
+ */
+const READ_ERRORS = new Set([2339, 18046]);
+
+/** A read error that is not about `cyrnel.services` itself (a service or tool that is not there: no cast helps). */
+function readsBeyondResult(error: TypeErrorLine): boolean {
+  return READ_ERRORS.has(error.code) && !/CyrnelServices|invoke\(params/.test(error.message);
+}
+const READ_HINT =
+  'If the API does return what the code reads, its declared result type is incomplete: cast the result (`const r = (await …invoke(…)) as any`, or `as { name: string }`) or submit with "typecheck": false to run unchecked.';
 
 /** TypeScript's message chains (one line per step, indented) as one line. */
 function oneLine(message: string): string {

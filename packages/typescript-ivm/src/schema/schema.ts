@@ -66,6 +66,35 @@ export function looksLikeArray(schema: SchemaObject): boolean {
   return "items" in schema || "prefixItems" in schema;
 }
 
+/** Keywords that constrain only values of one kind other than objects (JSON Schema's "applies only to" rule). */
+const OTHER_KIND_KEYWORDS = [
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+];
+
+/**
+ * Whether a schema without `type` constrains values of some kind other than
+ * objects (`items`, `pattern`, `minimum`, …). Such a keyword says nothing
+ * about which kind the value is: `{ items: … }` accepts any string, number or
+ * object, and only an array's elements must match.
+ */
+export function constrainsOtherKinds(schema: SchemaObject): boolean {
+  return typesOf(schema).length === 0 && OTHER_KIND_KEYWORDS.some((keyword) => keyword in schema);
+}
+
 export function description(schema: Schema): string | undefined {
   if (!isSchemaObject(schema)) return undefined;
   const text = schema.description ?? schema.title;
@@ -76,12 +105,24 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `name` as a property key in TypeScript or JavaScript source: bare when it is an identifier, quoted otherwise. */
 export function propertyKey(name: string): string {
-  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+  return IDENTIFIER.test(name) ? name : stringLiteral(name);
+}
+
+/**
+ * `text` as a double-quoted string literal. JSON.stringify leaves U+2028 and
+ * U+2029 as they are (legal in a literal since ES2019), but they end a line
+ * for `^` in a multiline RegExp, so indenting a declaration would put spaces
+ * inside the string: they are escaped.
+ */
+export function stringLiteral(text: string): string {
+  return JSON.stringify(text)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /** `.name` or `["name"]`, for building member-access paths in snippets. */
 export function memberAccess(name: string): string {
-  return IDENTIFIER.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+  return IDENTIFIER.test(name) ? `.${name}` : `[${stringLiteral(name)}]`;
 }
 
 /** Keywords whose value is one subschema. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { typeErrors } from "../../test/support/typecheck.js";
 import { NamedTypes } from "./named-types.js";
 import type { Schema } from "./schema.js";
 import { declareAll, TypeEmitter } from "./to-typescript.js";
@@ -24,15 +25,71 @@ describe("TypeEmitter", () => {
     ["array without items", { type: "array" }, "type T = unknown[];"],
     [
       "tuple (prefixItems)",
-      { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false },
-      "type T = [string, number];",
+      { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false, minItems: 2 },
+      "/** @minItems 2 */\ntype T = [string, number];",
     ],
     [
       "tuple with rest",
-      { type: "array", prefixItems: [{ type: "string" }], items: { type: "boolean" } },
-      "type T = [string, ...boolean[]];",
+      { type: "array", prefixItems: [{ type: "string" }], items: { type: "boolean" }, minItems: 1 },
+      "/** @minItems 1 */\ntype T = [string, ...boolean[]];",
     ],
-    ["draft-07 tuple", { type: "array", items: [{ type: "string" }] }, "type T = [string];"],
+    [
+      "tuple: elements past minItems optional, more allowed when items is absent",
+      { type: "array", prefixItems: [{ type: "string" }, { enum: ["a", "b"] }], minItems: 1 },
+      '/** @minItems 1 */\ntype T = [string, ("a" | "b")?, ...unknown[]];',
+    ],
+    [
+      "tuple closed by maxItems",
+      { type: "array", prefixItems: [{ type: "string" }], maxItems: 1 },
+      "/** @maxItems 1 */\ntype T = [string?];",
+    ],
+    ["draft-07 tuple", { type: "array", items: [{ type: "string" }], additionalItems: false }, "type T = [string?];"],
+    [
+      "draft-07 tuple with additionalItems",
+      { type: "array", items: [{ type: "string" }], additionalItems: { type: "number" } },
+      "type T = [string?, ...number[]];",
+    ],
+    ["items without type (any value is valid)", { items: { type: "string" } }, "type T = any;"],
+    [
+      "object keywords beside another kind's keywords, without type",
+      { properties: { a: { type: "string" } }, items: { type: "string" } },
+      "type T = any;",
+    ],
+    [
+      "object keywords alone, without type: an object",
+      { properties: { a: { type: "string" } } },
+      "type T = {\n  a?: string;\n};",
+    ],
+    [
+      "anyOf member with items but no type leaves the object alone",
+      {
+        type: "object",
+        properties: { a: { type: "string" } },
+        anyOf: [{ items: { type: "string" } }, { items: { type: "number" } }],
+      },
+      "type T = {\n  a?: string;\n};",
+    ],
+    ["nullable without type", { nullable: true, items: {} }, "type T = any;"],
+    [
+      "required name without a property",
+      { type: "object", required: ["spec", "a"], properties: { a: { type: "string" } } },
+      "type T = {\n  a: string;\n  spec: unknown;\n};",
+    ],
+    [
+      "required name without a property, typed by additionalProperties",
+      { type: "object", required: ["spec"], additionalProperties: { type: "number" } },
+      "type T = {\n  spec: number;\n  [key: string]: number;\n};",
+    ],
+    [
+      "pattern properties are not typed by additionalProperties",
+      { type: "object", patternProperties: { "^x-": { type: "string" } }, additionalProperties: { type: "number" } },
+      "type T = {\n  [key: string]: unknown;\n};",
+    ],
+    [
+      "line separators in an enum string are escaped",
+      { enum: ["a\u2028b", "c\u2029d"] },
+      'type T = "a\\u2028b" | "c\\u2029d";',
+    ],
     ["anyOf", { anyOf: [{ type: "string" }, { type: "number" }] }, "type T = string | number;"],
     ["oneOf with unknown member", { oneOf: [{ type: "string" }, {}] }, "type T = unknown;"],
     [
@@ -233,6 +290,99 @@ describe("TypeEmitter", () => {
       maxUnion: 2,
     });
     expect(emitter.root(0)).toBe('{ a?: { b?: {…}; }; e?: "v1" | "v2" | …; … }');
+  });
+});
+
+/** The values JSON Schema accepts must be assignable to the rendered type (no program refused for a valid input). */
+describe("valid values are assignable", () => {
+  it.each<[string, Schema, string]>([
+    [
+      "Slack's items-only object, read as the object it is",
+      { items: { anyOf: [{ type: "object" }] } },
+      "{ name: 'general' }",
+    ],
+    ["a string where only arrays are constrained", { items: { type: "number" } }, '"text"'],
+    ["a short tuple", { type: "array", prefixItems: [{ type: "string" }, { type: "number" }] }, '["a"]'],
+    ["a long tuple", { type: "array", prefixItems: [{ type: "string" }], minItems: 1 }, '["a", 2, true]'],
+    [
+      "the object a required-only name demands (DigitalOcean apps_create)",
+      { type: "object", required: ["spec"], properties: { project_id: { type: "string" } } },
+      '{ spec: { name: "app" }, project_id: "p" }',
+    ],
+    [
+      "an object beside an array-guessed anyOf member",
+      {
+        type: "object",
+        properties: { a: { type: "string" } },
+        anyOf: [{ items: { type: "string" } }, { items: { type: "number" } }],
+      },
+      '{ a: "x" }',
+    ],
+    [
+      "a pattern property's value",
+      { type: "object", patternProperties: { "^x-": { type: "string" } }, additionalProperties: { type: "number" } },
+      '{ "x-id": "s", other: 1 }',
+    ],
+    ["an enum string with U+2028", { type: "object", properties: { e: { enum: ["a\u2028b"] } } }, '{ e: "a\\u2028b" }'],
+    [
+      "null for a nullable $ref and a nullable allOf (OpenAPI 3.0)",
+      {
+        type: "object",
+        properties: { a: { $ref: "#/$defs/A", nullable: true }, b: { allOf: [{ $ref: "#/$defs/A" }], nullable: true } },
+        $defs: { A: { type: "object", properties: { x: { type: "string" } } } },
+      },
+      "{ a: null, b: null }",
+    ],
+    [
+      "a member of a oneOf with a discriminator",
+      {
+        oneOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }],
+        discriminator: { propertyName: "kind", mapping: { cat: "#/$defs/Cat", dog: "#/$defs/Dog" } },
+        $defs: {
+          Cat: {
+            type: "object",
+            required: ["kind"],
+            properties: { kind: { type: "string" }, meows: { type: "boolean" } },
+          },
+          Dog: {
+            type: "object",
+            required: ["kind"],
+            properties: { kind: { type: "string" }, barks: { type: "boolean" } },
+          },
+        },
+      },
+      '{ kind: "cat", meows: true }',
+    ],
+    [
+      "the properties of every allOf member together",
+      {
+        allOf: [
+          { type: "object", properties: { a: { type: "string" } } },
+          { type: "object", required: ["b"], properties: { b: { type: "number" } } },
+        ],
+      },
+      '{ a: "x", b: 1 }',
+    ],
+    [
+      "declared properties beside additionalProperties of another type",
+      { type: "object", properties: { n: { type: "number" } }, additionalProperties: { type: "string" } },
+      '{ n: 1, s: "x" }',
+    ],
+    [
+      "a recursive value",
+      {
+        $ref: "#/$defs/Node",
+        $defs: {
+          Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } } },
+        },
+      },
+      "{ children: [{ children: [] }, {}] }",
+    ],
+  ])("%s", (_label, schema, value) => {
+    const declarations = declareAll([["T", schema]]).replace(/^/gm, "  ");
+    expect(
+      typeErrors({ "main.ts": `namespace N {\n${declarations}\n  export const value: T = ${value};\n}\n` }),
+    ).toEqual([]);
   });
 });
 

@@ -2,9 +2,9 @@ import { constraintTags } from "./constraints.js";
 import { htmlToMarkdown } from "./html-markdown.js";
 import { type NamedType, NamedTypes } from "./named-types.js";
 import {
+  constrainsOtherKinds,
   description,
   isSchemaObject,
-  looksLikeArray,
   looksLikeObject,
   members,
   propertiesOf,
@@ -12,6 +12,7 @@ import {
   requiredOf,
   type Schema,
   type SchemaObject,
+  stringLiteral,
   typesOf,
 } from "./schema.js";
 
@@ -42,10 +43,22 @@ export interface TypeStyle {
  * `additionalProperties: false` closes an object, a schema or `true` adds an
  * index signature, and an absent one leaves an object with declared
  * properties closed (so a misspelt parameter is a type error) while an
- * object without properties stays open; arrays → `T[]` / tuples;
- * `enum`/`const` → literal unions; `anyOf`/`oneOf` → unions; `allOf` →
- * intersections; `type: [..., "null"]` and OpenAPI's `nullable` → `| null`;
- * anything else → `unknown`.
+ * object without properties stays open; a `required` name without a
+ * declared property is a required `unknown` one; arrays → `T[]` / tuples
+ * (elements past `minItems` optional, then a rest element per
+ * `items`/`additionalItems`); `enum`/`const` → literal unions;
+ * `anyOf`/`oneOf` → unions; `allOf` → intersections; `type: [..., "null"]`
+ * and OpenAPI's `nullable` → `| null`; anything else → `unknown`.
+ *
+ * Without `type`, a keyword constrains only values of its own kind (JSON
+ * Schema), so it says nothing about which kind the value is. Object keywords
+ * alone still give an object type: OpenAPI documents routinely leave out
+ * `type: object` beside `properties`. Any other kind's keyword (Slack's
+ * `{ items: { anyOf: […] } }`, whose values are in fact the elements; or
+ * `properties` beside `pattern`) gives `any`: every value is valid input, and
+ * a program reads the result as the API's authors meant rather than being
+ * refused. Beside other parts (`allOf`, `anyOf`, a `$ref`) such an `any`
+ * adds no constraint, so it is left out of the intersection.
  */
 export class TypeEmitter {
   constructor(
@@ -88,7 +101,7 @@ export class TypeEmitter {
       if (options.length > 0) parts.push(union(options.map((option) => this.convert(option, root, depth + 1, level))));
     }
     let result = intersection(parts);
-    if (schema.nullable === true && result !== "unknown") result = union([result, "null"]);
+    if (schema.nullable === true && result !== "unknown" && result !== "any") result = union([result, "null"]);
     return result;
   }
 
@@ -97,8 +110,8 @@ export class TypeEmitter {
     if (Array.isArray(schema.enum)) return this.literalUnion(schema.enum);
     const types = typesOf(schema);
     if (types.length === 0) {
+      if (constrainsOtherKinds(schema)) return "any";
       if (looksLikeObject(schema)) return this.objectType(schema, root, depth, level);
-      if (looksLikeArray(schema)) return this.arrayType(schema, root, depth, level);
       return undefined;
     }
     return union(
@@ -135,10 +148,16 @@ export class TypeEmitter {
         ? schema.items
         : null;
     if (tuple !== null) {
+      // An array shorter than the tuple is valid down to `minItems`, and one longer unless the rest is `false`
+      // (or `maxItems` stops it): a fixed tuple would refuse both.
       const rest = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
-      const elements = tuple.map((item: unknown) => this.convert(asSchema(item), root, depth + 1, level));
-      if (rest !== undefined && rest !== false)
-        elements.push(`...${arrayOf(this.convert(asSchema(rest), root, depth + 1, level))}`);
+      const minItems = typeof schema.minItems === "number" ? schema.minItems : 0;
+      const elements = tuple.map((item: unknown, index) => {
+        const type = this.convert(asSchema(item), root, depth + 1, level);
+        return index < minItems ? type : `${SIMPLE_TYPE.test(type) ? type : `(${type})`}?`;
+      });
+      const closed = rest === false || (typeof schema.maxItems === "number" && schema.maxItems <= tuple.length);
+      if (!closed) elements.push(`...${arrayOf(this.convert(asSchema(rest ?? true), root, depth + 1, level))}`);
       return `[${elements.join(", ")}]`;
     }
     if (schema.items === undefined) return "unknown[]";
@@ -161,15 +180,26 @@ export class TypeEmitter {
     }
     if (shown.length < properties.length) lines.push(`${inner}…`);
     const additional = schema.additionalProperties;
+    const patterned = isSchemaObject(schema.patternProperties);
+    // A required name with no declared property (DigitalOcean's `apps_create`) is still required, of whatever type
+    // the other keywords allow: left out, a closed object could not hold the one valid value.
+    const declared = new Set(properties.map(([name]) => name));
+    for (const name of required) {
+      if (declared.has(name)) continue;
+      const value =
+        isSchemaObject(additional) && !patterned ? this.convert(additional, root, depth + 1, level + 1) : "unknown";
+      lines.push(`${inner}${propertyKey(name)}: ${value};`);
+    }
     const open =
       additional === true ||
       isSchemaObject(additional) ||
-      isSchemaObject(schema.patternProperties) ||
+      patterned ||
       (additional === undefined && properties.length === 0);
     if (open) {
-      // With declared properties the index signature must admit their types too; `unknown` always does.
+      // With declared properties (or pattern properties, whose values `additionalProperties` does not govern) the
+      // index signature must admit their types too; `unknown` always does.
       const value =
-        isSchemaObject(additional) && properties.length === 0
+        isSchemaObject(additional) && properties.length === 0 && !patterned
           ? this.convert(additional, root, depth + 1, level + 1)
           : "unknown";
       lines.push(`${inner}[key: string]: ${value};`);
@@ -208,7 +238,8 @@ function asSchema(value: unknown): Schema {
 }
 
 function literal(value: unknown): string {
-  if (typeof value === "string" || typeof value === "boolean" || value === null) return JSON.stringify(value);
+  if (typeof value === "string") return stringLiteral(value);
+  if (typeof value === "boolean" || value === null) return JSON.stringify(value);
   if (typeof value === "number" && Number.isFinite(value)) return JSON.stringify(value);
   return "unknown";
 }
@@ -216,13 +247,16 @@ function literal(value: unknown): string {
 function union(types: string[]): string {
   const unique = [...new Set(types)];
   if (unique.includes("unknown")) return "unknown";
+  if (unique.includes("any")) return "any";
   const kept = unique.filter((type) => type !== "never");
   if (kept.length === 0) return "never";
   return kept.join(" | ");
 }
 
 function intersection(types: string[]): string {
-  const kept = [...new Set(types)].filter((type) => type !== "unknown");
+  const known = [...new Set(types)].filter((type) => type !== "unknown");
+  // `any` here is a schema that adds no constraint we can write (see the class comment): the others decide.
+  const kept = known.length > 1 ? known.filter((type) => type !== "any") : known;
   if (kept.length === 0) return "unknown";
   if (kept.length === 1) return kept[0] as string;
   return kept.map((type) => (hasTopLevelUnion(type) ? `(${type})` : type)).join(" & ");
