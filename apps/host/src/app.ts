@@ -465,6 +465,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       return environment !== null && (environment.module.admit?.().admitted ?? true);
     },
     flushCalls: () => calls.flush(),
+    runEnded: (processId, exitState, ran) => processEvents.notice("runEnded", { processId, exitState, ran }),
   });
 
   return {

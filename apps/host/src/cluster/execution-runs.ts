@@ -258,9 +258,10 @@ export class ExecutionRuns {
    * Ends the runs nobody took before their `timeoutMs` ran out (the sweep
    * every host runs): a run may wait for a host at most its timeout, as it
    * may wait in an environment's queue. Conditional, so it races safely with
-   * a claim: whichever commits first wins. Resolves how many it ended.
+   * a claim: whichever commits first wins. Resolves the runs it ended (and
+   * only it: the metrics of the host that swept count them).
    */
-  endTimedOutWaiting(): Promise<number> {
+  endTimedOutWaiting(): Promise<QueuedRun[]> {
     return this.endTimedOut(
       `e.claimed_by IS NULL AND e.enqueued_at + p.timeout_ms * interval '1 millisecond' < now()`,
       [],
@@ -275,9 +276,9 @@ export class ExecutionRuns {
    * so such a run means the host lost track of it (a claim whose answer was
    * lost, a final write it gave up). A run that waited for an approval since
    * it was claimed is left to its host: approval waits stop its clock. Ends
-   * them `timeout`, tells the readers; resolves how many it ended.
+   * them `timeout`, tells the readers; resolves the runs it ended.
    */
-  endOverdueClaimed(graceMs: number): Promise<number> {
+  endOverdueClaimed(graceMs: number): Promise<QueuedRun[]> {
     return this.endTimedOut(
       `e.claimed_by IS NOT NULL AND p.state <> 'suspended'
        AND e.claimed_at + (p.timeout_ms + $2::bigint) * interval '1 millisecond' < now()
@@ -295,7 +296,7 @@ export class ExecutionRuns {
    * execution, and `p`, its process; its parameters from `$2`) end `timeout`, their processes say
    * `timed out after <timeoutMs> <why>`, and their readers are told, in one transaction.
    */
-  private endTimedOut(condition: string, params: unknown[], why: string): Promise<number> {
+  private endTimedOut(condition: string, params: unknown[], why: string): Promise<QueuedRun[]> {
     return inTransaction(this.pool, async (tx) => {
       const finishedAt = new Date().toISOString();
       const { rows } = await tx.query(
@@ -306,7 +307,7 @@ export class ExecutionRuns {
         [finishedAt, ...params],
       );
       const ended = toQueuedRuns(rows);
-      if (ended.length === 0) return 0;
+      if (ended.length === 0) return ended;
       await tx.query(
         `UPDATE processes SET state = 'idle', exit_state = 'timeout', finished_at = $2,
            error = 'timed out after ' || timeout_ms || $3
@@ -314,7 +315,7 @@ export class ExecutionRuns {
         [ended.map((run) => run.processId), finishedAt, ` ${why}`],
       );
       for (const run of ended) await sendRunEnded(tx, run.processId, run.executionId);
-      return ended.length;
+      return ended;
     });
   }
 

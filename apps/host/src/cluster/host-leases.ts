@@ -52,8 +52,12 @@ export interface HostLeasesOptions {
    * Hosts found lost in a reaper round, inside the round's transaction (use
    * `tx` for the writes that end their work, so they commit with the
    * removal). Throwing rolls the round back; the hosts are reported again.
+   * It may answer what to do once a reaper round committed (e.g. count the
+   * runs it ended, then and only then: never twice, never for a rollback);
+   * a host leaving (`stop`) drops it, as it ended those runs itself.
    */
-  onHostsLost?(hosts: HostRecord[], tx: pg.PoolClient): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a callback with nothing to do after the commit stays `async () => {…}`.
+  onHostsLost?(hosts: HostRecord[], tx: pg.PoolClient): Promise<(() => void) | void>;
   logger?: Logger;
 }
 
@@ -197,7 +201,8 @@ export class HostLeases {
   // ---- internals ------------------------------------------------------------------
 
   private async reapRound(): Promise<HostRecord[]> {
-    return inTransaction(this.options.pool, async (tx) => {
+    let committed: (() => void) | undefined;
+    const lost = await inTransaction(this.options.pool, async (tx) => {
       const { rows } = await tx.query(
         `DELETE FROM cluster_hosts
          WHERE id IN (
@@ -209,10 +214,12 @@ export class HostLeases {
       const lost = rows as HostRecord[];
       if (lost.length > 0) {
         this.logger.warn("hosts lost their lease; ending their work", { hosts: lost.map((host) => host.id) });
-        await this.options.onHostsLost?.(lost, tx);
+        committed = (await this.options.onHostsLost?.(lost, tx)) ?? undefined;
       }
       return lost;
     });
+    committed?.();
+    return lost;
   }
 
   private async reapSafely(): Promise<void> {

@@ -25,7 +25,7 @@
  * it listens to (this and the change feed, whose subscription connects it
  * first); the host stops it after both.
  */
-import type { Logger } from "@cyrnel/sdk";
+import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import type { ClusterConfig } from "../config-cluster.js";
 import type { PgDb } from "../db/client-pg.js";
 import type { ApprovalSummary } from "../domain/governance/approval-store.js";
@@ -59,6 +59,12 @@ export interface ProcessClusterParts {
   hasRoom(): boolean;
   /** Writes the call records this host holds (a run's calls are written before its end, for `calls` anywhere). */
   flushCalls(): Promise<void>;
+  /**
+   * A run this host ended for another (the queue-timeout sweep: `timeout`, never started; the reaper: `failed`, a
+   * lost host's), once its transaction committed: the host's `runEnded` notice, so its metrics count it. The
+   * conditional update that ends a run returns it to one host only, so no two hosts count it.
+   */
+  runEnded(processId: number, exitState: ExecutionExitState, ran: boolean): void;
 }
 
 export interface ClusterHealth {
@@ -129,6 +135,10 @@ export class ProcessCluster {
             processes: ended.map((run) => run.processId),
           });
         }
+        // Counted once the round committed (a reaper round only: a host leaving counted its own runs as they ended).
+        return () => {
+          for (const run of ended) this.parts?.runEnded(run.processId, "failed", true);
+        };
       },
     });
     this.signals = new ProcessSignals({
@@ -387,11 +397,16 @@ export class ProcessCluster {
     if (!this.leases.isAlive()) return;
     try {
       const ended = await this.runs.endTimedOutWaiting();
-      if (ended > 0) this.logger.warn("processes waited for a host past their timeout and ended", { count: ended });
+      if (ended.length > 0) {
+        this.logger.warn("processes waited for a host past their timeout and ended", { count: ended.length });
+        for (const run of ended) this.parts?.runEnded(run.processId, "timeout", false);
+      }
+      // Not counted here: the host that lost track of such a run may have counted its end already (a run whose
+      // final write it gave up), and the metrics would count it twice.
       const overdue = await this.runs.endOverdueClaimed(OVERDUE_GRACE_MS);
-      if (overdue > 0) {
+      if (overdue.length > 0) {
         this.logger.warn("processes whose host never recorded their end, long past their timeout, ended", {
-          count: overdue,
+          count: overdue.length,
         });
       }
     } catch (error) {

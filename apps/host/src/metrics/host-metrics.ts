@@ -5,7 +5,8 @@
  *
  * Where the figures come from, so the hot path stays as it was:
  * - counters are fed by what the host already tells: the `callEnded`,
- *   `approvalSettled` and `runEnded` notices of `ProcessEvents`, the error
+ *   `approvalSettled` and `runEnded` notices of `ProcessEvents` (on PostgreSQL
+ *   also the runs this host's sweeps ended for others), the error
  *   handler's 429s, and one increment and one observation per HTTP request
  *   (http-metrics.ts);
  * - gauges are read when Prometheus scrapes (`collect`): the runs this host

@@ -64,7 +64,8 @@ export interface ProcessNoticeMap {
    */
   approvalSettled: { approval: ApprovalSummary };
   /**
-   * A run this host executed (or took from the queue and ended unrun) is over, with how it ended; `ran`: whether
+   * A run this host executed (or took from the queue and ended unrun, or, on PostgreSQL, ended for another: a
+   * queue timeout its sweep found, a lost host's run its reaper ended) is over, with how it ended; `ran`: whether
    * its code started (false: it ended while queued — a queue timeout when `exitState` is `timeout`). The host's
    * metrics count it (`cyrnel_processes_ended_total`).
    */
