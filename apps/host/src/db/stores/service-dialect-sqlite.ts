@@ -21,25 +21,33 @@ const TITLE_WEIGHTS = `${W.idWords}, ${W.title}, ${W.endpoint}, ${W.service}`;
 const search: ToolSearchIndex = {
   // The tool_search tables' rows carry the tool's rowid.
   rowId: sql<number>`${tools}."rowid"`,
-  ranked: (terms) => {
-    const expression = fts5Expression(terms);
+  ranked: (groups) => {
+    const branches = groups.filter((group) => group.terms.length > 0).map(({ terms, scale }) => matches(terms, scale));
+    if (branches.length === 0) return undefined;
     return sql`(
-      select "rowid" as "row_id", sum("score") as "score" from (
-        select "rowid", bm25("tool_search", ${sql.raw(TITLE_WEIGHTS)}) as "score"
-          from "tool_search" where "tool_search" match ${expression}
-        union all
-        select "rowid", ${sql.raw(String(W.description))} * bm25("tool_search_descriptions")
-          from "tool_search_descriptions" where "tool_search_descriptions" match ${expression}
-        union all
-        select "rowid", ${sql.raw(String(W.values))} * bm25("tool_search_values")
-          from "tool_search_values" where "tool_search_values" match ${expression}
-      ) group by "rowid"
+      select "rowid" as "row_id", sum("score") as "score" from (${sql.join(branches, sql` union all `)})
+      group by "rowid"
     ) as "ranked"`;
   },
   isExactly: (words) =>
-    sql`(tool_search_text(${tools.id}) = ${words} or tool_search_text(${tools.endpoint}) = ${words})`,
-  bestFirst: sql`"ranked"."score"`,
+    sql`(tool_search_text(${tools.id}) in ${words} or tool_search_text(${tools.endpoint}) in ${words})`,
+  bestFirst: (factor) => sql`"ranked"."score" * ${factor}`,
 };
+
+/** Each tool matching a word of `terms` in any of the three tables, with its weighted `bm25()` times `scale`. */
+function matches(terms: readonly string[], scale: number): SQL {
+  const expression = fts5Expression(terms);
+  const times = (weight: number) => sql.raw(String(weight * scale));
+  return sql`
+    select "rowid", ${times(1)} * bm25("tool_search", ${sql.raw(TITLE_WEIGHTS)}) as "score"
+      from "tool_search" where "tool_search" match ${expression}
+    union all
+    select "rowid", ${times(W.description)} * bm25("tool_search_descriptions")
+      from "tool_search_descriptions" where "tool_search_descriptions" match ${expression}
+    union all
+    select "rowid", ${times(W.values)} * bm25("tool_search_values")
+      from "tool_search_values" where "tool_search_values" match ${expression}`;
+}
 
 export class SqliteServiceDialect implements ServiceDialect {
   readonly search = search;

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
 import { ToolDetail, ToolDocsQuery, ToolListItem, ToolsEnabledBody, ToolsEnabledResult } from "../../contract/tools.js";
-import { indexText, searchTerms } from "../../db/search-text.js";
+import { searchQuery } from "../../db/search-query.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import type { Policies } from "../../domain/governance/policies.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
@@ -79,8 +79,8 @@ export function toolRoutes(
         const filter = { ...rest, serviceIds: caller.services ?? undefined };
         const limit = filter.limit ?? 100;
         if (search !== undefined) {
-          const terms = searchTerms(search);
-          if (terms === undefined) {
+          const words = searchQuery(search);
+          if (words === undefined) {
             throw new CyrnelError(
               "bad_request",
               `search ${JSON.stringify(search)} has no letters or digits to look for`,
@@ -91,8 +91,7 @@ export function toolRoutes(
           const ranked = {
             ...filter,
             limit,
-            terms,
-            words: indexText(search),
+            ...words,
             includeDisabled: includeDisabled ?? false,
             offset,
           };
