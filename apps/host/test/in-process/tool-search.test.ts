@@ -117,6 +117,19 @@ describe("ranked search", () => {
     expect((await search("Create a refund", "&serviceId=stripe&limit=1")).items[0]?.id).toBe("PostRefunds");
   });
 
+  it("shows descriptions as text: no tags, no entities, one line", async () => {
+    const stored = (await host.api("GET", "/tools/stripe/PostRefunds")).body.description as string;
+    expect(stored).toMatch(/<p>/);
+    for (const extra of ["&serviceId=stripe&limit=20", "&serviceId=stripe&limit=20&include=schemas"]) {
+      const items = (await search("refund", extra)).items as unknown as { id: string; description: string }[];
+      expect(items.length).toBeGreaterThan(5);
+      for (const { id, description } of items) {
+        expect(description, id).not.toMatch(/<\/?[a-z][^>]*>|&[a-z]+;|&#\d+;|\n/i);
+      }
+      expect(items.find((tool) => tool.id === "PostRefunds")?.description).toMatch(/^Create a refund\./);
+    }
+  });
+
   it("combines with serviceId, query and enabled, and pages through the ranking with its cursor", async () => {
     const whole = (await search("create", "&serviceId=github&limit=23")).items.map((tool) => tool.id);
     expect(whole).toHaveLength(23);
