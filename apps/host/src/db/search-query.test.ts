@@ -8,7 +8,7 @@ describe("searchQuery", () => {
     ["close an issue", ["update", "state"], ["PATCH", "PUT", "POST"]],
     ["publish a release", ["create"], ["POST", "PUT"]],
     ["react with an emoji", ["reaction", "create"], ["POST", "PUT"]],
-    ["refund a charge", ["refunds"], ["POST", "PUT"]],
+    ["refund a charge", [], ["POST", "PUT"]],
     ["delete a repository", [], ["DELETE"]],
     ["remove a user from a channel", ["delete", "conversation"], ["DELETE"]],
     ["list channels", ["conversations"], ["GET"]],

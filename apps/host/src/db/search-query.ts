@@ -74,7 +74,8 @@ const VERBS: Record<string, { related?: readonly string[]; methods: readonly str
   lock: { methods: CHANGE },
   merge: { methods: CHANGE },
   archive: { methods: CHANGE },
-  refund: { related: ["refunds"], methods: CREATE },
+  // "refunds" is the same stem: stemming finds it already.
+  refund: { methods: CREATE },
   delete: { methods: REMOVE },
   remove: { related: ["delete"], methods: REMOVE },
   cancel: { related: ["delete"], methods: [...REMOVE, "POST"] },

@@ -78,4 +78,6 @@ export interface ToolSearchIndex {
 export interface RankedWords {
   terms: readonly string[];
   scale: number;
+  /** Looked for only in the main document (id words, title, endpoint, service), not descriptions or enum values. */
+  mainOnly?: boolean;
 }

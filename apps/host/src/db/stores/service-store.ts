@@ -287,7 +287,9 @@ export class SqlServiceStore implements ServiceStore {
     const W = SEARCH_WEIGHTS;
     const ranked = index.ranked([
       { terms: search.terms, scale: 1 },
-      { terms: search.related, scale: W.related },
+      // A verb's related words name the action: they count in what names a tool, not in its description's prose
+      // (where "get" or "create" is on most tools, and matching it would cost more than it tells).
+      { terms: search.related, scale: W.related, mainOnly: true },
     ]);
     if (ranked === undefined) return [];
     // A tool whose method is one the query's verb points to ("delete …": DELETE) scores W.method times higher.
