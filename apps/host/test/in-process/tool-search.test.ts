@@ -107,6 +107,9 @@ describe("ranked search", () => {
   it("finds ids written with dots, and endpoints and service names", async () => {
     expect((await search("chat.postMessage")).items[0]).toMatchObject({ serviceId: "slack", id: "chat_postMessage" });
     expect((await search("POST /v1/refunds")).items[0]).toMatchObject({ serviceId: "stripe", id: "PostRefunds" });
+    // A path without its method is every endpoint at that path, ahead of longer paths that contain its words.
+    const atPath = (await search("/v1/customers", "&limit=2")).items.map((tool) => tool.id).sort();
+    expect(atPath).toEqual(["GetCustomers", "PostCustomers"]);
     const petstore = (await search("petstore", "&limit=5")).items;
     expect(petstore.map((tool) => tool.serviceId)).toEqual(Array(5).fill("petstore"));
   });
