@@ -192,7 +192,7 @@ export interface paths {
         };
         /**
          * List and search tools
-         * @description Without `search`: every tool matching the filters, in service and definition order. With `search`: tools ranked by how well they match its words (BM25 over id, name, description, endpoint and service), best first; only callable tools unless `includeDisabled=true`. The other filters apply to both.
+         * @description Without `search`: every tool matching the filters, in service and definition order. With `search`: tools ranked by how well they match its words (BM25 over id, name, description, endpoint and service), best first; only callable tools unless `includeDisabled=true`; descriptions as plain text (HTML tags removed, entities decoded). The query's verb counts ("delete …" favours DELETE endpoints, "read …" GET, and finds get, list and download tools); an id or an endpoint, with or without its method, comes first. The other filters apply to both.
          */
         get: operations["listTools"];
         put?: never;

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { migrationsBefore } from "../../test/support/migrations.js";
 import { MIGRATIONS_FOLDER, openDatabase } from "./client.js";
 import { SqliteGate, sqliteDialect } from "./dialect-sqlite.js";
-import { searchTerms } from "./search-text.js";
+import { searchQuery } from "./search-query.js";
 import { SqliteServiceDialect } from "./stores/service-dialect-sqlite.js";
 import { SqlServiceStore } from "./stores/service-store.js";
 
@@ -121,9 +121,9 @@ describe("migrations", () => {
     const gate = new SqliteGate(db.$client);
     const store = new SqlServiceStore(sqliteDialect(db.$client, gate), new SqliteServiceDialect(db.$client, gate));
     const search = async (text: string) =>
-      (
-        await store.searchTools({ terms: searchTerms(text)!, words: "", includeDisabled: true, offset: 0, limit: 10 })
-      ).map((row) => `${row.serviceId}.${row.id}`);
+      (await store.searchTools({ ...searchQuery(text)!, includeDisabled: true, offset: 0, limit: 10 })).map(
+        (row) => `${row.serviceId}.${row.id}`,
+      );
     const endpoints = db.$client.prepare("select id, endpoint from tools order by id").all();
     // Only the openapi adapter's routing is read, once, here; other adapters give their endpoints from now on.
     expect(endpoints).toEqual([

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  enumValueText,
-  fts5Expression,
-  indexText,
-  plainText,
-  searchTerms,
-  searchWords,
-  toolTitle,
-} from "./search-text.js";
+import { enumValueText, fts5Expression, indexText, searchTerms, searchWords, toolTitle } from "./search-text.js";
 
 describe("searchWords", () => {
   it.each([
@@ -22,14 +14,6 @@ describe("searchWords", () => {
     ["  --  ", []],
   ])("%s", (text, words) => {
     expect(searchWords(text)).toEqual(words);
-  });
-});
-
-describe("plainText", () => {
-  it("drops tags and comments, decodes entities, keeps comparisons", () => {
-    const squeezed = (html: string) => plainText(html).replace(/\s+/g, " ").trim();
-    expect(squeezed('<p>Create a <a href="/docs/refunds">refund</a>.</p><!-- <b>x</b> -->')).toBe("Create a refund .");
-    expect(squeezed("a < b &amp;&amp; c &gt; d &#x41;&#66; &rsquo; &#99999999;")).toBe("a < b && c > d AB &#99999999;");
   });
 });
 

@@ -11,6 +11,7 @@
  * `chat_postMessage`, `chat.postMessage` and "chat post message" are all the
  * words `chat post message`.
  */
+import { plainText } from "../lib/plain-text.js";
 
 /** Words an agent's query carries that say nothing about which tool it wants. */
 const STOP_WORDS = new Set(
@@ -52,24 +53,6 @@ export function searchWords(text: string): string[] {
     .map((word) => {
       const lower = word.toLowerCase();
       return CANONICAL.get(lower) ?? lower;
-    });
-}
-
-const NAMED_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
-
-/**
- * Text with HTML tags and comments removed and entities decoded (Stripe's
- * descriptions are HTML). Only what looks like a tag goes: `<` followed by a
- * letter, `/` or `!`, so "a < b" stays as it is.
- */
-export function plainText(html: string): string {
-  return html
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<\/?[a-zA-Z][^<>]*>/g, " ")
-    .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, name: string) => {
-      if (name[0] !== "#") return NAMED_ENTITIES[name.toLowerCase()] ?? " ";
-      const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
     });
 }
 

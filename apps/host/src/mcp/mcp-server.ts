@@ -10,6 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../client/api-client.js";
 import type { ToolRecord } from "../contract/tools.js";
+import { readableText } from "../lib/plain-text.js";
 import { HOST_VERSION } from "../version.js";
 import type { HostAccess } from "./host-access.js";
 import { registerProcessTools } from "./process-tools.js";
@@ -165,10 +166,9 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
 }
 
 function toolSummary(tool: ToolRecord): ToolSummary {
-  const description =
-    tool.description.length > DESCRIPTION_CHARS
-      ? `${tool.description.slice(0, DESCRIPTION_CHARS - 1)}…`
-      : tool.description;
+  // As text: a list the agent chooses from, not the document's HTML (Stripe's descriptions are all HTML).
+  const plain = readableText(tool.description);
+  const description = plain.length > DESCRIPTION_CHARS ? `${plain.slice(0, DESCRIPTION_CHARS - 1)}…` : plain;
   return {
     serviceId: tool.serviceId,
     id: tool.id,

@@ -35,12 +35,17 @@ const FOLDED = new Map<AnyColumn, AnyColumn>([
 const search: ToolSearchIndex = {
   // A bigint: read as a number, as the column maps it.
   rowId: sql<number>`${tools.rowId}`.mapWith(Number),
-  ranked: (terms) => {
-    const lexemes = queryLexemes(terms);
-    return lexemes.length === 0 ? undefined : sql`(${bm25(lexemes)}) as "ranked"`;
+  ranked: (groups) => {
+    const scored = groups.flatMap(({ terms, scale, mainOnly }) => {
+      const lexemes = queryLexemes(terms);
+      return lexemes.length === 0 ? [] : [bm25(lexemes, scale, mainOnly ?? false)];
+    });
+    if (scored.length === 0) return undefined;
+    return sql`(select "row_id", sum("score") as "score" from (${sql.join(scored, sql` union all `)}) as "groups"
+      group by "row_id") as "ranked"`;
   },
-  isExactly: (words) => sql`(${tools.searchIdWords} = ${words} or ${tools.searchEndpointWords} = ${words})`,
-  bestFirst: sql`"ranked"."score" desc`,
+  isExactly: (words) => sql`(${tools.searchIdWords} in ${words} or ${tools.searchEndpointWords} in ${words})`,
+  bestFirst: (factor) => sql`"ranked"."score" * ${factor} desc`,
 };
 
 export class PgServiceDialect implements ServiceDialect {
@@ -128,9 +133,9 @@ async function toolValues(serviceId: string, serviceName: string, rows: readonly
  * those whose document has the word — times tf·(k1 + 1) / (tf + k1·(1 − b +
  * b·dl/avgdl)), where tf counts the word's occurrences (in the main
  * document each weighted by its field's label) and dl is the document's
- * word count. Only tools with a word of the query are read (the GIN indexes).
+ * word count; the sum times `scale` (`mainOnly`: the main document alone). Only tools with a word of the query are read (the GIN indexes).
  */
-function bm25(lexemes: readonly string[]): SQL {
+function bm25(lexemes: readonly string[], scale: number, mainOnly: boolean): SQL {
   const W = SEARCH_WEIGHTS;
   // One parameter holding the array (a bare JS array in sql`` would become a list of parameters).
   const words = sql`${sql.param(lexemes)}::text[]`;
@@ -164,8 +169,8 @@ function bm25(lexemes: readonly string[]): SQL {
       group by "hits"."row_id"`;
   };
   return sql`select "row_id", sum("score") as "score" from (
-      ${document("main", true, 1)}
-      union all ${document("description", false, W.description)}
-      union all ${document("values", false, W.values)}
+      ${document("main", true, scale)}
+      ${mainOnly ? sql`` : sql`union all ${document("description", false, W.description * scale)}`}
+      ${mainOnly ? sql`` : sql`union all ${document("values", false, W.values * scale)}`}
     ) as "scores" group by "row_id"`;
 }

@@ -11,7 +11,7 @@ import { SEARCH_WEIGHTS, type ToolRowText } from "../../domain/services/service-
 import type { SqliteGate } from "../dialect-sqlite.js";
 import { tools } from "../schema.js";
 import { fts5Expression } from "../search-text.js";
-import type { ServiceDialect, ServiceFolds, ToolBatch, ToolSearchIndex } from "./service-dialect.js";
+import type { RankedWords, ServiceDialect, ServiceFolds, ToolBatch, ToolSearchIndex } from "./service-dialect.js";
 
 const W = SEARCH_WEIGHTS;
 /** FTS5 `bm25()` column weights of `tool_search`: id words, title, endpoint, service. */
@@ -21,25 +21,35 @@ const TITLE_WEIGHTS = `${W.idWords}, ${W.title}, ${W.endpoint}, ${W.service}`;
 const search: ToolSearchIndex = {
   // The tool_search tables' rows carry the tool's rowid.
   rowId: sql<number>`${tools}."rowid"`,
-  ranked: (terms) => {
-    const expression = fts5Expression(terms);
+  ranked: (groups) => {
+    const branches = groups.filter((group) => group.terms.length > 0).map((group) => matches(group));
+    if (branches.length === 0) return undefined;
     return sql`(
-      select "rowid" as "row_id", sum("score") as "score" from (
-        select "rowid", bm25("tool_search", ${sql.raw(TITLE_WEIGHTS)}) as "score"
-          from "tool_search" where "tool_search" match ${expression}
-        union all
-        select "rowid", ${sql.raw(String(W.description))} * bm25("tool_search_descriptions")
-          from "tool_search_descriptions" where "tool_search_descriptions" match ${expression}
-        union all
-        select "rowid", ${sql.raw(String(W.values))} * bm25("tool_search_values")
-          from "tool_search_values" where "tool_search_values" match ${expression}
-      ) group by "rowid"
+      select "rowid" as "row_id", sum("score") as "score" from (${sql.join(branches, sql` union all `)})
+      group by "rowid"
     ) as "ranked"`;
   },
   isExactly: (words) =>
-    sql`(tool_search_text(${tools.id}) = ${words} or tool_search_text(${tools.endpoint}) = ${words})`,
-  bestFirst: sql`"ranked"."score"`,
+    sql`(tool_search_text(${tools.id}) in ${words} or tool_search_text(${tools.endpoint}) in ${words})`,
+  bestFirst: (factor) => sql`"ranked"."score" * ${factor}`,
 };
+
+/** Each tool matching a word of `terms` in the three tables (or the main one), with its weighted `bm25()` times `scale`. */
+function matches({ terms, scale, mainOnly }: RankedWords): SQL {
+  const expression = fts5Expression(terms);
+  const times = (weight: number) => sql.raw(String(weight * scale));
+  const main = sql`
+    select "rowid", ${times(1)} * bm25("tool_search", ${sql.raw(TITLE_WEIGHTS)}) as "score"
+      from "tool_search" where "tool_search" match ${expression}`;
+  if (mainOnly) return main;
+  return sql`${main}
+    union all
+    select "rowid", ${times(W.description)} * bm25("tool_search_descriptions")
+      from "tool_search_descriptions" where "tool_search_descriptions" match ${expression}
+    union all
+    select "rowid", ${times(W.values)} * bm25("tool_search_values")
+      from "tool_search_values" where "tool_search_values" match ${expression}`;
+}
 
 export class SqliteServiceDialect implements ServiceDialect {
   readonly search = search;

@@ -60,12 +60,24 @@ export interface ToolSearchIndex {
   /** A tool's row id, which the index keys its words by (SQLite's `rowid`; PostgreSQL's `row_id`). */
   readonly rowId: SQL<number>;
   /**
-   * The tools that have a word of `terms` (from `searchTerms`, db/search-text.ts), each once with its score:
-   * a subquery aliased `"ranked"` with the columns `"row_id"` and `"score"`; undefined when no tool can match.
+   * The tools that have a word of any group's `terms` (from `searchQuery`, db/search-query.ts), each once with its
+   * score: the BM25 of each group's words times the group's `scale`, summed. A subquery aliased `"ranked"` with the
+   * columns `"row_id"` and `"score"`; undefined when no tool can match.
    */
-  ranked(terms: readonly string[]): SQL | undefined;
-  /** The tool's id or endpoint, in the words the index writes, is exactly `words` (an agent pasted it). */
-  isExactly(words: string): SQL;
-  /** `"ranked"."score"` ordered best first. */
-  readonly bestFirst: SQL;
+  ranked(groups: readonly RankedWords[]): SQL | undefined;
+  /** The tool's id or endpoint, in the words the index writes, is exactly one of `words` (an agent pasted it). */
+  isExactly(words: readonly string[]): SQL;
+  /**
+   * `"ranked"."score"` times `factor` (a number ≥ 1 that favours a tool), ordered best first. A hook because the
+   * scores run in opposite directions: FTS5's `bm25()` is lower for better matches, PostgreSQL's sum higher.
+   */
+  bestFirst(factor: SQL): SQL;
+}
+
+/** Words to rank by and how much their score counts. */
+export interface RankedWords {
+  terms: readonly string[];
+  scale: number;
+  /** Looked for only in the main document (id words, title, endpoint, service), not descriptions or enum values. */
+  mainOnly?: boolean;
 }

@@ -5,7 +5,7 @@ import type { ServiceDefinition, ToolDefinition } from "@cyrnel/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type NewService, toolRows } from "../../domain/services/service-store.js";
 import { isUniqueViolation } from "../../lib/unique-violation.js";
-import { searchTerms } from "../search-text.js";
+import { searchQuery } from "../search-query.js";
 import { openSqliteStore, type SqliteStore } from "../store-sqlite.js";
 
 const tool = (id: string, description = `Does ${id}.`): ToolDefinition => ({
@@ -88,8 +88,7 @@ describe("ServiceStore (SQLite)", () => {
     const search = async (text: string) =>
       (
         await store.services.searchTools({
-          terms: searchTerms(text)!,
-          words: "",
+          ...searchQuery(text)!,
           includeDisabled: true,
           offset: 0,
           limit: 10,

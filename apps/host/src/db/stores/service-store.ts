@@ -6,12 +6,13 @@
  * store is built (store-sqlite.ts, store-pg.ts).
  */
 import type { ServiceCatalog } from "@cyrnel/sdk";
-import { and, asc, desc, eq, getTableColumns, gt, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, inArray, like, or, type SQL, sql } from "drizzle-orm";
 import {
   type DefinitionUpdate,
   inRankOrder,
   type NewService,
   Revisions,
+  SEARCH_WEIGHTS,
   type ServiceFilter,
   type ServiceRow,
   type ServiceStore,
@@ -283,8 +284,19 @@ export class SqlServiceStore implements ServiceStore {
   ): Promise<Row[]> {
     const { services, tools } = this.sql.tables;
     const index = this.dialect.search;
-    const ranked = index.ranked(search.terms);
+    const W = SEARCH_WEIGHTS;
+    const ranked = index.ranked([
+      { terms: search.terms, scale: 1 },
+      // A verb's related words name the action: they count in what names a tool, not in its description's prose
+      // (where "get" or "create" is on most tools, and matching it would cost more than it tells).
+      { terms: search.related, scale: W.related, mainOnly: true },
+    ]);
     if (ranked === undefined) return [];
+    // A tool whose method is one the query's verb points to ("delete …": DELETE) scores W.method times higher.
+    const methodFactor =
+      search.methods.length === 0
+        ? sql`1`
+        : sql`(case when ${or(...search.methods.map((method) => like(tools.endpoint, `${method} %`)))} then ${sql.raw(String(W.method))} else 1 end)`;
     const page = await this.sql.db
       .select({ rowId: index.rowId, serviceId: tools.serviceId, id: tools.id })
       .from(tools)
@@ -293,7 +305,12 @@ export class SqlServiceStore implements ServiceStore {
       .where(and(this.toolConditions(search), search.includeDisabled ? undefined : callable(this.sql.tables)))
       // An agent that pastes an id (`chat.postMessage`) or endpoint (`POST /v1/refunds`) means that tool,
       // however short other titles are.
-      .orderBy(desc(index.isExactly(search.words)), index.bestFirst, asc(tools.serviceId), asc(tools.position))
+      .orderBy(
+        desc(index.isExactly(search.exact)),
+        index.bestFirst(methodFactor),
+        asc(tools.serviceId),
+        asc(tools.position),
+      )
       .limit(search.limit + 1)
       .offset(search.offset);
     if (page.length === 0) return [];

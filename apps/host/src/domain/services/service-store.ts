@@ -84,10 +84,14 @@ export interface ToolFilter {
 
 /** A ranked search: the list filters (paged by position in the ranking instead of by key) and the words to rank by. */
 export interface ToolSearch extends Omit<ToolFilter, "after"> {
-  /** From `searchTerms` (db/search-text.ts): the distinct words to look for, never raw user input. */
+  /** From `searchQuery` (db/search-query.ts): the distinct words to look for, never raw user input. */
   terms: readonly string[];
-  /** The search's words as the index writes them (`indexText`): a tool whose id or endpoint is exactly these comes first. */
-  words: string;
+  /** Words documents use for the same action ("read" → get, list), not among `terms`; they count for less. */
+  related: readonly string[];
+  /** HTTP methods the query's verb points to: tools whose endpoint has one score higher (none: no preference). */
+  methods: readonly string[];
+  /** The search as the index writes an id or endpoint (`indexText`): a tool whose id or endpoint is one of these comes first. */
+  exact: readonly string[];
   /** Also tools that cannot be called (tool or service disabled, service stale). */
   includeDisabled: boolean;
   offset: number;
@@ -319,4 +323,8 @@ export const SEARCH_WEIGHTS = {
   service: 1.0,
   description: 0.05,
   values: 1.0,
+  /** Scales the score of a search's related words (`ToolSearch.related`) against the words it typed. */
+  related: 0.8,
+  /** Multiplies the score of a tool whose endpoint's method is one the query's verb points to (`ToolSearch.methods`). */
+  method: 1.5,
 } as const;

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
 import { ToolDetail, ToolDocsQuery, ToolListItem, ToolsEnabledBody, ToolsEnabledResult } from "../../contract/tools.js";
-import { indexText, searchTerms } from "../../db/search-text.js";
+import { searchQuery } from "../../db/search-query.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import type { Policies } from "../../domain/governance/policies.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
@@ -10,6 +10,7 @@ import type { ToolGate } from "../../domain/services/tool-gate.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isRankCursor, isStringPair, toPage } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition, text } from "../../http/route.js";
+import { readableText } from "../../lib/plain-text.js";
 
 const tags = ["tools"];
 const ToolParams = Type.Object({ serviceId: Type.String(), toolId: Type.String() });
@@ -24,6 +25,11 @@ export function toolRoutes(
 ): RouteDefinition[] {
   const record = async (row: ToolSummaryRow) => toolRecord(row, await policies.actionFor(row));
   const detail = async (row: ToolRow) => toolDetail(row, await policies.actionFor(row));
+  // Search results are read by an agent choosing a tool: descriptions as text, not the document's HTML (Stripe's).
+  const readable = <Row extends { description: string }>(row: Row): Row => ({
+    ...row,
+    description: readableText(row.description),
+  });
   /** A page of rows as items: each with the policy its calls meet. */
   const pageOf = async <Row, Item>(
     rows: Row[],
@@ -45,7 +51,10 @@ export function toolRoutes(
       description:
         "Without `search`: every tool matching the filters, in service and definition order. With `search`: tools " +
         "ranked by how well they match its words (BM25 over id, name, description, endpoint and service), best " +
-        "first; only callable tools unless `includeDisabled=true`. The other filters apply to both.",
+        "first; only callable tools unless `includeDisabled=true`; descriptions as plain text (HTML tags removed, " +
+        'entities decoded). The query\'s verb counts ("delete …" favours DELETE endpoints, "read …" GET, and ' +
+        "finds get, list and download tools); an id or an endpoint, with or without its method, comes first. The " +
+        "other filters apply to both.",
       tags,
       query: Type.Object({
         serviceId: Type.Optional(Type.String()),
@@ -79,8 +88,8 @@ export function toolRoutes(
         const filter = { ...rest, serviceIds: caller.services ?? undefined };
         const limit = filter.limit ?? 100;
         if (search !== undefined) {
-          const terms = searchTerms(search);
-          if (terms === undefined) {
+          const words = searchQuery(search);
+          if (words === undefined) {
             throw new CyrnelError(
               "bad_request",
               `search ${JSON.stringify(search)} has no letters or digits to look for`,
@@ -91,16 +100,18 @@ export function toolRoutes(
           const ranked = {
             ...filter,
             limit,
-            terms,
-            words: indexText(search),
+            ...words,
             includeDisabled: includeDisabled ?? false,
             offset,
           };
           const next = () => ({ rank: offset + limit });
           // Schemas are read only when asked for: they are most of a row (Stripe's reach megabytes).
           if (include === "schemas")
-            return json(200, await pageOf(await store.searchToolsWithSchemas(ranked), limit, detail, next));
-          return json(200, await pageOf(await store.searchTools(ranked), limit, record, next));
+            return json(
+              200,
+              await pageOf(await store.searchToolsWithSchemas(ranked), limit, (row) => detail(readable(row)), next),
+            );
+          return json(200, await pageOf(await store.searchTools(ranked), limit, (row) => record(readable(row)), next));
         }
         const page = { ...filter, limit, after: decodeCursor(filter.cursor, isStringPair) };
         const cursorOf = (row: { serviceId: string; position: number }) => [row.serviceId, row.position];
