@@ -2,7 +2,9 @@
 // 1,777 generated), 10,000 processes and 30 pending approvals. For the overview, the approvals inbox and GitHub's
 // service page: the time until the page shows what it is for, its DOM nodes, and the long tasks (over 50 ms, from a
 // PerformanceObserver) while it loads; on the service page the time one tool switch takes to show its new state; in
-// the inbox the time to decide all 30 at once when the page offers it.
+// the inbox the time to decide all 30 at once when the page offers it. The processes page (10,001 processes) and the
+// tools page (all 3,000, callable or not): shown, nodes, long tasks, and the time to the next page of 100; on the
+// tools page also a ranked search over the 3,000.
 //
 // The processes are written straight into the database between two starts of the host (as stats.mjs does), the
 // approvals are real: one process calls an `ask` tool 30 times at once. SQLite. HOST_BIN runs another build (its
@@ -87,6 +89,12 @@ async function measurePage(page, path, ready) {
     longestTaskMs: Math.round(Math.max(0, ...longTasks)),
     longTasksMs: Math.round(longTasks.reduce((a, b) => a + b, 0)),
   };
+}
+
+async function timed(action) {
+  const started = performance.now();
+  await action();
+  return Math.round(performance.now() - started);
 }
 
 export async function consoleScale() {
@@ -174,6 +182,34 @@ export async function consoleScale() {
       }
       figures.service.toggleMs = Math.round(toggles.sort((a, b) => a - b)[Math.floor(toggles.length / 2)]);
       figures.service.focusAfterToggle = await page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
+
+      // The processes page over 10,001 processes: its first page of 100, then the next (the status line says which).
+      const processesStatus = page.getByRole("status").filter({ hasText: /^Page \d+: / });
+      figures.processes = await measurePage(page, `${host.url}/ui/processes`, () =>
+        processesStatus.filter({ hasText: /^Page 1: 100 processes/ }).waitFor(),
+      );
+      figures.processes.nextPageMs = await timed(async () => {
+        await page.getByRole("button", { name: "Older", exact: true }).click();
+        await processesStatus.filter({ hasText: /^Page 2: 100 processes/ }).waitFor();
+      });
+
+      // The tools page with every tool, callable or not (GitHub's are disabled): the first 100 of 3,000, the next
+      // 100, then a ranked search over all of them.
+      const range = page.getByTestId("tools-range");
+      figures.tools = await measurePage(page, `${host.url}/ui/tools?disabled=1`, () =>
+        range.filter({ hasText: /^1–100 of / }).waitFor(),
+      );
+      figures.tools.range = await range.textContent();
+      figures.tools.nextPageMs = await timed(async () => {
+        await page.getByRole("button", { name: "Next", exact: true }).click();
+        await range.filter({ hasText: /^101–200/ }).waitFor();
+      });
+      figures.tools.searchMs = await timed(async () => {
+        await page.getByLabel("Search for a task").fill("list repository issues");
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+        await page.getByText(/^Ranked by relevance to/).waitFor();
+        await range.filter({ hasText: /^1–/ }).waitFor();
+      });
 
       // Deciding all pending at once, where the page offers it (the bulk bar's "Select all" and "Approve selected").
       await page.goto(`${host.url}/ui/approvals`);

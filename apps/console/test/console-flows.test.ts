@@ -398,9 +398,13 @@ describe("the console, end to end", () => {
 
     await row.getByRole("button", { name: "Revoke e2e-agent" }).click();
     await page().getByRole("dialog", { name: "Revoke e2e-agent?" }).getByRole("button", { name: "Revoke key" }).click();
-    await row.waitFor({ state: "detached" });
+    // It stays listed, marked revoked (by the console's key, CYRNEL_API_KEY), with nothing left to revoke.
+    await row.getByTestId("key-revoked").getByText("revoked", { exact: true }).waitFor();
+    expect(await row.getByTestId("key-revoked").textContent()).toContain("by bootstrap");
+    expect(await row.getByRole("button", { name: "Revoke e2e-agent" }).count()).toBe(0);
     expect((await host.api("GET", "/services", undefined, { authorization: `Bearer ${key}` })).status).toBe(401);
-    expect((await hostApi("GET", "/keys")).body.items.map((k: any) => k.name)).not.toContain("e2e-agent");
+    const listed = (await hostApi("GET", "/keys")).body.items.find((k: any) => k.name === "e2e-agent");
+    expect(listed).toMatchObject({ revokedAt: expect.any(String), revokedBy: "bootstrap" });
   });
 
   it("traps focus in a dialog and gives it back on Escape, from the keyboard alone", async () => {

@@ -956,7 +956,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys, oldest first (never the keys themselves) */
+        /** List API keys, oldest first, revoked ones too (never the keys themselves) */
         get: operations["listKeys"];
         put?: never;
         /**
@@ -977,13 +977,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an API key (never the key itself) */
+        /** Get an API key, live or revoked (never the key itself) */
         get: operations["getKey"];
         put?: never;
         post?: never;
         /**
          * Revoke an API key at once
-         * @description The next request with the key is a 401, and tool calls of processes it started fail with 403 forbidden. Without CYRNEL_API_KEY the last admin key cannot be revoked (409).
+         * @description The next request with the key is a 401, and tool calls of processes it started fail with 403 forbidden. The key stays listed, with `revokedAt` and `revokedBy`; revoking it again is a 404. Without CYRNEL_API_KEY the last admin key cannot be revoked (409).
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -9091,6 +9091,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                revoked?: boolean;
             };
             header?: never;
             path?: never;
@@ -9118,6 +9119,10 @@ export interface operations {
                             expiresAt: string | null;
                             /** @description Last request made with the key, to the minute (written at most once a minute) */
                             lastUsedAt: string | null;
+                            /** @description When the key was revoked; from then on it is refused as an unknown key (401). null = live */
+                            revokedAt: string | null;
+                            /** @description Who revoked it: a key id, `bootstrap` for CYRNEL_API_KEY, or `oauth:<sub>`; null = live */
+                            revokedBy: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -9228,6 +9233,10 @@ export interface operations {
                         expiresAt: string | null;
                         /** @description Last request made with the key, to the minute (written at most once a minute) */
                         lastUsedAt: string | null;
+                        /** @description When the key was revoked; from then on it is refused as an unknown key (401). null = live */
+                        revokedAt: string | null;
+                        /** @description Who revoked it: a key id, `bootstrap` for CYRNEL_API_KEY, or `oauth:<sub>`; null = live */
+                        revokedBy: string | null;
                         /** @description The bearer key (cyk_…). Shown only in this answer: only its SHA-256 is stored */
                         key: string;
                     };
@@ -9355,6 +9364,10 @@ export interface operations {
                         expiresAt: string | null;
                         /** @description Last request made with the key, to the minute (written at most once a minute) */
                         lastUsedAt: string | null;
+                        /** @description When the key was revoked; from then on it is refused as an unknown key (401). null = live */
+                        revokedAt: string | null;
+                        /** @description Who revoked it: a key id, `bootstrap` for CYRNEL_API_KEY, or `oauth:<sub>`; null = live */
+                        revokedBy: string | null;
                     };
                 };
             };

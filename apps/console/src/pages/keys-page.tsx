@@ -1,12 +1,13 @@
 /**
  * API keys: the stored keys (never their values), creating one (its key is shown once, in a dialog, and kept nowhere
- * else), and revoking one. CYRNEL_API_KEY is not a stored key and is not listed.
+ * else), and revoking one. CYRNEL_API_KEY is not a stored key and is not listed. A revoked key stays listed, marked
+ * revoked (when and by whom), with nothing left to do to it.
  */
 import { type FormEvent, useState } from "react";
 import { api, unwrap } from "../api/client";
 import type { CreatedKey, KeyRecord } from "../api/types";
 import { Badge } from "../components/badge";
-import { forgetKeyNames } from "../components/caller-name";
+import { CallerName, forgetKeyNames } from "../components/caller-name";
 import { Dialog } from "../components/dialog";
 import { ErrorBox } from "../components/error-box";
 import { Loading } from "../components/loading";
@@ -47,6 +48,7 @@ export function KeysPage() {
                   <th scope="col">Services</th>
                   <th scope="col">Last used</th>
                   <th scope="col">Expires</th>
+                  <th scope="col">Status</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -76,14 +78,19 @@ export function KeysPage() {
                     </td>
                     <td>{key.expiresAt ? <TimeAgo at={key.expiresAt} /> : <span className="muted">never</span>}</td>
                     <td>
-                      <button
-                        type="button"
-                        className="button small danger"
-                        onClick={() => setRevoking(key)}
-                        aria-label={`Revoke ${key.name}`}
-                      >
-                        Revoke
-                      </button>
+                      <KeyStatus record={key} />
+                    </td>
+                    <td>
+                      {key.revokedAt === null && (
+                        <button
+                          type="button"
+                          className="button small danger"
+                          onClick={() => setRevoking(key)}
+                          aria-label={`Revoke ${key.name}`}
+                        >
+                          Revoke
+                        </button>
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -97,11 +104,35 @@ export function KeysPage() {
         onClose={() => setRevoking(null)}
         onRevoked={() => {
           setRevoking(null);
+          forgetKeyNames();
           void keys.reload(true);
         }}
       />
     </>
   );
+}
+
+/** Revoked (when, by whom: its key's name, or bootstrap), expired, or active. */
+function KeyStatus({ record }: { record: KeyRecord }) {
+  if (record.revokedAt !== null) {
+    return (
+      <span data-testid="key-revoked">
+        <Badge tone="bad">revoked</Badge>{" "}
+        <span className="muted">
+          <TimeAgo at={record.revokedAt} />
+          {record.revokedBy !== null && (
+            <>
+              {" by "}
+              <CallerName keyId={record.revokedBy === "bootstrap" ? null : record.revokedBy} />
+            </>
+          )}
+        </span>
+      </span>
+    );
+  }
+  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())
+    return <Badge tone="warn">expired</Badge>;
+  return <Badge tone="good">active</Badge>;
 }
 
 function CreateKeyForm({ onCreated }: { onCreated(key: CreatedKey): void }) {
@@ -286,7 +317,10 @@ function RevokeDialog({
   });
   return (
     <Dialog open={target !== null} title={`Revoke ${target?.name ?? ""}?`} onClose={onClose}>
-      <p>The next request with this key is refused, and tool calls of processes it started fail.</p>
+      <p>
+        The next request with this key is refused, and tool calls of processes it started fail. It stays on this list,
+        marked revoked; it cannot be restored.
+      </p>
       <ErrorBox error={revoke.error} title="The key was not revoked" />
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onClose}>

@@ -16,6 +16,7 @@ create prints the new key on stdout (with --json: the key's record with the key)
 the host keeps its SHA-256 alone. --services (agent keys only) limits the services the key sees and calls;
 --services "" allows none. --expires is a date-time with a zone, e.g. 2026-12-31T23:59:59Z.
 Without CYRNEL_API_KEY on the host, the first key must be an admin key: it turns authentication on.
+list shows live keys; revoked ones stay on the host's list (GET /keys) as revoked.
 
 ${COMMON_HELP}`;
 
@@ -65,9 +66,10 @@ export async function keysCommand(args: string[]): Promise<number> {
   }
   if (sub === "list") {
     positionals(given, [], "cyrnel keys list");
-    const keys = await api.listAll<KeyRecord>("/keys");
+    // Live keys only: a revoked key keeps its record on the host (GET /keys lists it), but cannot be used again.
+    const keys = await api.listAll<KeyRecord>("/keys", { revoked: "false" });
     if (values.json) printJson({ items: keys });
-    else if (keys.length === 0) printLine("no stored keys (CYRNEL_API_KEY is never listed)");
+    else if (keys.length === 0) printLine("no live stored keys (CYRNEL_API_KEY is never listed)");
     else
       printLine(
         table(

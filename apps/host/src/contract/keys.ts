@@ -21,6 +21,12 @@ export const KeyRecord = Type.Object({
   lastUsedAt: Nullable(Timestamp, {
     description: "Last request made with the key, to the minute (written at most once a minute)",
   }),
+  revokedAt: Nullable(Timestamp, {
+    description: "When the key was revoked; from then on it is refused as an unknown key (401). null = live",
+  }),
+  revokedBy: Nullable(Type.String(), {
+    description: "Who revoked it: a key id, `bootstrap` for CYRNEL_API_KEY, or `oauth:<sub>`; null = live",
+  }),
 });
 
 /** What `POST /keys` answers: the record and the key itself, shown this once. */

@@ -280,6 +280,8 @@ export const apiKeys = pgTable(
     createdAt: ctext("created_at").notNull(),
     expiresAt: ctext("expires_at"),
     lastUsedAt: ctext("last_used_at"),
+    revokedAt: ctext("revoked_at"),
+    revokedBy: ctext("revoked_by"),
   },
   (table) => [uniqueIndex("api_keys_hash_unique").on(table.hash)],
 );

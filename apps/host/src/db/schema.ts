@@ -159,8 +159,10 @@ export const registries = sqliteTable("registries", {
 
 /**
  * API keys an operator created (`CYRNEL_API_KEY` is never stored). Only the
- * SHA-256 of a key is kept; requests look keys up by it. Revoking deletes
- * the row; processes and call records keep the id.
+ * SHA-256 of a key is kept; requests look keys up by it. Revoking keeps
+ * the row with `revoked_at` set, so the key is still listed (as revoked) and
+ * the ids on processes and call records keep a name; every lookup that
+ * authenticates or counts keys skips revoked rows.
  */
 export const apiKeys = sqliteTable("api_keys", {
   id: text("id").primaryKey(),
@@ -173,6 +175,10 @@ export const apiKeys = sqliteTable("api_keys", {
   createdAt: text("created_at").notNull(),
   expiresAt: text("expires_at"),
   lastUsedAt: text("last_used_at"),
+  /** When the key was revoked; null = live. A revoked key is refused as an unknown one. */
+  revokedAt: text("revoked_at"),
+  /** Who revoked it: a key id, `bootstrap` for CYRNEL_API_KEY or `oauth:<sub>`; null while live. */
+  revokedBy: text("revoked_by"),
 });
 
 /**

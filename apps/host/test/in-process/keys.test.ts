@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryDatabase } from "../support/database.js";
 import type { ApiResponse } from "../support/host.js";
-import { type InProcessHost, startInProcess } from "../support/in-process.js";
+import { type InProcessHost, rebuild, startInProcess } from "../support/in-process.js";
 import { enableRecorder, installRecorded } from "../support/recorder.js";
 
 /**
@@ -185,6 +185,8 @@ describe("with CYRNEL_API_KEY", () => {
         createdAt: expect.any(String),
         expiresAt: "2998-12-31T23:00:00.000Z",
         lastUsedAt: null,
+        revokedAt: null,
+        revokedBy: null,
       });
 
       const read = await host.api("GET", `/keys/${record.id}`);
@@ -219,14 +221,55 @@ describe("with CYRNEL_API_KEY", () => {
       expect((await host.api("GET", `/keys/${fresh.id}`)).body.lastUsedAt).toBe(first);
     });
 
-    it("refuses a revoked key with 401 at once, and a second revoke with 404", async () => {
+    it("refuses a revoked key with 401 at once, as an unknown key, and a second revoke with 404", async () => {
       const doomed = await createKey(host, { name: "doomed", role: "agent" });
       expect((await host.api("GET", "/services", undefined, bearer(doomed.key))).status).toBe(200);
       expect((await host.api("DELETE", `/keys/${doomed.id}`)).status).toBe(204);
+      const unknown = await host.api("GET", "/services", undefined, bearer(`cyk_${"x".repeat(43)}`));
       const refused = await host.api("GET", "/services", undefined, bearer(doomed.key));
       expect([refused.status, refused.body]).toEqual([401, { error: "invalid API key", code: "unauthorized" }]);
-      expect((await host.api("GET", `/keys/${doomed.id}`)).status).toBe(404);
-      expect((await host.api("DELETE", `/keys/${doomed.id}`)).status).toBe(404);
+      expect(refused.body).toEqual(unknown.body);
+      const rpc = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+      const mcp = await host.api("POST", "/mcp", rpc, {
+        accept: "application/json, text/event-stream",
+        ...bearer(doomed.key),
+      });
+      expect(mcp.status).toBe(401);
+      expect((await host.api("POST", "/processes", { code: "a" }, bearer(doomed.key))).status).toBe(401);
+      const again = await host.api("DELETE", `/keys/${doomed.id}`);
+      expect([again.status, again.body.code]).toEqual([404, "not_found"]);
+      expect(again.body.error).toContain("already revoked");
+      // Still readable, as revoked, by CYRNEL_API_KEY; the row (and its hash) is kept.
+      const read = await host.api("GET", `/keys/${doomed.id}`);
+      expect(read.body).toMatchObject({ name: "doomed", revokedAt: expect.any(String), revokedBy: "bootstrap" });
+      expect((await keyRows(host.dataDir)).find((row) => row.id === doomed.id)?.hash).toBe(
+        createHash("sha256").update(doomed.key).digest("hex"),
+      );
+    });
+
+    it("lists revoked keys as revoked, with who revoked them; ?revoked= keeps one kind", async () => {
+      const kept = await createKey(host, { name: "kept", role: "agent" });
+      const gone = await createKey(host, { name: "gone", role: "agent" });
+      expect((await host.api("DELETE", `/keys/${gone.id}`, undefined, bearer(admin.key))).status).toBe(204);
+      const all = (await host.api("GET", "/keys?limit=1000")).body.items;
+      expect(all.find((k: any) => k.id === gone.id)).toMatchObject({
+        name: "gone",
+        revokedAt: expect.any(String),
+        revokedBy: admin.id,
+      });
+      expect(all.find((k: any) => k.id === kept.id)).toMatchObject({ revokedAt: null, revokedBy: null });
+      const live = (await host.api("GET", "/keys?limit=1000&revoked=false")).body.items;
+      expect(live.map((k: any) => k.id)).toContain(kept.id);
+      expect(live.every((k: any) => k.revokedAt === null)).toBe(true);
+      const revoked = (await host.api("GET", "/keys?limit=1000&revoked=true")).body.items;
+      expect(revoked.map((k: any) => k.id)).toContain(gone.id);
+      expect(revoked.every((k: any) => k.revokedAt !== null)).toBe(true);
+      expect(live.length + revoked.length).toBe(all.length);
+      // Paging walks revoked keys as any other.
+      const first = await host.api("GET", "/keys?limit=1&revoked=true");
+      const rest = await host.api("GET", `/keys?limit=1000&revoked=true&cursor=${first.body.nextCursor}`);
+      expect([...first.body.items, ...rest.body.items].map((k: any) => k.id)).toEqual(revoked.map((k: any) => k.id));
+      expect((await host.api("GET", "/keys?revoked=maybe")).status).toBe(400);
     });
 
     it("refuses an expired key with 401", async () => {
@@ -383,7 +426,40 @@ describe("without CYRNEL_API_KEY", () => {
     const successor = await createKey(host, { name: "successor", role: "admin" }, operator.key);
     expect((await host.api("DELETE", `/keys/${operator.id}`, undefined, as)).status).toBe(204);
     expect((await host.api("GET", "/keys", undefined, as)).status).toBe(401);
-    const remaining = await host.api("GET", "/keys", undefined, bearer(successor.key));
+    const remaining = await host.api("GET", "/keys?revoked=false", undefined, bearer(successor.key));
     expect(remaining.body.items.map((k: any) => k.name)).toEqual(["agent", "successor"]);
+    const listed = await host.api("GET", "/keys", undefined, bearer(successor.key));
+    expect(listed.body.items.map((k: any) => [k.name, k.revokedBy])).toEqual([
+      ["operator", operator.id],
+      ["agent", null],
+      ["successor", null],
+    ]);
+
+    // The revoked operator key counts as no admin key: the successor is now the last one.
+    const last = await host.api("DELETE", `/keys/${successor.id}`, undefined, bearer(successor.key));
+    expect(last.status).toBe(409);
+    expect(last.body.error).toContain("last admin key");
+  });
+
+  it("counts revoked keys as absent when deciding whether authentication is on and who must be first", async () => {
+    // With CYRNEL_API_KEY every stored key can be revoked; a restart without it then finds no live key.
+    let hosted = await startInProcess({ env: { CYRNEL_API_KEY: BOOTSTRAP } });
+    try {
+      const admin = await createKey(hosted, { name: "admin", role: "admin" });
+      const agent = await createKey(hosted, { name: "agent", role: "agent" });
+      for (const key of [admin, agent]) expect((await hosted.api("DELETE", `/keys/${key.id}`)).status).toBe(204);
+      hosted = await rebuild(hosted, { env: {} });
+      // As with no key stored: anyone is served, and the first key must again be an admin key.
+      expect((await hosted.api("GET", "/services")).status).toBe(200);
+      const agentFirst = await hosted.api("POST", "/keys", { name: "agent", role: "agent" });
+      expect([agentFirst.status, agentFirst.body.error]).toEqual([409, expect.stringContaining("admin key first")]);
+      expect((await keyRows(hosted.dataDir)).map((row) => row.revoked_at === null)).toEqual([false, false]);
+      // The revoked keys stay refused should authentication come back on.
+      const fresh = await createKey(hosted, { name: "fresh admin", role: "admin" });
+      expect((await hosted.api("GET", "/services", undefined, bearer(admin.key))).status).toBe(401);
+      expect((await hosted.api("GET", "/services", undefined, bearer(fresh.key))).status).toBe(200);
+    } finally {
+      await hosted.stop();
+    }
   });
 });

@@ -3,8 +3,12 @@
  * keep an admin key around read the counts and write in one transaction
  * that holds the keys' lock: two hosts creating or revoking keys at once
  * take turns, so neither decides on counts the other is about to change.
+ *
+ * Revoking sets `revoked_at` rather than deleting the row; the lookups that
+ * authenticate (`byHash`, `any`) and the counts carry `revoked_at IS NULL` in
+ * their SQL, so no caller can forget it.
  */
-import { and, asc, count, eq, gt, ne, or, placeholder } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNotNull, isNull, ne, or, placeholder } from "drizzle-orm";
 import type { KeyCounts, KeyRow, KeyStore } from "../../domain/governance/key-store.js";
 import type { SharedDb, SqlDialect } from "../dialect.js";
 
@@ -25,14 +29,19 @@ export class SqlKeyStore implements KeyStore {
       byHash: db
         .select()
         .from(apiKeys)
-        .where(eq(apiKeys.hash, placeholder("hash")))
+        .where(and(eq(apiKeys.hash, placeholder("hash")), isNull(apiKeys.revokedAt)))
         .prepare("cyrnel_key_by_hash"),
       byId: db
         .select()
         .from(apiKeys)
         .where(eq(apiKeys.id, placeholder("id")))
         .prepare("cyrnel_key_by_id"),
-      any: db.select({ id: apiKeys.id }).from(apiKeys).limit(1).prepare("cyrnel_key_any"),
+      any: db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(isNull(apiKeys.revokedAt))
+        .limit(1)
+        .prepare("cyrnel_key_any"),
     };
   }
 
@@ -48,16 +57,23 @@ export class SqlKeyStore implements KeyStore {
     return (await this.statements.byHash.execute({ hash }))[0];
   }
 
-  list(filter: { after?: [string, string]; limit: number }): Promise<KeyRow[]> {
+  list(filter: { after?: [string, string]; limit: number; revoked?: boolean }): Promise<KeyRow[]> {
     const { apiKeys } = this.sql.tables;
     const after = filter.after;
     return this.sql.db
       .select()
       .from(apiKeys)
       .where(
-        after === undefined
-          ? undefined
-          : or(gt(apiKeys.createdAt, after[0]), and(eq(apiKeys.createdAt, after[0]), gt(apiKeys.id, after[1]))),
+        and(
+          after === undefined
+            ? undefined
+            : or(gt(apiKeys.createdAt, after[0]), and(eq(apiKeys.createdAt, after[0]), gt(apiKeys.id, after[1]))),
+          filter.revoked === undefined
+            ? undefined
+            : filter.revoked
+              ? isNotNull(apiKeys.revokedAt)
+              : isNull(apiKeys.revokedAt),
+        ),
       )
       .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
       .limit(filter.limit + 1);
@@ -77,20 +93,25 @@ export class SqlKeyStore implements KeyStore {
     );
   }
 
-  delete(
+  revoke(
     id: string,
+    revocation: { at: string; by: string },
     refuse: (key: KeyRow, remaining: KeyCounts) => string | null,
-  ): Promise<"deleted" | "not_found" | { refused: string }> {
+  ): Promise<"revoked" | "not_found" | { alreadyRevokedAt: string } | { refused: string }> {
     const { apiKeys } = this.sql.tables;
     return this.sql.transaction(
       async (tx) => {
         const [key] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id));
         if (!key) return "not_found" as const;
+        if (key.revokedAt !== null) return { alreadyRevokedAt: key.revokedAt };
         const refused = refuse(key, await this.counts(tx, id));
         if (refused !== null) return { refused };
-        await tx.delete(apiKeys).where(eq(apiKeys.id, id));
-        await this.sql.publish(tx, { kind: "key", id, action: "deleted" });
-        return "deleted" as const;
+        await tx
+          .update(apiKeys)
+          .set({ revokedAt: revocation.at, revokedBy: revocation.by })
+          .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+        await this.sql.publish(tx, { kind: "key", id, action: "updated" });
+        return "revoked" as const;
       },
       { lock: KEYS_LOCK },
     );
@@ -98,7 +119,10 @@ export class SqlKeyStore implements KeyStore {
 
   async touch(id: string, lastUsedAt: string): Promise<void> {
     const { apiKeys } = this.sql.tables;
-    await this.sql.db.update(apiKeys).set({ lastUsedAt }).where(eq(apiKeys.id, id));
+    await this.sql.db
+      .update(apiKeys)
+      .set({ lastUsedAt })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
   }
 
   private async counts(tx: SharedDb, except?: string): Promise<KeyCounts> {
@@ -106,7 +130,7 @@ export class SqlKeyStore implements KeyStore {
     const rows = await tx
       .select({ role: apiKeys.role, n: count() })
       .from(apiKeys)
-      .where(except === undefined ? undefined : ne(apiKeys.id, except))
+      .where(and(isNull(apiKeys.revokedAt), except === undefined ? undefined : ne(apiKeys.id, except)))
       .groupBy(apiKeys.role);
     const admins = rows.find((row) => row.role === "admin")?.n ?? 0;
     return { admins, all: rows.reduce((sum, row) => sum + row.n, 0) };

@@ -10,6 +10,12 @@
  * revoked, so creating or revoking keys can neither lock the operator out
  * nor turn authentication off behind their back.
  *
+ * Revoking keeps the key's row, marked revoked (`revokedAt`, `revokedBy`), so
+ * the list still names it; everything that authenticates or counts keys treats
+ * a revoked key as absent (key-store.ts), and this file checks `revokedAt`
+ * again wherever a row becomes a caller, so a revoked key is refused exactly
+ * as an unknown one: 401 `invalid API key` for a request, 403 for its processes.
+ *
  * With OAuth on (`CYRNEL_OAUTH_ISSUER`, oauth-tokens.ts) authentication is
  * always on, and a bearer token that is not a key but a JWT is checked as an
  * access token of the issuer; its caller's id is `oauth:<sub>`.
@@ -28,12 +34,15 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 const KEY_PREFIX = "cyk_";
 const MAX_NAME_CHARS = 100;
 
+/** `revokedBy` when CYRNEL_API_KEY revoked a key: the id call records use for it too. */
+const BOOTSTRAP_KEY_ID = "bootstrap";
+
 const sha256 = (value: string) => createHash("sha256").update(value, "utf8").digest();
 
 export class ApiKeys {
   private readonly bootstrapDigest: Buffer | null;
   /**
-   * Once a key is stored one always is (without CYRNEL_API_KEY the last admin key cannot be revoked), so a `true`
+   * Once a live key is stored one always is (without CYRNEL_API_KEY the last admin key cannot be revoked), so a `true`
    * is kept and requests stop asking; a `false` is asked again each time, since another host may create a key.
    */
   private keysStored = false;
@@ -50,7 +59,7 @@ export class ApiKeys {
     this.bootstrapDigest = bootstrapKey === null ? null : sha256(bootstrapKey);
   }
 
-  /** Whether requests must carry a key or token: `CYRNEL_API_KEY` or OAuth is set, or any key is stored. */
+  /** Whether requests must carry a key or token: `CYRNEL_API_KEY` or OAuth is set, or any live key is stored. */
   async required(): Promise<boolean> {
     if (this.bootstrapDigest !== null || this.oauth !== null || this.keysStored) return true;
     this.keysStored = await this.store.any();
@@ -68,7 +77,8 @@ export class ApiKeys {
     // Stored keys (`cyk_…`) have no dots: a JWT is never one.
     if (this.oauth !== null && looksLikeJwt(token)) return this.oauth.authenticate(token);
     const row = await this.store.byHash(digest.toString("hex"));
-    if (!row || !timingSafeEqual(Buffer.from(row.hash, "hex"), digest)) {
+    // The store finds live keys only; revokedAt is checked again so that no lookup can let a revoked key through.
+    if (!row || row.revokedAt !== null || !timingSafeEqual(Buffer.from(row.hash, "hex"), digest)) {
       throw new CyrnelError("unauthorized", "invalid API key");
     }
     const now = Date.now();
@@ -94,7 +104,9 @@ export class ApiKeys {
       return this.oauth.processCaller(keyId);
     }
     const row = await this.store.get(keyId);
-    if (!row) throw new CyrnelError("forbidden", "the API key that started this process was revoked");
+    if (!row || row.revokedAt !== null) {
+      throw new CyrnelError("forbidden", "the API key that started this process was revoked");
+    }
     if (expired(row, Date.now())) {
       throw new CyrnelError("forbidden", `the API key that started this process expired at ${row.expiresAt}`);
     }
@@ -137,6 +149,8 @@ export class ApiKeys {
       createdAt: new Date().toISOString(),
       expiresAt,
       lastUsedAt: null,
+      revokedAt: null,
+      revokedBy: null,
     };
     const outcome = await this.store.insert(row, ({ admins }) =>
       this.bootstrapDigest === null && admins === 0 && row.role !== "admin"
@@ -154,24 +168,30 @@ export class ApiKeys {
     return keyRecord(row);
   }
 
-  list(filter: { after?: [string, string]; limit: number }): Promise<KeyRow[]> {
+  /** Live and revoked keys, or only those `revoked` says. */
+  list(filter: { after?: [string, string]; limit: number; revoked?: boolean }): Promise<KeyRow[]> {
     return this.store.list(filter);
   }
 
   /**
-   * Deletes the key: the next request with it is refused, its processes can no longer call tools, and the approvals
-   * they wait for expire (`keyRevoked`). Were that to fail, those approvals could still be approved, but the call would
-   * not be made: the tool gate reads the key again after every decision.
+   * Revokes the key, keeping its row: the next request with it is refused, its processes can no longer call tools,
+   * and the approvals they wait for expire (`keyRevoked`). Were that to fail, those approvals could still be approved,
+   * but the call would not be made: the tool gate reads the key again after every decision. Revoking a key twice is a
+   * 404, as it was when revoking deleted the row.
    */
-  async revoke(id: string): Promise<void> {
-    const outcome = await this.store.delete(id, (key, remaining) =>
+  async revoke(id: string, by: Caller): Promise<void> {
+    const revocation = { at: new Date().toISOString(), by: by.keyId ?? BOOTSTRAP_KEY_ID };
+    const outcome = await this.store.revoke(id, revocation, (key, remaining) =>
       this.bootstrapDigest === null && key.role === "admin" && remaining.admins === 0
         ? `"${key.name}" is the last admin key and CYRNEL_API_KEY is not set: revoking it would leave no key that ` +
           "can manage the host; create another admin key first"
         : null,
     );
     if (outcome === "not_found") throw notFound(`API key "${id}"`);
-    if (typeof outcome === "object") throw new CyrnelError("conflict", outcome.refused);
+    if (typeof outcome === "object") {
+      if ("refused" in outcome) throw new CyrnelError("conflict", outcome.refused);
+      throw new CyrnelError("not_found", `API key "${id}" was already revoked, at ${outcome.alreadyRevokedAt}`);
+    }
     await this.events.emit("keyRevoked", { keyId: id });
   }
 }
@@ -185,6 +205,8 @@ export function keyRecord(row: KeyRow): KeyRecord {
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
     lastUsedAt: row.lastUsedAt,
+    revokedAt: row.revokedAt,
+    revokedBy: row.revokedBy,
   };
 }
 

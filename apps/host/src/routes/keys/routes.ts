@@ -34,14 +34,23 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       path: "/keys",
       operationId: "listKeys",
       access: "admin",
-      summary: "List API keys, oldest first (never the keys themselves)",
+      summary: "List API keys, oldest first, revoked ones too (never the keys themselves)",
       tags,
-      query: Type.Object(ListQuery),
+      query: Type.Object({
+        ...ListQuery,
+        revoked: Type.Optional(
+          Type.Boolean({ description: "true: only revoked keys; false: only live ones; absent: both" }),
+        ),
+      }),
       responses: { 200: { description: "A page of keys", schema: ListOf(KeyRecord) } },
       errors: ["bad_request", "validation_failed"],
       handler: async ({ query }) => {
         const limit = query.limit ?? 100;
-        const rows = await keys.list({ limit, after: decodeCursor(query.cursor, isTwoStrings) });
+        const rows = await keys.list({
+          limit,
+          after: decodeCursor(query.cursor, isTwoStrings),
+          revoked: query.revoked,
+        });
         return json(
           200,
           toPage(rows, limit, keyRecord, (row) => [row.createdAt, row.id]),
@@ -53,7 +62,7 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       path: "/keys/{id}",
       operationId: "getKey",
       access: "admin",
-      summary: "Get an API key (never the key itself)",
+      summary: "Get an API key, live or revoked (never the key itself)",
       tags,
       params: IdParams,
       responses: { 200: { description: "The key's record", schema: KeyRecord } },
@@ -68,13 +77,14 @@ export function keyRoutes(keys: ApiKeys): RouteDefinition[] {
       summary: "Revoke an API key at once",
       description:
         "The next request with the key is a 401, and tool calls of processes it started fail with 403 forbidden. " +
+        "The key stays listed, with `revokedAt` and `revokedBy`; revoking it again is a 404. " +
         "Without CYRNEL_API_KEY the last admin key cannot be revoked (409).",
       tags,
       params: IdParams,
       responses: { 204: { description: "Revoked" } },
       errors: ["not_found", "conflict"],
-      handler: async ({ params }) => {
-        await keys.revoke(params.id);
+      handler: async ({ params, caller }) => {
+        await keys.revoke(params.id, caller);
         return noContent();
       },
     }),
