@@ -538,14 +538,16 @@ describe("a registry that fails", () => {
     const added = await host.api("POST", "/registries", { url: hanging.url });
     expect(added.status, added.text).toBe(502);
     expect(added.body.code).toBe("upstream_error");
-    expect(added.body.error).toContain(`timed out after ${DOWNLOAD_TIMEOUT_MS} ms`);
+    expect(added.body.error).toContain(
+      `nothing arrived for ${DOWNLOAD_TIMEOUT_MS} ms (the idle timeout, CYRNEL_DOWNLOAD_TIMEOUT_MS)`,
+    );
   });
 
   it.each([
     ["HTTP 500", "/fails", 502, "upstream_error", "HTTP 500"],
     ["a redirect loop", "/loop", 502, "upstream_error", "more than 5 redirects"],
     ["HTTP 404 (not a registry)", "/missing", 400, "bad_request", "HTTP 404"],
-    ["a body that is not JSON", "/html", 400, "bad_request", "registry document at URL is not valid JSON"],
+    ["an HTML page", "/html", 400, "bad_request", "registry document at URL answered an HTML page (text/html)"],
     ["JSON of the wrong shape", "/shape", 400, "bad_request", "registry document at URL is not valid"],
     ["an id that is not a registry id", "/bad-id", 400, "bad_request", `the registry's own id (pass "id"`],
   ])("refuses a registry answering %s", async (_label, path, status, code, message) => {
@@ -584,7 +586,11 @@ describe("a registry that fails", () => {
       "/descriptors/latest.json",
       'latestVersion "2.0.0" is not one of its versions',
     ],
-    ["a descriptor that is not JSON", "/html/.well-known/cyrnel-registry.json", "descriptor at URL is not valid JSON"],
+    [
+      "a descriptor that is an HTML page",
+      "/html/.well-known/cyrnel-registry.json",
+      "descriptor at URL answered an HTML page (text/html)",
+    ],
   ])("refuses an install from %s with 400", async (_label, path, message) => {
     const url = `${misbehaving.url}${path}`;
     const response = await host.api("POST", "/services/install", { source: url, id: "garbage" });
