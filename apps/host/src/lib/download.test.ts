@@ -153,6 +153,12 @@ describe("download timeouts", () => {
     );
   });
 
+  it("fails a body that drips, never idle, once it has had the idle window and still averages under 1 KiB/s", async () => {
+    await expect(download(`${slowBase}/trickle`, { ...timed, timeoutMs: 300 })).rejects.toThrow(
+      /trickle: the body arrives at \d+ bytes\/s, under the 1024 bytes\/s a download must keep after its first 300 ms \(CYRNEL_DOWNLOAD_TIMEOUT_MS\)/,
+    );
+  });
+
   it("says plainly when a URL answers a web page instead of the document", async () => {
     const expected = { ...timed, expected: 'a document the "openapi" adapter reads' };
     await expect(downloadText(`${slowBase}/page`, expected)).rejects.toThrow(

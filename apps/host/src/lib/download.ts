@@ -8,8 +8,10 @@
  * bytes), and a generous bound on the whole transfer (`totalTimeoutMs`,
  * CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS). A large document on a slow but steady
  * link therefore arrives (13 MB at 1 MB/s takes 13 s), a stalled one fails
- * quickly, and the byte cap with the total bound keeps a trickle from holding
- * a request for ever. Each failure names the setting that would change it.
+ * quickly, and a body that drips (a byte now and then, never idle) fails
+ * once it has had the idle window to get going and still averages under
+ * {@link MIN_BYTES_PER_SECOND}: a trickle holds a request for seconds, not
+ * for the total bound. Each failure names the setting that would change it.
  *
  * Failures are classified: what the caller sent or what came back is wrong
  * (a bad or non-http URL, an HTTP 4xx, a body over the cap) is always a 400;
@@ -61,7 +63,7 @@ export async function download(
   const upstream = options.upstreamFailure ?? "bad_request";
   const totalMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
   const total = AbortSignal.timeout(totalMs);
-  const idle = new IdleTimer(options.timeoutMs);
+  const idle = new ProgressTimer(options.timeoutMs);
   const signal = AbortSignal.any([total, idle.signal]);
   const given = checkUrl(url, options.what);
   let current = given;
@@ -114,7 +116,10 @@ export async function download(
   } catch (error) {
     if (error instanceof CyrnelError) throw error;
     const reason = idle.signal.aborted
-      ? `nothing arrived for ${options.timeoutMs} ms (the idle timeout, CYRNEL_DOWNLOAD_TIMEOUT_MS)`
+      ? idle.slowRate !== null
+        ? `the body arrives at ${idle.slowRate} bytes/s, under the ${MIN_BYTES_PER_SECOND} bytes/s a download must ` +
+          `keep after its first ${options.timeoutMs} ms (CYRNEL_DOWNLOAD_TIMEOUT_MS)`
+        : `nothing arrived for ${options.timeoutMs} ms (the idle timeout, CYRNEL_DOWNLOAD_TIMEOUT_MS)`
       : total.aborted
         ? `not finished after ${totalMs} ms (CYRNEL_DOWNLOAD_TOTAL_TIMEOUT_MS)`
         : causeOf(error);
@@ -126,18 +131,41 @@ export async function download(
 
 export const DEFAULT_TOTAL_TIMEOUT_MS = 300_000;
 
-/** Aborts its signal when `progress()` has not been called for `ms`; started at once. */
-class IdleTimer {
+/** The slowest average a body may keep once it has had the idle window to get going. */
+export const MIN_BYTES_PER_SECOND = 1024;
+
+/**
+ * Aborts its signal when `progress()` has not been called for `ms` (started
+ * at once), or when the body, counted from its first byte, still averages
+ * under {@link MIN_BYTES_PER_SECOND} after `ms` (`slowRate` then says how fast).
+ */
+class ProgressTimer {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  private bodyStartedAt: number | null = null;
+  private bytes = 0;
+  /** The body's average rate (bytes/s) when it was abandoned for being too slow; null otherwise. */
+  slowRate: number | null = null;
   readonly signal = this.controller.signal;
 
   constructor(private readonly ms: number) {
     this.progress();
   }
 
-  progress(): void {
+  progress(bytes?: number): void {
     clearTimeout(this.timer);
+    if (bytes !== undefined) {
+      const now = performance.now();
+      this.bodyStartedAt ??= now;
+      this.bytes += bytes;
+      const elapsed = now - this.bodyStartedAt;
+      const rate = (this.bytes * 1000) / Math.max(1, elapsed);
+      if (elapsed >= this.ms && rate < MIN_BYTES_PER_SECOND) {
+        this.slowRate = Math.round(rate);
+        this.controller.abort(new Error("too slow"));
+        return;
+      }
+    }
     this.timer = setTimeout(() => this.controller.abort(new Error("idle timeout")), this.ms);
   }
 
@@ -238,7 +266,12 @@ function checkUrl(raw: string, what: string): string {
   return url.href;
 }
 
-async function readCapped(response: Response, options: DownloadOptions, url: string, idle: IdleTimer): Promise<Buffer> {
+async function readCapped(
+  response: Response,
+  options: DownloadOptions,
+  url: string,
+  idle: ProgressTimer,
+): Promise<Buffer> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > options.maxBytes) {
     await response.body?.cancel();
@@ -248,7 +281,8 @@ async function readCapped(response: Response, options: DownloadOptions, url: str
   let size = 0;
   if (!response.body) return Buffer.alloc(0);
   for await (const chunk of response.body) {
-    idle.progress();
+    idle.progress(chunk.byteLength);
+    if (idle.signal.aborted) throw idle.signal.reason;
     size += chunk.byteLength;
     if (size > options.maxBytes) throw tooLarge(options, url);
     chunks.push(chunk);
