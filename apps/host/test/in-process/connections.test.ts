@@ -70,6 +70,11 @@ describe("connections, inside the host", () => {
     expect(call.body.code).toBe("connection_required");
     expect(call.body.details.authorizationUrl).toMatch(/^http:\/\/127\.0\.0\.1:9\/authorize\?/);
     expect(call.body.error).toContain(call.body.details.authorizationUrl);
+    // Code calling in a loop is offered the same URL, not one more stored request per call.
+    const requests = await host.host.store.query("select * from connection_requests");
+    const again = await host.api("POST", "/tools/crm/me/invoke", { parameters: {} });
+    expect(again.body.details.authorizationUrl).toBe(call.body.details.authorizationUrl);
+    expect(await host.host.store.query("select * from connection_requests")).toHaveLength(requests.length);
   });
 
   it("a deleted service takes its OAuth client secret and requests with it", async () => {

@@ -65,6 +65,15 @@ export class SqlConnectionStore implements ConnectionStore {
     return row;
   }
 
+  async hasRequest(stateHash: string): Promise<boolean> {
+    const { connectionRequests } = this.sql.tables;
+    const rows = await this.sql.db
+      .select({ stateHash: connectionRequests.stateHash })
+      .from(connectionRequests)
+      .where(eq(connectionRequests.stateHash, stateHash));
+    return rows.length > 0;
+  }
+
   async pruneRequests(now: string): Promise<void> {
     const { connectionRequests } = this.sql.tables;
     await this.sql.db.delete(connectionRequests).where(lt(connectionRequests.expiresAt, now));

@@ -62,6 +62,8 @@ export interface ConnectionStore {
   addRequest(row: ConnectionRequestRow): Promise<void>;
   /** Takes (deletes and returns) the request: a `state` is good once, across hosts. */
   takeRequest(stateHash: string): Promise<ConnectionRequestRow | undefined>;
+  /** Whether the request is still there (not taken by a callback on any host, not pruned). */
+  hasRequest(stateHash: string): Promise<boolean>;
   /** Deletes requests that expired before `now` (ISO-8601). */
   pruneRequests(now: string): Promise<void>;
 

@@ -131,6 +131,11 @@ export class Connections {
   private settingsRevision = -1;
   /** Each connection's tokens as last read, with the write they came from (`refreshedAt ?? createdAt`). */
   private readonly tokenCache = new Map<string, { stamp: string; tokens: Tokens }>();
+  /**
+   * The authorization URL last handed out with `connection_required`, per service and owner: code that calls in a
+   * loop gets the same URL (one request row) while it has at least half its lifetime left, not a row per call.
+   */
+  private readonly offered = new Map<string, ConnectionStart & { stateHash: string }>();
 
   constructor(private readonly options: ConnectionsOptions) {}
 
@@ -427,7 +432,18 @@ export class Connections {
     if (effective === null) {
       return new CyrnelError("connection_required", `service "${serviceId}" acts for ${whose} and ${why}`);
     }
-    const start = await this.request(effective, owner);
+    const key = `${serviceId}\u0000${owner}`;
+    let start = this.offered.get(key);
+    // Reused only while its state is unused on every host (a callback takes it) and has half its lifetime left.
+    const usable =
+      start !== undefined &&
+      Date.parse(start.expiresAt) - Date.now() >= REQUEST_TTL_MS / 2 &&
+      (await this.options.store.hasRequest(start.stateHash));
+    if (!usable || start === undefined) {
+      const fresh = await this.request(effective, owner);
+      start = { ...fresh, stateHash: hashOf(new URL(fresh.authorizationUrl).searchParams.get("state") ?? "") };
+      this.offered.set(key, start);
+    }
     return new CyrnelError(
       "connection_required",
       `service "${serviceId}" acts for ${whose} and ${why}: open ${start.authorizationUrl} in a browser to ` +
