@@ -67,4 +67,17 @@ export interface ExecutionInput {
    * hold up another's. Absent: every such run counts as one caller.
    */
   caller?: string;
+  /**
+   * A cyrnel extension for durable runs: set when this run resumes one that
+   * an earlier attempt started (its host died, or it was evicted while it
+   * waited for an approval). These are the entries the environment recorded
+   * through {@link EnvironmentBindings.recordReplay} on the earlier attempts,
+   * in order. The host runs the program again from the start and answers its
+   * tool calls from its journal; the environment gives the program the same
+   * nondeterministic values (clock, random numbers, the order in which
+   * timers and answers arrive) it recorded, then records new ones once the
+   * entries run out. Absent: a first attempt. Environments that do not
+   * record (see `EnvironmentModule.replays`) ignore it.
+   */
+  replay?: readonly string[];
 }

@@ -124,6 +124,18 @@ export interface EnvironmentBindings {
    * `"types_too_large"`; an environment then asks for fewer tools.
    */
   serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
+  /**
+   * A cyrnel extension for durable runs: append entries to the run's replay
+   * record, in order. Each entry is the environment's own text (the host
+   * stores it and hands it back in {@link ExecutionInput.replay}, never
+   * reading it): a value the program read from a nondeterministic source,
+   * or which timer or answer reached it next. The host makes the entries
+   * durable before it sends any tool call the environment asks for after
+   * this call, so an environment records what the program saw before
+   * passing on what the program did with it. Environments that do not
+   * record never call it.
+   */
+  recordReplay?(executionId: number, entries: readonly string[]): void;
 }
 
 /** Setup context of an environment module: the common context plus the host bindings. */
@@ -234,6 +246,16 @@ export interface EnvironmentModule extends Module {
    * those figures are absent.
    */
   stats?(): EnvironmentStats;
+  /**
+   * Optional (a cyrnel extension): whether the environment records the
+   * nondeterministic values its programs read (`EnvironmentBindings.recordReplay`)
+   * and gives them back on a resumed run (`ExecutionInput.replay`). A host
+   * still resumes the runs of an environment that does not; a program that
+   * reads the clock or random numbers may then take another path on replay,
+   * which the host detects at the first tool call that differs
+   * (`nondeterministic replay`).
+   */
+  readonly replays?: boolean;
   /**
    * Optional (a cyrnel extension): stop the clock of a running execution's
    * deadline until {@link resumeDeadline}. The host calls it when the run
