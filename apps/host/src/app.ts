@@ -64,6 +64,9 @@ import { loadTracing, traceIdsOf } from "./telemetry/load-tracing.js";
 import type { Tracing } from "./telemetry/tracing.js";
 import { HOST_VERSION } from "./version.js";
 
+/** How often pending approvals are checked for expiry by their rows (those whose calls no host holds). */
+const APPROVAL_SWEEP_MS = 2_000;
+
 /** What the record of a call left in flight by a stopped host shows for its parameters (the journal keeps a digest). */
 const UNKNOWN_PARAMETERS = "[not kept: the call was in flight when the host running its process stopped]";
 
@@ -196,6 +199,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     store: db.approvals,
     logger,
     timeoutMs: config.approvalTimeoutMs,
+    timeoutOf: (serviceId) => policies.approvalTimeoutOf(serviceId),
     maxPendingPerKey: config.pendingApprovalsLimit,
     // An approval holds at most what a direct invoke may send.
     parametersLimitBytes: config.bodyLimitBytes,
@@ -356,6 +360,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     environment: () => moduleEntries.activeEnvironment(),
     ...(clusterQueueDepth && { clusterQueueDepth }),
   });
+  // Approvals no call of this host waits for (their runs were let go of) expire by the rows, on every host.
+  const stopApprovalSweep = approvals.sweepEvery(APPROVAL_SWEEP_MS);
   const retention = new ProcessRetention({ store: processStore, logger, spaceFreed: () => db.spaceFreed() });
   retention.keepFor(config.processesRetentionDays);
   const modulesDir = join(config.dataDir, "modules");
@@ -538,6 +544,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       await listener?.stop();
       await moduleRegistry.stop();
       retention.stop();
+      stopApprovalSweep();
       await calls.stop();
       await db.close();
       // Last: the spans of what ended while stopping are sent too.
