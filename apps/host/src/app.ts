@@ -309,6 +309,17 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     storage: storageHealth,
     tracing,
     journal: { store: db.journal, limitBytes: config.journalLimitBytes },
+    suspendEvictMs: config.suspendEvictMs,
+    approvalsPendingOfRun: (executionId) => db.approvals.pendingOfRun(executionId),
+    // One host: a run evicted just as its approval was decided resumes at once (the queue does it with many).
+    ...(!cluster && {
+      evicted: ({ processId, executionId }: { processId: number; executionId: number }) =>
+        void runner
+          .approvalSettled({ processId, executionId })
+          .catch((error) =>
+            logger.error("could not resume an evicted run", { process: processId, error: messageOf(error) }),
+          ),
+    }),
     unknownCalls: ({ processId, executionId, keyId }, inFlight) => {
       for (const call of inFlight) {
         calls.record({
@@ -332,6 +343,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   processEvents.on("runEnding", ({ processId, reason }) => approvals.expireProcess(processId, reason));
   processEvents.on("runDetached", async ({ processId }) => approvals.releaseProcess(processId));
   if (cluster) processEvents.on("approvalDecided", ({ approval }) => cluster.approvalDecided(approval));
+  else processEvents.on("approvalDecided", ({ approval }) => runner.approvalSettled(approval));
   processEvents.onNotice("approvalChanged", ({ approval }) =>
     runner.publish(approval.processId, { type: "approval", ...approval }),
   );
@@ -492,9 +504,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
     },
   );
-  if (resumable.length > 0) {
-    logger.info("resuming the runs the last stop left unfinished", { count: resumable.length });
-    await runner.resume(resumable);
+  // A run that waits for an approval stays as it is (evicted: rows, no sandbox) until its approvals are decided.
+  const resumeNow: UnfinishedRun[] = [];
+  for (const run of resumable) {
+    if (run.state !== "suspended" || (await db.approvals.pendingOfRun(run.executionId)) === 0) resumeNow.push(run);
+  }
+  if (resumeNow.length > 0) {
+    logger.info("resuming the runs the last stop left unfinished", { count: resumeNow.length });
+    await runner.resume(resumeNow);
   }
   // Last: the lease's clock runs from here, so the work of starting (modules, routes) never eats into it.
   await cluster?.start({

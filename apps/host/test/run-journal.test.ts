@@ -381,3 +381,80 @@ describe("a run whose host is SIGKILLed", () => {
     expect(ledger.count("GET /items/grape")).toBe(1);
   });
 });
+
+describe("a run that waits for an approval", () => {
+  const pendingOf = async (id: number) =>
+    (await host.api("GET", `/approvals?state=pending&processId=${id}`)).body.items as Record<string, any>[];
+  const liveInSandbox = async () => (await host.api("GET", "/stats")).body.capacity?.live;
+
+  it("holds no sandbox after CYRNEL_SUSPEND_EVICT_MS, outlives a restart, and resumes once approved", async () => {
+    const evictEnv = { CYRNEL_SUSPEND_EVICT_MS: "300" };
+    await startLedgerHost(evictEnv);
+    expect(
+      (await host.api("PUT", "/services/ledger/policy", { rules: [{ tools: "pay", action: "ask" }] })).status,
+    ).toBe(200);
+    const key = `evict-${Date.now()}`;
+    const ids: number[] = [];
+    for (let n = 0; n < 8; n++) {
+      ids.push(
+        await start(`
+          const item = await cyrnel.services.ledger.tools.getItem.invoke({ id: "nut${n}" });
+          const paid = await cyrnel.services.ledger.tools.pay.invoke({ body: { key: "${key}-${n}", amount: item.price } });
+          cyrnel.output({ receipt: paid.receipt, at: new Date(Date.now()).getTime() > 0 });
+        `),
+      );
+    }
+    for (const id of ids) await expect.poll(async () => (await pendingOf(id)).length, { timeout: 60_000 }).toBe(1);
+    // Evicted: every process still suspended, no execution in the sandbox.
+    await expect.poll(liveInSandbox, { timeout: 30_000, interval: 200 }).toBe(0);
+    for (const id of ids) expect((await host.api("GET", `/processes/${id}`)).body.state).toBe("suspended");
+    const approvals = await Promise.all(ids.map(async (id) => (await pendingOf(id))[0]!.id as number));
+
+    await host.kill();
+    host = await restart(host, { env: { ...env, ...evictEnv } });
+    // Nothing was resumed for them: they wait as rows.
+    await expect.poll(liveInSandbox, { timeout: 30_000, interval: 200 }).toBe(0);
+    for (const id of ids) {
+      await expect
+        .poll(async () => (await host.api("GET", `/processes/${id}`)).body.state, { timeout: 30_000 })
+        .toBe("suspended");
+      expect((await pendingOf(id)).map((approval) => approval.id)).toHaveLength(1);
+    }
+    const decided = await host.api("POST", "/approvals/decisions", { ids: approvals, decision: "approve" });
+    expect(decided.status, decided.text).toBe(200);
+    for (const [n, id] of ids.entries()) {
+      expect(await waitIdle(id)).toMatchObject({ exitState: "success" });
+      expect((await host.api("GET", `/processes/${id}/output`)).body).toEqual({ receipt: `r-${key}-${n}`, at: true });
+      expect(ledger.count(`POST /payments ${key}-${n}`)).toBe(1);
+      expect(ledger.count(`GET /items/nut${n}`)).toBe(1);
+    }
+  });
+
+  it("gets approval_expired after its service's own approval timeout, evicted or not", async () => {
+    await startLedgerHost({ CYRNEL_SUSPEND_EVICT_MS: "200" });
+    const policy = await host.api("PUT", "/services/ledger/policy", {
+      rules: [{ tools: "pay", action: "ask" }],
+      approvalTimeoutMs: 3_000,
+    });
+    expect(policy.status, policy.text).toBe(200);
+    expect(policy.body.approvalTimeoutMs).toBe(3_000);
+    const key = `expire-${Date.now()}`;
+    const id = await start(`
+      try {
+        await cyrnel.services.ledger.tools.pay.invoke({ body: { key: "${key}", amount: 1 } });
+        cyrnel.output({ paid: true });
+      } catch (error) {
+        cyrnel.output({ paid: false, code: (error as { code?: string }).code });
+      }
+    `);
+    const [approval] = await (async () => {
+      await expect.poll(async () => (await pendingOf(id)).length, { timeout: 60_000 }).toBe(1);
+      return pendingOf(id);
+    })();
+    expect(Date.parse(approval!.expiresAt) - Date.parse(approval!.createdAt)).toBe(3_000);
+    expect(await waitIdle(id)).toMatchObject({ exitState: "success" });
+    expect((await host.api("GET", `/processes/${id}/output`)).body).toEqual({ paid: false, code: "approval_expired" });
+    expect((await host.api("GET", `/approvals/${approval!.id}`)).body).toMatchObject({ state: "expired" });
+    expect(ledger.count(`POST /payments ${key}`)).toBe(0);
+  });
+});

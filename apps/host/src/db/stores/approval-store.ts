@@ -107,6 +107,15 @@ export class SqlApprovalStore implements ApprovalStore {
     return this.expireWhere(and(eq(approvals.state, "pending"), kept), reason);
   }
 
+  async pendingOfRun(executionId: number): Promise<number> {
+    const { approvals } = this.sql.tables;
+    const [row] = await this.sql.db
+      .select({ n: count() })
+      .from(approvals)
+      .where(and(eq(approvals.executionId, executionId), eq(approvals.state, "pending")));
+    return row?.n ?? 0;
+  }
+
   oldestPending(limit: number): Promise<ApprovalSummary[]> {
     const { approvals } = this.sql.tables;
     return this.sql.db
