@@ -5,8 +5,9 @@
  * a third, and run by two worker hosts, one of which is SIGKILLed mid-run.
  * Every tool call goes to a local upstream that counts calls per tag (one
  * tag per process): nothing is lost, nothing runs twice, nothing stays
- * `running`, and the killed worker's processes end `failed` with
- * `interrupted: worker lost` once its lease (2 s here) has run out.
+ * `running`, and the killed worker's processes are resumed by the other
+ * worker once its lease (2 s here) has run out (runs are durable: their
+ * read in flight at the kill is sent again, being read-only).
  *
  * Worker hosts serve only `GET /health`, so the API goes through three `api`
  * hosts (the install host, the submit host, the control host) beside the
@@ -38,8 +39,7 @@ const hit = (tag: string, hold = false) =>
   `const r = await cyrnel.services.counter.tools.hit.invoke({ tag: ${JSON.stringify(tag)}, hold: ${hold} });\n` +
   `console.log("hit " + r.tag);\ncyrnel.output({ tag: r.tag, count: r.count });`;
 
-/** How a process must end: `unrun-*` ones never reached a host, so they made no call. */
-type Expected = "success" | "canceled" | "lost" | "denied" | "unrun-canceled" | "unrun-timeout";
+type Expected = "success" | "canceled" | "resumed" | "frozen" | "denied" | "unrun-canceled" | "unrun-timeout";
 
 describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQL: api and worker hosts)", () => {
   let counter: CounterApi;
@@ -206,7 +206,7 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     expect(ended.error).toContain("denied");
   });
 
-  it("ends the runs of a SIGKILLed worker failed (interrupted: worker lost) after its lease; the rest succeed", async () => {
+  it("resumes the runs of a SIGKILLed worker on the other one after its lease; every run succeeds", async () => {
     const workerIds = await Promise.all(workers.map(async (w) => (await w.api("GET", "/health")).body.hostId));
     // Held calls until both workers have at least one: which worker takes a run is the queue's business.
     const held: { id: number; tag: string; host: string }[] = [];
@@ -222,18 +222,23 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     expect(new Set(held.map((run) => run.host))).toEqual(new Set(workerIds));
     const [lost, kept] = [workers[0]!, workers[1]!];
     const lostId = workerIds[0];
-    for (const run of held) if (run.host === lostId) submitted.get(run.id)!.expected = "lost";
+    for (const run of held) if (run.host === lostId) submitted.get(run.id)!.expected = "resumed";
 
     await lost.kill();
-    for (const run of held.filter((run) => run.host === lostId)) {
-      expect(await idle(submit, run.id)).toMatchObject({ exitState: "failed", error: "interrupted: worker lost" });
-    }
-    // The reaper removed the lost host; the others hold their leases.
-    expect((await query<{ id: string }>("SELECT id FROM cluster_hosts")).map((row) => row.id)).not.toContain(lostId);
-
+    // The reaper removed the lost host and put its runs back in the queue: the kept worker resumes them (a new
+    // attempt each), sending their held read again.
+    await eventually(async () => {
+      const rows = await query<{ id: string }>("SELECT id FROM cluster_hosts");
+      return !rows.map((row) => row.id).includes(lostId);
+    });
     for (const run of held) counter.release(run.tag);
-    for (const run of held.filter((run) => run.host !== lostId)) {
-      expect(await idle(control, run.id)).toMatchObject({ exitState: "success" });
+    for (const run of held) expect(await idle(control, run.id)).toMatchObject({ exitState: "success" });
+    for (const run of held.filter((run) => run.host === lostId)) {
+      const [row] = await query<{ claimed_by: string; attempts: number }>(
+        "SELECT claimed_by, attempts FROM executions WHERE process_id = $1",
+        [run.id],
+      );
+      expect(row).toMatchObject({ claimed_by: workerIds[1], attempts: 2 });
     }
     // The remaining worker takes everything from now on.
     const after = await Promise.all(
@@ -243,22 +248,23 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     expect((await kept.api("GET", "/health")).body.leaseAlive).toBe(true);
   });
 
-  it("a worker that stood still past its lease finds it lost, ends nothing twice and exits non-zero", async () => {
+  it("a worker that stood still past its lease finds it lost, touches nothing reaped and exits non-zero", async () => {
     const frozen = workers[1]!;
     const frozenId = (await frozen.api("GET", "/health")).body.hostId;
-    const id = await run("frozen-1", hit("frozen-1", true), "lost");
+    const id = await run("frozen-1", hit("frozen-1", true), "frozen");
     await counter.held(["frozen-1"]);
-    // Stopped (as by a long pause of its VM): it cannot renew, the other hosts reap it and end its run.
+    // Stopped (as by a long pause of its VM): it cannot renew, the other hosts reap it and queue its run again —
+    // for no one: it was the last worker.
     frozen.child.kill("SIGSTOP");
-    expect(await idle(submit, id)).toMatchObject({ exitState: "failed", error: "interrupted: worker lost" });
+    await eventually(async () => (await submit.api("GET", `/processes/${id}`)).body.state === "queued");
     expect((await query<{ id: string }>("SELECT id FROM cluster_hosts")).map((row) => row.id)).not.toContain(frozenId);
-    // Woken, it sees its lease ran out: it cancels its run (whose row the reaper already ended) and exits 1.
+    // Woken, it sees its lease ran out: it lets go of its run (which the reaper already took from it) and exits 1.
     frozen.child.kill("SIGCONT");
     expect(await frozen.waitForExit()).toBe(1);
     counter.release("frozen-1");
-    expect(await submit.api("GET", `/processes/${id}`)).toMatchObject({
-      body: { exitState: "failed", error: "interrupted: worker lost" },
-    });
+    expect((await submit.api("GET", `/processes/${id}`)).body).toMatchObject({ state: "queued", exitState: null });
+    const killed = await control.api("POST", `/processes/${id}/signals/kill`);
+    expect(killed.body).toMatchObject({ state: "idle", exitState: "canceled" });
   });
 
   it("with no worker left, a run waits in the queue: a kill cancels it at once, its timeout ends it", async () => {
@@ -289,13 +295,13 @@ describe.skipIf(testDialect() !== "postgres")("processes across hosts (PostgreSQ
     for (const row of rows) {
       const { tag, expected } = submitted.get(row.id)!;
       expect(row.state, tag).toBe("idle");
-      if (expected === "lost")
-        expect(row, tag).toMatchObject({ exit_state: "failed", error: "interrupted: worker lost" });
+      if (expected === "resumed") expect(row.exit_state, tag).toBe("success");
+      else if (expected === "frozen") expect(row.exit_state, tag).toBe("canceled");
       else if (expected === "denied") expect(row.exit_state, tag).toBe("failed");
       else expect(row.exit_state, tag).toBe(expected.replace("unrun-", ""));
-      // One call per process reached the upstream — a lost worker's call too, before it died — except a denied one
-      // and those no host ever took.
-      const calls = expected === "denied" || expected.startsWith("unrun-") ? 0 : 1;
+      // One call per process reached the upstream — a lost worker's call too, before it died, and again when the run
+      // resumed (a read in flight is sent again) — except a denied one and those no host ever took.
+      const calls = expected === "denied" || expected.startsWith("unrun-") ? 0 : expected === "resumed" ? 2 : 1;
       expect(counter.counts.get(tag) ?? 0, tag).toBe(calls);
     }
     expect(counter.unauthorized).toBe(0);

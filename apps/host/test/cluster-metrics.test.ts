@@ -33,8 +33,8 @@ describe.skipIf(testDialect() !== "postgres")("metrics of the runs PostgreSQL's 
   const hosts: TestHost[] = [];
   let apiHosts: TestHost[] = [];
 
-  const start = async (role: "api" | "worker") => {
-    const host = await startHost({ env: { ...env, CYRNEL_ROLE: role } });
+  const start = async (role: "api" | "worker", extra: Record<string, string> = {}) => {
+    const host = await startHost({ env: { ...env, ...extra, CYRNEL_ROLE: role } });
     hosts.push(host);
     return host;
   };
@@ -91,8 +91,9 @@ describe.skipIf(testDialect() !== "postgres")("metrics of the runs PostgreSQL's 
     expect(perHost.sort()).toEqual([0, 1]);
   });
 
-  it("the runs of a SIGKILLed worker: ended failed by the reaper, counted once", async () => {
-    const worker = await start("worker");
+  it("the runs of a SIGKILLed worker that cannot be resumed: ended failed by the reaper, counted once", async () => {
+    // A journal limit of 1 byte: its runs are not durable, so the reaper ends them rather than queue them again.
+    const worker = await start("worker", { CYRNEL_JOURNAL_LIMIT_BYTES: "1" });
     const tags = ["lost-a", "lost-b"];
     const ids: number[] = [];
     for (const tag of tags) {

@@ -148,7 +148,7 @@ async function startLedger(): Promise<Ledger> {
 
 const postgres = testDialect() === "postgres";
 /** On PostgreSQL a SIGKILLed host's runs are re-queued once its lease runs out (short here). */
-const env: Record<string, string> = postgres ? { CYRNEL_LEASE_MS: "3000" } : {};
+const env: Record<string, string> = postgres ? { CYRNEL_LEASE_MS: "5000" } : {};
 
 let ledger: Ledger;
 let host: TestHost;

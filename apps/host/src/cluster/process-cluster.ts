@@ -455,10 +455,12 @@ export class ProcessCluster {
 
   private async onLeaseLost(reason: string): Promise<void> {
     if (this.stopped) return;
-    this.logger.error("this host lost its lease: it cancels its runs and exits", { hostId: this.hostId, reason });
+    this.logger.error("this host lost its lease: it lets go of its runs and exits", { hostId: this.hostId, reason });
     clearInterval(this.sweepTimer);
     const queueStopped = this.queue.stop().catch(() => undefined);
-    await this.parts?.runner.cancel(null, "canceled: the host running it lost its lease").catch(() => undefined);
+    // Durable runs go back in the queue (fenced by this host's claim: what a reaper took already is not touched),
+    // for another host to resume; the rest end canceled.
+    await this.parts?.runner.release("canceled: the host running it lost its lease").catch(() => undefined);
     await queueStopped;
     this.reportLost(reason);
   }
