@@ -3800,6 +3800,8 @@ export interface operations {
                             /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                             action: "allow" | "ask" | "deny";
                         }[];
+                        /** @description How long a call of this service waits for an operator's decision before its approval expires, in ms; null: the host's CYRNEL_APPROVAL_TIMEOUT_MS. A run that waits holds no sandbox after CYRNEL_SUSPEND_EVICT_MS, so this may be days */
+                        approvalTimeoutMs: number | null;
                     };
                 };
             };
@@ -3901,6 +3903,8 @@ export interface operations {
                         /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                         action: "allow" | "ask" | "deny";
                     }[];
+                    /** @description How long its calls wait for a decision, in ms (at most about 24.8 days); null or absent: the host's */
+                    approvalTimeoutMs?: number | null;
                 };
             };
         };
@@ -3925,6 +3929,8 @@ export interface operations {
                             /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                             action: "allow" | "ask" | "deny";
                         }[];
+                        /** @description How long a call of this service waits for an operator's decision before its approval expires, in ms; null: the host's CYRNEL_APPROVAL_TIMEOUT_MS. A run that waits holds no sandbox after CYRNEL_SUSPEND_EVICT_MS, so this may be days */
+                        approvalTimeoutMs: number | null;
                     };
                 };
             };
@@ -7512,6 +7518,12 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description What the operator is asked when it is not the policy's usual question: a call that was in flight when the host running its process stopped asks whether to send it again (it may have reached the service); null: the usual (the service's policy asks for every call) */
+                        question: string | null;
+                        /** @description The run that asked (a resumed run finds its approval again) */
+                        executionId: number | null;
+                        /** @description The call of that run that asked, by issue order from 0 */
+                        callIndex: number | null;
                         /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
                         parameters: unknown;
                     } | {
@@ -7981,6 +7993,12 @@ export interface operations {
                             decidedBy: string | null;
                             /** @description The operator's reason, or why the approval expired */
                             reason: string | null;
+                            /** @description What the operator is asked when it is not the policy's usual question: a call that was in flight when the host running its process stopped asks whether to send it again (it may have reached the service); null: the usual (the service's policy asks for every call) */
+                            question: string | null;
+                            /** @description The run that asked (a resumed run finds its approval again) */
+                            executionId: number | null;
+                            /** @description The call of that run that asked, by issue order from 0 */
+                            callIndex: number | null;
                             /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
                             parameters: unknown;
                             /** @description A pending approval: when it expires undecided (its creation plus the answering host's CYRNEL_APPROVAL_TIMEOUT_MS); null once decided */
@@ -8102,6 +8120,12 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description What the operator is asked when it is not the policy's usual question: a call that was in flight when the host running its process stopped asks whether to send it again (it may have reached the service); null: the usual (the service's policy asks for every call) */
+                        question: string | null;
+                        /** @description The run that asked (a resumed run finds its approval again) */
+                        executionId: number | null;
+                        /** @description The call of that run that asked, by issue order from 0 */
+                        callIndex: number | null;
                         /** @description The call's parameters, whole, with the service's secret values replaced by [redacted] */
                         parameters: {
                             [key: string]: unknown;
@@ -8226,6 +8250,12 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description What the operator is asked when it is not the policy's usual question: a call that was in flight when the host running its process stopped asks whether to send it again (it may have reached the service); null: the usual (the service's policy asks for every call) */
+                        question: string | null;
+                        /** @description The run that asked (a resumed run finds its approval again) */
+                        executionId: number | null;
+                        /** @description The call of that run that asked, by issue order from 0 */
+                        callIndex: number | null;
                         /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
                         parameters: unknown;
                     };
@@ -8375,6 +8405,12 @@ export interface operations {
                         decidedBy: string | null;
                         /** @description The operator's reason, or why the approval expired */
                         reason: string | null;
+                        /** @description What the operator is asked when it is not the policy's usual question: a call that was in flight when the host running its process stopped asks whether to send it again (it may have reached the service); null: the usual (the service's policy asks for every call) */
+                        question: string | null;
+                        /** @description The run that asked (a resumed run finds its approval again) */
+                        executionId: number | null;
+                        /** @description The call of that run that asked, by issue order from 0 */
+                        callIndex: number | null;
                         /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
                         parameters: unknown;
                     };
@@ -8529,6 +8565,12 @@ export interface operations {
                                 decidedBy: string | null;
                                 /** @description The operator's reason, or why the approval expired */
                                 reason: string | null;
+                                /** @description What the operator is asked when it is not the policy's usual question: a call that was in flight when the host running its process stopped asks whether to send it again (it may have reached the service); null: the usual (the service's policy asks for every call) */
+                                question: string | null;
+                                /** @description The run that asked (a resumed run finds its approval again) */
+                                executionId: number | null;
+                                /** @description The call of that run that asked, by issue order from 0 */
+                                callIndex: number | null;
                                 /** @description A preview: the call's parameters (secret values replaced by [redacted]) when their JSON is at most 2048 characters; else a string with the start of that JSON, ending with `… [cut: N more characters]` (parameters are always an object, so a string means cut). `GET /approvals/{id}` has them whole */
                                 parameters: unknown;
                             } | null;

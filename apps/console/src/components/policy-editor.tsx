@@ -116,7 +116,11 @@ function PolicyForm({
     setSaving(true);
     try {
       await unwrap(
-        api.PUT("/services/{id}/policy", { params: { path: { id: serviceId } }, body: { default: fallback, rules } }),
+        // The approval timeout is set through the API; saving the rules here keeps it.
+        api.PUT("/services/{id}/policy", {
+          params: { path: { id: serviceId } },
+          body: { default: fallback, rules, approvalTimeoutMs: initial.approvalTimeoutMs },
+        }),
       );
     } catch (error) {
       setSaving(false);
