@@ -11,12 +11,16 @@ const bin =
   process.env.HOST_BIN ??
   join(dirname(createRequire(import.meta.url).resolve("@cyrnel/host/package.json")), "bin", "cyrnel.js");
 
-/** `nodeArgs`: extra options for the host's Node; `BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles it. */
+/**
+ * `nodeArgs`: extra options for the host's Node; `BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles it.
+ * `options.dataDir`: start on this data directory (a host restarted after a kill), which `stop()` then keeps.
+ */
 export async function startHost(
   env = {},
   nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean),
+  options = {},
 ) {
-  const dataDir = mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
   const child = spawn(process.execPath, ["--no-node-snapshot", ...nodeArgs, bin, "start"], {
     env: {
       ...process.env,
@@ -62,8 +66,15 @@ export async function startHost(
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  /** SIGKILL, as a crash; the data directory stays. */
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
   };
   const alive = () => child.exitCode === null && child.signalCode === null;
-  return { url, pid: child.pid, api, request, stop, alive };
+  return { url, pid: child.pid, dataDir, api, request, stop, kill, alive };
 }

@@ -14,9 +14,9 @@
  * same either way. In the end every run is idle and `success` with the output an uninterrupted run gives, every
  * POST key reached the upstream exactly once, no approval is left pending, and only POSTs asked for one.
  *
- * No timed assertions: each step waits for what it expects; the test's timeout is the only clock. The kill moments
- * come from a seeded generator (DURABLE_SEED replays a sequence; the upstream's delays and the hosts' pace still
- * vary from run to run).
+ * No timed assertions: each step waits for what it expects; the test's timeout is the only clock. A round's kill
+ * comes once the upstream received a random share of the round's calls, drawn from a seeded generator
+ * (DURABLE_SEED replays the draws; the upstream's delays and the hosts' pace still vary from run to run).
  */
 import { seededRandom } from "@cyrnel/test-servers";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -38,8 +38,10 @@ const RUNS = 30;
 const ROUNDS = 3;
 /** The upstream answers each call after 0 to this many ms: kills land on calls in flight. */
 const MAX_DELAY_MS = 150;
-/** A round's kill comes this many ms (at most) after its runs were submitted. */
-const MAX_KILL_AFTER_MS = 1_500;
+/** Calls the program makes when nothing interrupts it. */
+const CALLS_PER_RUN = 6;
+/** Runs of a round are submitted one by one, this many ms (at most) apart, so a kill finds them at every stage. */
+const MAX_SUBMIT_GAP_MS = 40;
 const SEED = Number(process.env.DURABLE_SEED ?? 20261129);
 const SECRETS_KEY = Buffer.alloc(32, 9).toString("base64");
 
@@ -102,19 +104,30 @@ function standBy(api: () => ApiHost, upstream: DurableApi) {
   };
 }
 
-/** Submits runs `from`..`to - 1` of `campaign` through `host`; their process ids by index. */
-async function submit(host: ApiHost, campaign: string, from: number, to: number, ids: Map<number, number>) {
-  await Promise.all(
-    Array.from({ length: to - from }, async (_, offset) => {
-      const index = from + offset;
-      const created = await host.api("POST", "/processes", {
-        code: durableProgram(campaign, index),
-        timeoutMs: scaled(600_000),
-      });
-      expect(created.status, created.text).toBe(201);
-      ids.set(index, created.body.id);
-    }),
-  );
+/**
+ * Submits runs `from`..`to - 1` of `campaign` through `host` at random gaps, then waits for a random point of the
+ * round: until the upstream received a random share of the round's calls (whichever runs made them), so the kill
+ * that follows lands on calls in flight rather than before the first or after the last.
+ */
+async function round(
+  host: ApiHost,
+  upstream: DurableApi,
+  random: () => number,
+  campaign: string,
+  [from, to]: [number, number],
+  ids: Map<number, number>,
+) {
+  const killAt = upstream.requests + 1 + Math.floor(random() * CALLS_PER_RUN * (to - from));
+  for (let index = from; index < to; index++) {
+    const created = await host.api("POST", "/processes", {
+      code: durableProgram(campaign, index),
+      timeoutMs: scaled(600_000),
+    });
+    expect(created.status, created.text).toBe(201);
+    ids.set(index, created.body.id);
+    await pause(Math.floor(random() * MAX_SUBMIT_GAP_MS));
+  }
+  await eventually(() => upstream.requests >= killAt, 5);
 }
 
 /** Processes not idle now, through `host`. */
@@ -202,9 +215,8 @@ describe.skipIf(testDialect() !== "sqlite")("durable runs (SQLite): the host SIG
       let kills = 0;
       let interrupted = 0;
       try {
-        for (let round = 0; round < ROUNDS; round++) {
-          await submit(host, campaign, (round * RUNS) / ROUNDS, ((round + 1) * RUNS) / ROUNDS, ids);
-          await pause(Math.floor(random() * MAX_KILL_AFTER_MS));
+        for (let r = 0; r < ROUNDS; r++) {
+          await round(host, upstream, random, campaign, [(r * RUNS) / ROUNDS, ((r + 1) * RUNS) / ROUNDS], ids);
           interrupted += (await notIdle(host, ids.values())).length;
           await host.kill();
           kills++;
@@ -257,9 +269,8 @@ describe.skipIf(testDialect() !== "postgres")("durable runs (PostgreSQL): worker
       let kills = 0;
       let interrupted = 0;
       try {
-        for (let round = 0; round < ROUNDS; round++) {
-          await submit(api, campaign, (round * RUNS) / ROUNDS, ((round + 1) * RUNS) / ROUNDS, ids);
-          await pause(Math.floor(random() * MAX_KILL_AFTER_MS));
+        for (let r = 0; r < ROUNDS; r++) {
+          await round(api, upstream, random, campaign, [(r * RUNS) / ROUNDS, ((r + 1) * RUNS) / ROUNDS], ids);
           interrupted += (await notIdle(api, ids.values())).length;
           const victim = Math.floor(random() * workers.length);
           await workers[victim]!.kill();

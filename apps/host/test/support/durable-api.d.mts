@@ -22,8 +22,14 @@ export interface DurableApi {
   readonly counts: Map<string, number>;
   /** Orders by key, as first received. */
   readonly orders: Map<string, Order>;
+  /** Requests received so far, of every kind. */
+  readonly requests: number;
   /** How many times the POST of `key` reached the upstream. */
   posts(key: string): number;
+  /** The next GET of item `name` is counted and never answered. */
+  hold(name: string): void;
+  /** Resolves once `tag` (as in `counts`) was received `times` times. */
+  arrived(tag: string, times?: number): Promise<void>;
   setMaxDelay(ms: number): void;
   close(): Promise<void>;
 }

@@ -84,13 +84,17 @@ export function expectedOutput(campaign, index) {
   };
 }
 
-/** The program with `calls` sequential reads (the bench's replay cost), then its output. */
+/**
+ * The program with `calls` sequential reads of items `<name>-0`…, then one read of `<name>-last` (the bench holds
+ * it to kill the host after the journaled calls), then its output.
+ */
 export function sequentialProgram(name, calls, service = "durable") {
   return `
 let total = 0;
 for (let i = 0; i < ${calls}; i++) {
   total += (await cyrnel.services.${service}.tools.getItem.invoke({ name: ${JSON.stringify(name)} + "-" + i })).value;
 }
+total += (await cyrnel.services.${service}.tools.getItem.invoke({ name: ${JSON.stringify(name)} + "-last" })).value;
 cyrnel.output({ total });
 `;
 }
@@ -102,7 +106,15 @@ export async function startDurableApi(options = {}) {
   const counts = new Map();
   const orders = new Map();
   const items = new Map();
-  const count = (tag) => counts.set(tag, (counts.get(tag) ?? 0) + 1);
+  /** Item names whose first GET is never answered (the bench holds a run after its last journaled call). */
+  const held = new Set();
+  const waiters = new Set();
+  let requests = 0;
+  const count = (tag) => {
+    requests++;
+    counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    for (const waiter of [...waiters]) waiter();
+  };
   const sockets = new Set();
 
   const server = createServer((request, response) => {
@@ -131,6 +143,7 @@ export async function startDurableApi(options = {}) {
       if (item && request.method === "GET") {
         const name = decodeURIComponent(item[1]);
         count(`GET item ${name}`);
+        if (held.delete(name)) return;
         reply(200, { name, value: items.get(name) ?? itemValue(name) });
       } else if (item && request.method === "PUT") {
         const name = decodeURIComponent(item[1]);
@@ -217,8 +230,28 @@ export async function startDurableApi(options = {}) {
     definition,
     counts,
     orders,
+    /** Requests received so far, of every kind. */
+    get requests() {
+      return requests;
+    },
     /** How many times the POST of `key` reached the upstream. */
     posts: (key) => counts.get(`POST order ${key}`) ?? 0,
+    /** The next GET of item `name` is counted and never answered. */
+    hold(name) {
+      held.add(name);
+    },
+    /** Resolves once `tag` (as in `counts`) was received `times` times. */
+    arrived: (tag, times = 1) =>
+      new Promise((resolve) => {
+        const check = () => {
+          if ((counts.get(tag) ?? 0) >= times) {
+            waiters.delete(check);
+            resolve();
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
     setMaxDelay(ms) {
       maxDelayMs = ms;
     },

@@ -1,0 +1,306 @@
+// Durable runs: the campaign of the proof, and the replay cost.
+//
+// Campaign: RUNS (500) runs of the durable-runs program (apps/host/test/support/durable-api.mjs: two reads, a read
+// and an idempotent PUT in a Promise.all, a non-idempotent POST with a key unique to the run, a read; output derived
+// from the answers) against a local upstream that answers after 0..MAX_DELAY_MS (150) ms and counts what reaches
+// it. They are submitted in ROUNDS (10) rounds, one by one at random gaps of up to MAX_SUBMIT_GAP_MS (20) ms; at a
+// random point of each round (once the upstream received a random share of the round's calls) a host is SIGKILLed:
+// - `sqlite`: the one host, restarted on the same data directory;
+// - `postgres`: one of two `worker` hosts (an `api` host takes the submissions and stays), a new worker started in
+//   its place; a throw-away PostgreSQL of its own (@cyrnel/test-servers), CYRNEL_LEASE_MS=LEASE_MS (5,000).
+// An operator decides the approvals a POST in flight at a kill asks for: deny the re-send when the upstream counted
+// the key already, approve it when not. At the end it prints runs, kills, runs not idle at a kill, runs replayed
+// (when the host reports it), approvals approved/denied, POST duplicates and misses, wrong outputs, failed runs and
+// runs stuck (not idle STUCK_MS, 180 s, after the last kill); exit 1 unless every run ended success with the output
+// an uninterrupted run gives and every POST arrived once.
+//
+// Replay cost: one run of CALLS (100) sequential reads, then a 101st the upstream never answers. Live: a host is
+// started, the run submitted, the time from the host's spawn to the 101st call's arrival. Replayed: that host is
+// SIGKILLed, restarted on its data, and the time from the new spawn until the 101st call arrives again (the 100 are
+// answered from the journal). A host start alone (spawn to listening) is measured too and subtracted from both:
+// the ratio is replay / live of what is left. Median of REPEATS (5). SQLite.
+//
+// Not part of `pnpm bench`: `node --no-node-snapshot durable-runs.mjs`. DIALECTS=sqlite,postgres (default both),
+// RUNS, ROUNDS, SEED, LEASE_MS, MAX_DELAY_MS, MAX_SUBMIT_GAP_MS, STUCK_MS, CALLS, REPEATS, PARTS=campaign,replay.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { seededRandom } from "@cyrnel/test-servers";
+import {
+  durableProgram,
+  expectedOutput,
+  orderKey,
+  sequentialProgram,
+  startDurableApi,
+} from "../apps/host/test/support/durable-api.mjs";
+import { startHost } from "./lib/host.mjs";
+import { startPostgres } from "./lib/postgres.mjs";
+
+const RUNS = Number(process.env.RUNS ?? 500);
+const ROUNDS = Number(process.env.ROUNDS ?? 10);
+const SEED = Number(process.env.SEED ?? Math.floor(Math.random() * 2 ** 31));
+const MAX_DELAY_MS = Number(process.env.MAX_DELAY_MS ?? 150);
+const MAX_SUBMIT_GAP_MS = Number(process.env.MAX_SUBMIT_GAP_MS ?? 20);
+/** Calls the program makes when nothing interrupts it. */
+const CALLS_PER_RUN = 6;
+const STUCK_MS = Number(process.env.STUCK_MS ?? 180_000);
+/** PostgreSQL: a killed worker's runs go to another once its lease ran out; short, yet one a loaded host renews. */
+const LEASE_MS = Number(process.env.LEASE_MS ?? 5000);
+const CALLS = Number(process.env.CALLS ?? 100);
+const REPEATS = Number(process.env.REPEATS ?? 5);
+const DIALECTS = (process.env.DIALECTS ?? "sqlite,postgres").split(",").filter(Boolean);
+const PARTS = (process.env.PARTS ?? "campaign,replay").split(",").filter(Boolean);
+const SECRETS_KEY = Buffer.alloc(32, 9).toString("base64");
+const ENV_CONFIG = { maxExecutions: 4000, queueSize: 4000, memoryBudgetMb: 3072 };
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function install(host, upstream) {
+  await host.api("POST", "/services", { id: "durable", adapter: "openapi", definition: upstream.definition });
+  await host.api("POST", "/services/durable/enabled", { enabled: true });
+  await host.api("PUT", "/services/durable/policy", { default: "allow", rules: [] });
+}
+
+/** Decides pending approvals of `durable` through `current()` until stopped (a dead host's errors are retried). */
+function standBy(current, upstream) {
+  const decisions = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const pending = await current().api("GET", "/approvals?state=pending&serviceId=durable&limit=100");
+        for (const item of pending.items) {
+          const whole = await current().api("GET", `/approvals/${item.id}`);
+          const key = whole.parameters?.body?.key;
+          const arrived = key === undefined ? 0 : upstream.posts(key);
+          const decision = arrived > 0 ? "deny" : "approve";
+          await current().api("POST", `/approvals/${item.id}/${decision}`, {});
+          decisions.push({ toolId: item.toolId, key, decision, reason: item.reason ?? null });
+        }
+      } catch {
+        // The host went down: the next pass asks the one that replaced it.
+      }
+      await pause(100);
+    }
+  })();
+  return {
+    decisions,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+/** POST /processes, retried after Retry-After when the sandbox is at capacity; the process id. */
+async function submit(host, code) {
+  for (;;) {
+    const answer = await host.request("POST", "/processes", { code, timeoutMs: 3_600_000 });
+    if (answer.status === 201) return answer.body.id;
+    if (answer.status !== 429) throw new Error(`POST /processes → ${answer.status}: ${answer.text.slice(0, 300)}`);
+    await pause(Number(answer.headers.get("retry-after") ?? 1) * 1000);
+  }
+}
+
+async function states(host, ids) {
+  return Promise.all(ids.map(async (id) => (await host.api("GET", `/processes/${id}`)).state));
+}
+
+async function campaign(dialect, random) {
+  const upstream = await startDurableApi({ maxDelayMs: MAX_DELAY_MS });
+  const postgres = dialect === "postgres" ? await startPostgres() : null;
+  const hosts = [];
+  const env = { CYRNEL_SECRETS_KEY: SECRETS_KEY };
+  if (postgres)
+    Object.assign(env, { CYRNEL_DATABASE_URL: await postgres.database(), CYRNEL_LEASE_MS: String(LEASE_MS) });
+  const start = async (role, dataDir) => {
+    const host = await startHost(role ? { ...env, CYRNEL_ROLE: role } : env, undefined, dataDir ? { dataDir } : {});
+    hosts.push(host);
+    return host;
+  };
+  try {
+    let api = await start(postgres ? "api" : undefined);
+    await api.api("PATCH", "/modules/typescript-ivm/config", ENV_CONFIG);
+    await install(api, upstream);
+    const workers = postgres ? [await start("worker"), await start("worker")] : [];
+    const operator = standBy(() => api, upstream);
+    const ids = [];
+    let kills = 0;
+    let notIdleAtKills = 0;
+    const started = Date.now();
+    for (let round = 0; round < ROUNDS; round++) {
+      const from = Math.floor((round * RUNS) / ROUNDS);
+      const to = Math.floor(((round + 1) * RUNS) / ROUNDS);
+      // The kill comes once the upstream received a random share of the round's calls (whichever runs made them).
+      const killAt = upstream.requests + 1 + Math.floor(random() * CALLS_PER_RUN * (to - from));
+      for (let index = from; index < to; index++) {
+        ids.push(await submit(api, durableProgram(dialect, index)));
+        await pause(Math.floor(random() * MAX_SUBMIT_GAP_MS));
+      }
+      while (upstream.requests < killAt) await pause(5);
+      notIdleAtKills += (await states(api, ids)).filter((state) => state !== "idle").length;
+      if (postgres) {
+        const victim = Math.floor(random() * workers.length);
+        await workers[victim].kill();
+        workers[victim] = await start("worker");
+      } else {
+        await api.kill();
+        api = await start(undefined, api.dataDir);
+      }
+      kills++;
+      process.stdout.write(
+        `  ${dialect}: round ${round + 1}/${ROUNDS}, ${ids.length} runs submitted, ${kills} kills\n`,
+      );
+    }
+    const lastKill = Date.now();
+    let open = ids;
+    while (Date.now() - lastKill < STUCK_MS) {
+      const now = await states(api, open);
+      open = open.filter((_, i) => now[i] !== "idle");
+      if (open.length === 0) break;
+      await pause(500);
+    }
+    await operator.stop();
+    const wallMs = Date.now() - started;
+
+    let failed = 0;
+    let wrong = 0;
+    let replayed = 0;
+    const errors = new Map();
+    for (const [index, id] of ids.entries()) {
+      const record = await api.api("GET", `/processes/${id}`);
+      if (record.state !== "idle") continue;
+      // A resumed run says so, if the host reports it (`replays`/`resumes`: whichever the feature names it).
+      if ((record.replays ?? record.resumes ?? record.resumedCount ?? 0) > 0) replayed++;
+      if (record.exitState !== "success") {
+        failed++;
+        errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
+      } else if (!isDeepStrictEqual(record.output, expectedOutput(dialect, index))) wrong++;
+    }
+    const arrivals = ids.map((_, index) => upstream.posts(orderKey(dialect, index)));
+    const figures = {
+      dialect,
+      runs: ids.length,
+      kills,
+      notIdleAtKills,
+      replayed,
+      approved: operator.decisions.filter((d) => d.decision === "approve").length,
+      denied: operator.decisions.filter((d) => d.decision === "deny").length,
+      approvalsNotPost: operator.decisions.filter((d) => d.toolId !== "createOrder").length,
+      duplicates: arrivals.filter((n) => n > 1).length,
+      missing: arrivals.filter((n) => n === 0).length,
+      failed,
+      wrongOutput: wrong,
+      stuck: open.length,
+      wallSeconds: Math.round(wallMs / 1000),
+      errors: Object.fromEntries(errors),
+    };
+    console.log(`${dialect} campaign (seed ${SEED}): ${JSON.stringify(figures)}`);
+    return figures;
+  } finally {
+    for (const host of hosts) await host.kill();
+    for (const host of hosts) await host.stop();
+    postgres?.stop();
+    await upstream.close();
+  }
+}
+
+/** One measure: host start alone, live run to its last call, replayed run to its last call (ms, from spawn). */
+async function replayOnce(upstream, round) {
+  const dataDir = mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
+  let host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
+  try {
+    await install(host, upstream);
+    await host.stop();
+    // The host start alone, on this data directory (nothing to resume).
+    let spawned = performance.now();
+    host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
+    const startMs = performance.now() - spawned;
+    await host.stop();
+
+    const name = `seq${round}`;
+    const last = `GET item ${name}-last`;
+    upstream.hold(`${name}-last`);
+    spawned = performance.now();
+    host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
+    const id = await submit(host, sequentialProgram(name, CALLS));
+    await upstream.arrived(last, 1);
+    const liveMs = performance.now() - spawned;
+
+    await host.kill();
+    spawned = performance.now();
+    host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
+    let ended = null;
+    const resumed = upstream.arrived(last, 2);
+    for (let polled = false; !polled; ) {
+      polled = await Promise.race([resumed.then(() => true), pause(200).then(() => false)]);
+      if (polled) break;
+      const record = await host.api("GET", `/processes/${id}`);
+      if (record.state === "idle") ended = record;
+      if (ended) throw new Error(`the run was not resumed: it ended ${ended.exitState} (${ended.error})`);
+    }
+    const replayMs = performance.now() - spawned;
+    const liveCalls = upstream.counts.get(`GET item ${name}-0`);
+    return { startMs, liveMs, replayMs, resentFirst: liveCalls };
+  } finally {
+    await host.kill();
+    await host.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function replayCost() {
+  const upstream = await startDurableApi({ maxDelayMs: 0 });
+  try {
+    const measures = [];
+    for (let round = 0; round < REPEATS; round++) {
+      const measure = await replayOnce(upstream, round);
+      console.log(
+        `  replay round ${round + 1}: host start ${measure.startMs.toFixed(0)} ms, live ${measure.liveMs.toFixed(0)} ms, replayed ${measure.replayMs.toFixed(0)} ms; first call reached the upstream ${measure.resentFirst}×`,
+      );
+      measures.push(measure);
+    }
+    const start = median(measures.map((m) => m.startMs));
+    const live = median(measures.map((m) => m.liveMs));
+    const replay = median(measures.map((m) => m.replayMs));
+    const figures = {
+      calls: CALLS,
+      hostStartMs: Math.round(start),
+      liveFromSpawnMs: Math.round(live),
+      replayFromSpawnMs: Math.round(replay),
+      liveNetMs: Math.round(live - start),
+      replayNetMs: Math.round(replay - start),
+      ratio: Number(((replay - start) / (live - start)).toFixed(2)),
+      journaledCallsResent: measures.filter((m) => m.resentFirst !== 1).length,
+    };
+    console.log(`replay cost (SQLite, median of ${REPEATS}): ${JSON.stringify(figures)}`);
+    return figures;
+  } finally {
+    await upstream.close();
+  }
+}
+
+async function main() {
+  const random = seededRandom(SEED);
+  console.log(
+    `durable runs: ${RUNS} runs in ${ROUNDS} rounds per dialect (${DIALECTS.join(", ")}), seed ${SEED}, upstream delay ≤ ${MAX_DELAY_MS} ms`,
+  );
+  let ok = true;
+  if (PARTS.includes("campaign")) {
+    for (const dialect of DIALECTS) {
+      const figures = await campaign(dialect, random);
+      ok &&=
+        figures.failed === 0 &&
+        figures.wrongOutput === 0 &&
+        figures.duplicates === 0 &&
+        figures.missing === 0 &&
+        figures.stuck === 0;
+    }
+  }
+  if (PARTS.includes("replay")) await replayCost();
+  process.exit(ok ? 0 : 1);
+}
+
+await main();
