@@ -6,7 +6,7 @@
  *
  * - SQLite: the one host, restarted on the same data directory after each kill;
  * - PostgreSQL: an `api` host that stays, and `worker` hosts of which one is SIGKILLed at each round and a new one
- *   started (the reaper hands the lost worker's runs to another once its lease, 2 s here, ran out).
+ *   started (the reaper hands the lost worker's runs to another once its lease, 5 s here — short, yet one a loaded machine renews — ran out).
  *
  * An operator stands by: a POST that was in flight at a kill is not re-sent on its own; its run waits on an
  * approval. The operator denies the re-send when the upstream already counted that key (approving it would send it
@@ -252,7 +252,7 @@ describe.skipIf(testDialect() !== "postgres")("durable runs (PostgreSQL): worker
       const env = {
         CYRNEL_DATABASE_URL: (await databaseEnv(tempDir())).CYRNEL_DATABASE_URL!,
         CYRNEL_SECRETS_KEY: SECRETS_KEY,
-        CYRNEL_LEASE_MS: "2000",
+        CYRNEL_LEASE_MS: "5000",
       };
       const start = async (role: "api" | "worker") => {
         const host = await startHost({ env: { ...env, CYRNEL_ROLE: role } });
