@@ -170,7 +170,8 @@ async function expectProven(
   for (const [index, id] of ids) {
     const { body } = await host.api("GET", `/processes/${id}`);
     expect(body.state, `run ${index}`).toBe("idle");
-    ended.push({ index, exitState: body.exitState, error: body.error, output: body.output ?? null });
+    const output = body.exitState === "success" ? (await host.api("GET", `/processes/${id}/output`)).body : null;
+    ended.push({ index, exitState: body.exitState, error: body.error, output });
   }
   const failures = ended.filter((run) => run.exitState !== "success");
   expect(failures, "runs that did not end success").toEqual([]);
