@@ -5,6 +5,7 @@
  * HTTP (serve-host.ts) and, last, joins the cluster. `createHost` is
  * what the CLI and the tests start; `Host.stop` takes it down in order.
  */
+
 import { join } from "node:path";
 import type { ModuleFactory } from "@cyrnel/sdk";
 import type { Hono } from "hono";
@@ -20,6 +21,7 @@ import { EnvironmentDocs } from "./domain/environment-docs.js";
 import { ApiKeys } from "./domain/governance/api-keys.js";
 import { Approvals } from "./domain/governance/approvals.js";
 import { CallLog } from "./domain/governance/call-log.js";
+import type { Caller } from "./domain/governance/caller.js";
 import { OAuthTokens } from "./domain/governance/oauth-tokens.js";
 import { Policies } from "./domain/governance/policies.js";
 import { visibleCatalog } from "./domain/governance/visible-catalog.js";
@@ -31,6 +33,7 @@ import { ModuleLoader } from "./domain/modules/module-loader.js";
 import { ModuleQuarantine } from "./domain/modules/module-quarantine.js";
 import { ModuleRegistry } from "./domain/modules/module-registry.js";
 import { ModuleRows } from "./domain/modules/module-rows.js";
+import type { UnfinishedRun } from "./domain/processes/journal-store.js";
 import { ProcessEvents } from "./domain/processes/process-events.js";
 import { ProcessRetention } from "./domain/processes/process-retention.js";
 import { ProcessRunner } from "./domain/processes/process-runner.js";
@@ -60,6 +63,9 @@ import { serveHost } from "./serve-host.js";
 import { loadTracing, traceIdsOf } from "./telemetry/load-tracing.js";
 import type { Tracing } from "./telemetry/tracing.js";
 import { HOST_VERSION } from "./version.js";
+
+/** What the record of a call left in flight by a stopped host shows for its parameters (the journal keeps a digest). */
+const UNKNOWN_PARAMETERS = "[not kept: the call was in flight when the host running its process stopped]";
 
 export interface HostOptions {
   logger?: HostLogger;
@@ -206,12 +212,19 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   });
   await calls.start();
   calls.keepFor(config.callsRetentionDays);
-  // One host: whatever was pending or running at its last stop is over. Many hosts: other hosts own what is
-  // unfinished; a lost host's runs and approvals are ended by the reaper.
+  // One host: the runs its last stop left unfinished are resumed from their journals once the modules are up
+  // (below), and the approvals their calls waited for stay pending for them; what cannot be resumed (a run whose
+  // journal outgrew its limit) is over. Many hosts: other hosts own what is unfinished; a lost host's runs are
+  // re-queued by the reaper.
+  let resumable: UnfinishedRun[] = [];
   if (!cluster) {
-    const expired = await approvals.expireLeftovers();
+    resumable = (await db.journal.unfinished()).filter((run) => run.notDurable === null);
+    const expired = await approvals.expireLeftovers(resumable.map((run) => run.executionId));
     if (expired > 0) logger.warn("approvals pending at the last shutdown expired", { count: expired });
-    const interrupted = await processStore.markInterrupted();
+    const interrupted = await processStore.markInterrupted(
+      "interrupted: host restarted (the run was not durable: its journal outgrew CYRNEL_JOURNAL_LIMIT_BYTES)",
+      resumable.map((run) => run.processId),
+    );
     if (interrupted > 0)
       logger.warn("processes interrupted by the last shutdown were marked failed", { count: interrupted });
   }
@@ -291,12 +304,29 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     ...(cluster && { queue: cluster.runQueue }),
     storage: storageHealth,
     tracing,
+    journal: { store: db.journal, limitBytes: config.journalLimitBytes },
+    unknownCalls: ({ processId, executionId, keyId }, inFlight) => {
+      for (const call of inFlight) {
+        calls.record({
+          context: { caller: { keyId } as Caller, processId, executionId },
+          serviceId: call.serviceId,
+          toolId: call.toolId,
+          startedAt: Date.now(),
+          durationMs: 0,
+          outcome: "unknown",
+          status: null,
+          connectionId: null,
+          parameters: { value: UNKNOWN_PARAMETERS, json: JSON.stringify(UNKNOWN_PARAMETERS) },
+        });
+      }
+    },
   });
   // What governance and the runner tell each other (domain/processes/process-events.ts), before any call is made.
   processEvents.on("keyRevoked", async ({ keyId }) => {
     await approvals.expireKey(keyId);
   });
   processEvents.on("runEnding", ({ processId, reason }) => approvals.expireProcess(processId, reason));
+  processEvents.on("runDetached", async ({ processId }) => approvals.releaseProcess(processId));
   if (cluster) processEvents.on("approvalDecided", ({ approval }) => cluster.approvalDecided(approval));
   processEvents.onNotice("approvalChanged", ({ approval }) =>
     runner.publish(approval.processId, { type: "approval", ...approval }),
@@ -456,6 +486,10 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
     },
   );
+  if (resumable.length > 0) {
+    logger.info("resuming the runs the last stop left unfinished", { count: resumable.length });
+    await runner.resume(resumable);
+  }
   // Last: the lease's clock runs from here, so the work of starting (modules, routes) never eats into it.
   await cluster?.start({
     runner,
@@ -493,7 +527,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       const queueStopped = cluster?.stopTaking();
       // The runs' ends are written before the host goes, waiting out a storage fault — for shutdownTimeoutMs at most.
       const giveUp = setTimeout(() => runner.abandonWrites(), config.shutdownTimeoutMs);
-      await runner.cancel(null, "canceled: the host shut down");
+      await runner.release("canceled: the host shut down");
       clearTimeout(giveUp);
       await queueStopped;
       await served.requestsDone(config.shutdownTimeoutMs);

@@ -92,6 +92,10 @@ export interface HostConfig {
   typesBudgetChars: number;
   /** `CYRNEL_APPROVAL_TIMEOUT_MS`: how long a call under an `ask` policy waits for a decision before it is refused. */
   approvalTimeoutMs: number;
+  /** `CYRNEL_JOURNAL_LIMIT_BYTES`: the most one run may journal; past it, it is no longer durable (run-journal.ts). */
+  journalLimitBytes: number;
+  /** `CYRNEL_SUSPEND_EVICT_MS`: how long a run waits for an approval holding its sandbox before the host lets it go. */
+  suspendEvictMs: number;
   /**
    * `CYRNEL_PENDING_APPROVALS_LIMIT`: approvals one key (the bootstrap key counting as one) may have pending at once;
    * a call past it fails `429 too_many_pending_approvals` without being made.
@@ -211,6 +215,8 @@ export function loadConfig(env: Env = process.env): HostConfig {
       1,
       MAX_TIMER_MS,
     ),
+    journalLimitBytes: integer("CYRNEL_JOURNAL_LIMIT_BYTES", read("CYRNEL_JOURNAL_LIMIT_BYTES"), 16 * MiB, 0),
+    suspendEvictMs: integer("CYRNEL_SUSPEND_EVICT_MS", read("CYRNEL_SUSPEND_EVICT_MS"), 30_000, 0, MAX_TIMER_MS),
     pendingApprovalsLimit: integer("CYRNEL_PENDING_APPROVALS_LIMIT", read("CYRNEL_PENDING_APPROVALS_LIMIT"), 100, 1),
     callsRetentionDays: integer("CYRNEL_CALLS_RETENTION_DAYS", read("CYRNEL_CALLS_RETENTION_DAYS"), 30, 1, 36_500),
     processesRetentionDays: integer(

@@ -90,6 +90,14 @@ const approvalFields = {
     description: "The deciding key's id; null for the bootstrap key, no auth, and expiries",
   }),
   reason: Nullable(Type.String(), { description: "The operator's reason, or why the approval expired" }),
+  question: Nullable(Type.String(), {
+    description:
+      "What the operator is asked when it is not the policy's usual question: a call that was in flight when the " +
+      "host running its process stopped asks whether to send it again (it may have reached the service); null: " +
+      "the usual (the service's policy asks for every call)",
+  }),
+  executionId: Nullable(Type.Integer(), { description: "The run that asked (a resumed run finds its approval again)" }),
+  callIndex: Nullable(Type.Integer(), { description: "The call of that run that asked, by issue order from 0" }),
 };
 
 /** An approval in lists, events and decisions: its parameters as a bounded preview. */

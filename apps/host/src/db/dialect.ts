@@ -34,6 +34,7 @@ export type Tables = Pick<
   | "secrets"
   | "processes"
   | "executions"
+  | "runJournal"
   | "registries"
   | "apiKeys"
   | "oauthSubjects"

@@ -246,6 +246,9 @@ export const executions = pgTable(
      */
     traceparent: text("traceparent"),
     tracestate: text("tracestate"),
+    attempts: integer("attempts").notNull().default(1),
+    journalBytes: integer("journal_bytes").notNull().default(0),
+    notDurable: ctext("not_durable"),
   },
   // SQLite finds a process's runs through its rowid order; PostgreSQL needs the index for the cascade and for
   // the latest run of a process. The partial indexes serve the queue: runs waiting for a host (the queue length
@@ -256,6 +259,27 @@ export const executions = pgTable(
     index("executions_claimed_idx")
       .on(table.claimedBy)
       .where(sql`${table.claimedBy} is not null and ${table.finishedAt} is null`),
+  ],
+);
+
+export const runJournal = pgTable(
+  "run_journal",
+  {
+    executionId: integer("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    kind: enumText<"call" | "replay">("kind").notNull(),
+    callIndex: integer("call_index"),
+    digest: ctext("digest"),
+    serviceId: ctext("service_id"),
+    toolId: ctext("tool_id"),
+    state: enumText<"started" | "ok" | "error">("state"),
+    payload: ctext("payload"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.executionId, table.seq] }),
+    uniqueIndex("run_journal_call_idx").on(table.executionId, table.callIndex),
   ],
 );
 
@@ -324,6 +348,9 @@ export const approvals = pgTable(
     decidedAt: ctext("decided_at"),
     decidedBy: ctext("decided_by"),
     reason: ctext("reason"),
+    question: ctext("question"),
+    executionId: integer("execution_id"),
+    callIndex: integer("call_index"),
   },
   (table) => [index("approvals_state_idx").on(table.state), index("approvals_process_idx").on(table.processId)],
 );

@@ -143,7 +143,45 @@ export const executions = sqliteTable("executions", {
   exitState: text("exit_state", { enum: ["success", "failed", "timeout", "canceled"] }),
   createdAt: text("created_at").notNull(),
   finishedAt: text("finished_at"),
+  /** How many times the run was started: 1, plus one per resume by replay (domain/processes/run-journal.ts). */
+  attempts: integer("attempts").notNull().default(1),
+  /** The bytes of its journal (`run_journal`'s payloads), counted against CYRNEL_JOURNAL_LIMIT_BYTES. */
+  journalBytes: integer("journal_bytes").notNull().default(0),
+  /** Why the run cannot be resumed (its journal outgrew its limit); null: it can. */
+  notDurable: text("not_durable"),
 });
+
+/**
+ * The journal of a run (domain/processes/run-journal.ts): each tool call it
+ * made, in issue order (`call_index`), written before the call reaches its
+ * adapter (`state` `started`) and again with its answer (`ok` or `error`,
+ * `payload` the result or the error as JSON), and what its environment
+ * recorded of the values the program read (`kind` `replay`, `payload` a JSON
+ * array of the environment's entries). A resumed run is answered from it.
+ * Deleted with its execution.
+ */
+export const runJournal = sqliteTable(
+  "run_journal",
+  {
+    executionId: integer("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    /** The order entries were written in, per run. */
+    seq: integer("seq").notNull(),
+    kind: text("kind", { enum: ["call", "replay"] }).notNull(),
+    callIndex: integer("call_index"),
+    /** SHA-256 (hex) of the call's service, tool and parameters (canonical JSON). */
+    digest: text("digest"),
+    serviceId: text("service_id"),
+    toolId: text("tool_id"),
+    state: text("state", { enum: ["started", "ok", "error"] }),
+    payload: text("payload"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.executionId, table.seq] }),
+    uniqueIndex("run_journal_call_idx").on(table.executionId, table.callIndex),
+  ],
+);
 
 /** Registries added by the operator: the validated well-known document of each. */
 export const registries = sqliteTable("registries", {
@@ -242,6 +280,11 @@ export const approvals = sqliteTable(
     /** The deciding key's id; null for the bootstrap key (or no auth) and for expiries. */
     decidedBy: text("decided_by"),
     reason: text("reason"),
+    /** What the operator is asked, when it is not the policy's usual question (a re-send after a crash); null: the usual. */
+    question: text("question"),
+    /** The run and the call (its issue order) that asked, so a resumed run finds its approval again; null: not from a journaled call. */
+    executionId: integer("execution_id"),
+    callIndex: integer("call_index"),
   },
   (table) => [index("approvals_state_idx").on(table.state), index("approvals_process_idx").on(table.processId)],
 );

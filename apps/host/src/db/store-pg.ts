@@ -14,6 +14,7 @@ import { SqlApprovalStore } from "./stores/approval-store.js";
 import { PgCallRows } from "./stores/call-rows-pg.js";
 import { SqlCallStore } from "./stores/call-store.js";
 import { SqlConnectionStore } from "./stores/connection-store.js";
+import { SqlJournalStore } from "./stores/journal-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlOAuthSubjectStore } from "./stores/oauth-subject-store.js";
@@ -42,6 +43,7 @@ export async function openPgStore(
     services: new SqlServiceStore(sql, new PgServiceDialect()),
     modules: new SqlModuleStore(sql),
     processes: new SqlProcessStore(sql, new PgQueuedRunWrites(db)),
+    journal: new SqlJournalStore(sql),
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
     oauthSubjects: new SqlOAuthSubjectStore(sql),

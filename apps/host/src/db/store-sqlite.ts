@@ -10,6 +10,7 @@ import { SqlApprovalStore } from "./stores/approval-store.js";
 import { SqliteCallRows } from "./stores/call-rows-sqlite.js";
 import { SqlCallStore } from "./stores/call-store.js";
 import { SqlConnectionStore } from "./stores/connection-store.js";
+import { SqlJournalStore } from "./stores/journal-store.js";
 import { SqlKeyStore } from "./stores/key-store.js";
 import { SqlModuleStore } from "./stores/module-store.js";
 import { SqlOAuthSubjectStore } from "./stores/oauth-subject-store.js";
@@ -40,6 +41,7 @@ export function openSqliteStore(dataDir: string, onUpkeepError: (error: unknown)
     services: new SqlServiceStore(sql, new SqliteServiceDialect(db.$client, gate)),
     modules: new SqlModuleStore(sql),
     processes: new SqlProcessStore(sql),
+    journal: new SqlJournalStore(sql),
     secrets: new SqlSecretRowStore(sql),
     keys: new SqlKeyStore(sql),
     oauthSubjects: new SqlOAuthSubjectStore(sql),

@@ -15,6 +15,7 @@ import type { KeyStore } from "../domain/governance/key-store.js";
 import type { OAuthSubjectStore } from "../domain/governance/oauth-subject-store.js";
 import type { PolicyStore } from "../domain/governance/policy-store.js";
 import type { ModuleStore } from "../domain/modules/module-store.js";
+import type { JournalStore } from "../domain/processes/journal-store.js";
 import type { ProcessStore } from "../domain/processes/process-store.js";
 import type { RegistryStore } from "../domain/registries/registry-store.js";
 import type { SecretRowStore } from "../domain/secrets/secret-store.js";
@@ -43,6 +44,8 @@ export interface Store {
   readonly services: ServiceStore;
   readonly modules: ModuleStore;
   readonly processes: ProcessStore;
+  /** The journals of durable runs (domain/processes/run-journal.ts). */
+  readonly journal: JournalStore;
   readonly secrets: SecretRowStore;
   readonly keys: KeyStore;
   readonly oauthSubjects: OAuthSubjectStore;

@@ -4,7 +4,7 @@
  * limit per key is counted under a lock of that key, so two hosts inserting
  * for one key take turns.
  */
-import { and, count, desc, eq, getTableColumns, isNull, lt, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, isNull, lt, notInArray, or, type SQL } from "drizzle-orm";
 import type {
   ApprovalFilter,
   ApprovalListRow,
@@ -98,8 +98,30 @@ export class SqlApprovalStore implements ApprovalStore {
       .limit(filter.limit + 1);
   }
 
-  expirePending(reason: string): Promise<ApprovalSummary[]> {
-    return this.expireWhere(eq(this.sql.tables.approvals.state, "pending"), reason);
+  expirePending(reason: string, except: readonly number[] = []): Promise<ApprovalSummary[]> {
+    const { approvals } = this.sql.tables;
+    const kept =
+      except.length === 0
+        ? undefined
+        : or(isNull(approvals.executionId), notInArray(approvals.executionId, [...except]));
+    return this.expireWhere(and(eq(approvals.state, "pending"), kept), reason);
+  }
+
+  async forCall(processId: number, executionId: number, callIndex: number): Promise<ApprovalSummary | undefined> {
+    const { approvals } = this.sql.tables;
+    const [row] = await this.sql.db
+      .select(this.summary)
+      .from(approvals)
+      .where(
+        and(
+          eq(approvals.processId, processId),
+          eq(approvals.executionId, executionId),
+          eq(approvals.callIndex, callIndex),
+        ),
+      )
+      .orderBy(desc(approvals.id))
+      .limit(1);
+    return row;
   }
 
   expireKey(keyId: string, reason: string): Promise<ApprovalSummary[]> {

@@ -60,7 +60,7 @@ describe.each(dialects)("the process and call stores on %s", (_name, open) => {
       exitState: null,
       finishedAt: null,
     });
-    expect(await store.processes.markInterrupted()).toBe(1);
+    expect(await store.processes.markInterrupted("interrupted: host restarted")).toBe(1);
     expect(await store.processes.get(processId)).toMatchObject({
       state: "idle",
       exitState: "failed",

@@ -11,7 +11,7 @@
  * (`QueuedRunWrites`, PostgreSQL only).
  */
 import type { ExecutionExitState } from "@cyrnel/sdk";
-import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, notInArray, type SQL, sql } from "drizzle-orm";
 import type {
   NewProcess,
   ProcessFilter,
@@ -248,14 +248,19 @@ export class SqlProcessStore implements ProcessStore {
     });
   }
 
-  markInterrupted(): Promise<number> {
+  markInterrupted(error: string, except: readonly number[] = []): Promise<number> {
     const { processes, executions } = this.dialect.tables;
     const finishedAt = new Date().toISOString();
     return this.dialect.transaction(async (tx) => {
       const interrupted = await tx
         .update(processes)
-        .set({ state: "idle", exitState: "failed", error: "interrupted: host restarted", finishedAt })
-        .where(inArray(processes.state, ACTIVE_STATES))
+        .set({ state: "idle", exitState: "failed", error, finishedAt })
+        .where(
+          and(
+            inArray(processes.state, ACTIVE_STATES),
+            except.length === 0 ? undefined : notInArray(processes.id, [...except]),
+          ),
+        )
         .returning({ id: processes.id });
       if (interrupted.length > 0) {
         await tx

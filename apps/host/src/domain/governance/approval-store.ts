@@ -24,6 +24,11 @@ export interface ApprovalRow {
   /** The deciding key's id; null for the bootstrap key (or no auth) and for expiries. */
   decidedBy: string | null;
   reason: string | null;
+  /** What the operator is asked when it is not the policy's usual question (a re-send after a crash); null: the usual. */
+  question: string | null;
+  /** The run and the call (its issue order) that asked; a resumed run finds its approval again by them. */
+  executionId: number | null;
+  callIndex: number | null;
 }
 export type ApprovalState = "pending" | "approved" | "denied" | "expired";
 
@@ -43,6 +48,9 @@ export type NewApproval = Pick<
   | "parametersPreview"
   | "parametersBytes"
   | "parametersSha256"
+  | "question"
+  | "executionId"
+  | "callIndex"
 >;
 
 export interface ApprovalFilter {
@@ -75,8 +83,13 @@ export interface ApprovalStore {
   decide(id: number, decision: Decision): Promise<ApprovalSummary | undefined>;
   /** Newest first; `limit + 1` rows; each with its tool's annotations now (null when the tool is gone). */
   list(filter: ApprovalFilter): Promise<ApprovalListRow[]>;
-  /** Every pending approval expired at once (at start: nobody waits for them any more). */
-  expirePending(reason: string): Promise<ApprovalSummary[]>;
+  /**
+   * Every pending approval expired at once (at start: nobody waits for them any more), but those of the runs in
+   * `except` (runs the host resumes, whose calls will wait for them again).
+   */
+  expirePending(reason: string, except?: readonly number[]): Promise<ApprovalSummary[]>;
+  /** The latest approval a call of a run asked for (its issue order), if any: a resumed run waits for it again. */
+  forCall(processId: number, executionId: number, callIndex: number): Promise<ApprovalSummary | undefined>;
   /** The pending approvals of the processes of one key expired at once (the key was revoked). */
   expireKey(keyId: string, reason: string): Promise<ApprovalSummary[]>;
 }

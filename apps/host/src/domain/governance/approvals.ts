@@ -56,6 +56,10 @@ export interface ApprovalRequest {
   toolId: string;
   /** What the operator sees: the call's parameters with the service's secret values masked. */
   parameters: Record<string, unknown>;
+  /** The journaled call that asks (its run and issue order): a resumed run asking again gets the same approval. */
+  call?: { executionId: number; index: number };
+  /** What the operator is asked, when it is not the policy's usual question. */
+  question?: string;
 }
 
 export interface ApprovalsOptions {
@@ -76,6 +80,8 @@ interface Waiting {
   processId: number;
   timer: NodeJS.Timeout;
   settle(approval: ApprovalSummary): void;
+  /** Stops waiting without a decision (the run was let go of; the approval stays pending). */
+  abandon(error: CyrnelError): void;
 }
 
 export class Approvals {
@@ -84,9 +90,12 @@ export class Approvals {
 
   constructor(private readonly options: ApprovalsOptions) {}
 
-  /** Start: approvals left pending by the previous run of the host; their processes are interrupted as well. */
-  async expireLeftovers(): Promise<number> {
-    return (await this.options.store.expirePending("the host restarted before a decision")).length;
+  /**
+   * Start: approvals left pending by the previous run of the host, but those of the runs it resumes (`resumed`,
+   * execution ids): their calls ask again and wait for the same approval.
+   */
+  async expireLeftovers(resumed: readonly number[] = []): Promise<number> {
+    return (await this.options.store.expirePending("the host restarted before a decision", resumed)).length;
   }
 
   /**
@@ -108,15 +117,30 @@ export class Approvals {
         { bytes, limitBytes: limit },
       );
     }
-    const inserted = await this.options.store.insert(
-      {
-        ...request,
-        parametersPreview: boundedJson(request.parameters, APPROVAL_PREVIEW_CHARS, []).value,
-        parametersBytes: bytes,
-        parametersSha256: createHash("sha256").update(json, "utf8").digest("hex"),
-      },
-      maxPendingPerKey,
-    );
+    // A resumed run asks again for what its earlier attempt asked: the same approval, decided or still pending.
+    const earlier =
+      request.call === undefined
+        ? undefined
+        : await this.options.store.forCall(request.processId, request.call.executionId, request.call.index);
+    if (earlier !== undefined && earlier.state !== "pending") {
+      if (earlier.state === "approved") return;
+      throw refusal(earlier.id, call, earlier);
+    }
+    const { call: asking, question, ...fields } = request;
+    const inserted =
+      earlier ??
+      (await this.options.store.insert(
+        {
+          ...fields,
+          question: question ?? null,
+          executionId: asking?.executionId ?? null,
+          callIndex: asking?.index ?? null,
+          parametersPreview: boundedJson(request.parameters, APPROVAL_PREVIEW_CHARS, []).value,
+          parametersBytes: bytes,
+          parametersSha256: createHash("sha256").update(json, "utf8").digest("hex"),
+        },
+        maxPendingPerKey,
+      ));
     if ("pending" in inserted) {
       const whose = request.keyId === null ? "the bootstrap key" : `API key ${request.keyId}`;
       throw new CyrnelError(
@@ -142,6 +166,7 @@ export class Approvals {
           if (approval.state === "approved") resolve();
           else reject(refusal(id, call, approval));
         },
+        abandon: reject,
       });
       const pending = this.byProcess.get(processId) ?? new Set<number>();
       this.byProcess.set(processId, pending.add(id));
@@ -174,6 +199,21 @@ export class Approvals {
   /** The approvals calls of this host wait for, of one process (to settle from the rows after missed signals). */
   waitingOf(processId: number): number[] {
     return [...(this.byProcess.get(processId) ?? [])];
+  }
+
+  /**
+   * The host let go of a run of the process without ending it (run-journal.ts): its calls stop waiting here and
+   * their approvals stay pending; the resumed run's calls wait for them again, on whichever host resumes it.
+   */
+  releaseProcess(processId: number): void {
+    for (const id of [...(this.byProcess.get(processId) ?? [])]) {
+      const waiting = this.waiting.get(id);
+      if (!waiting) continue;
+      clearTimeout(waiting.timer);
+      this.waiting.delete(id);
+      waiting.abandon(new CyrnelError("call_canceled", "the run was let go of; it resumes from its journal"));
+    }
+    this.byProcess.delete(processId);
   }
 
   /** Expires what a process still waits for (it was killed, or ended without awaiting its calls). */

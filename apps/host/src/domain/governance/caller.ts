@@ -9,7 +9,9 @@
  * created them (`keyId`), and their tool calls are checked against that key
  * (or that subject's latest token) as it is at call time.
  */
+
 import type { RunSpan } from "../../telemetry/tracing.js";
+import type { JournaledCall } from "../processes/run-journal.js";
 
 export type Role = "admin" | "agent";
 
@@ -39,6 +41,8 @@ export interface CallContext {
   ended?: AbortSignal;
   /** The span of the run that makes the call (its call's span is a child); absent for a direct invoke. */
   run?: RunSpan;
+  /** The call in its run's journal (durable runs, domain/processes/run-journal.ts); absent: not journaled. */
+  journal?: JournaledCall;
 }
 
 /** The bucket of a caller's per-key limits: its stored key, or the one bootstrap caller (`CYRNEL_API_KEY`, no keys). */

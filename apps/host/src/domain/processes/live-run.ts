@@ -29,9 +29,11 @@ import { messageOf } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import type { RunSpan, TraceCarrier, Tracing } from "../../telemetry/tracing.js";
 import { CappedText } from "./capped-text.js";
+import type { JournalRecord, JournalStore } from "./journal-store.js";
 import { MergedOutput } from "./merged-output.js";
 import type { ProcessEvents } from "./process-events.js";
 import type { ProcessResult, ProcessState } from "./process-store.js";
+import { RunJournal } from "./run-journal.js";
 import type { RunWrites } from "./run-writes.js";
 
 /** The longest delay a Node timer takes (about 24.8 days); a longer `timeoutMs` would fire at once. */
@@ -71,6 +73,8 @@ export interface RunToStart {
   typecheck?: boolean;
   /** The trace context the run continues (the request that created it, maybe on another host); null: none. */
   trace: TraceCarrier | null;
+  /** Set when the run resumes an earlier attempt (run-journal.ts): which attempt this is, and what was journaled. */
+  resume?: { attempt: number; record: JournalRecord };
 }
 
 /** What every run on this host shares. */
@@ -83,6 +87,8 @@ export interface LiveRunContext {
   processEvents: ProcessEvents;
   /** Where the runs' spans go. */
   tracing: Tracing;
+  /** Where runs journal their calls (durable runs), and the most each may journal (`CYRNEL_JOURNAL_LIMIT_BYTES`). */
+  journal: { store: JournalStore; limitBytes: number };
 }
 
 /** Where the host keeps its runs: told when a run has ended, and when its final row is written. */
@@ -115,6 +121,8 @@ export class LiveRun {
   readonly span: RunSpan;
   /** Resolves once the run has ended and its final row is written (or given up). */
   readonly done: Promise<void>;
+  /** What the run's calls and its environment's values are journaled in, and a resumed run answered from. */
+  readonly journal: RunJournal;
   private state: ExecutionState | "terminating" | "suspended" = "queued";
   private readonly environment: EnvironmentModule;
   private readonly stdout: CappedText;
@@ -127,6 +135,11 @@ export class LiveRun {
   private ended = false;
   /** Set once its code started (it was `running`): a run that ends without it never ran (a queue timeout). */
   private ran = false;
+  /**
+   * Set when the host lets go of the run without ending it (it stops, or evicts a run that waits for an approval):
+   * no final row is written, and the run is resumed from its journal later.
+   */
+  private detached: string | null = null;
   private backstop: NodeJS.Timeout | undefined;
   /** When the backstop fires (`performance.now()` time) while its clock runs; what it then says. */
   private backstopDue: { at: number; message: string } | null = null;
@@ -170,11 +183,27 @@ export class LiveRun {
     this.done = new Promise<void>((resolve) => {
       this.resolveDone = resolve;
     });
+    this.journal = new RunJournal({
+      store: context.journal.store,
+      logger: context.logger,
+      executionId: run.executionId,
+      attempt: run.resume?.attempt ?? 1,
+      record: run.resume?.record ?? null,
+      limitBytes: context.journal.limitBytes,
+      diverged: (message) => this.force("failed", message),
+    });
+  }
+
+  /** Whether this attempt resumes an earlier one. */
+  get resumed(): boolean {
+    return this.run.resume !== undefined;
   }
 
   /** Hands the run to the environment; its registry knows it already (the environment may call back at once). */
   start(services: ServiceCatalog): void {
-    const { processId, executionId, timeoutMs, keyId, typecheck } = this.run;
+    const { processId, executionId, timeoutMs, keyId, resume } = this.run;
+    // A resumed run's code passed its checks on its first attempt; its journal's values are handed back.
+    const typecheck = resume === undefined ? this.run.typecheck : false;
     // Queued: the environment may keep the run waiting at most its timeoutMs.
     this.armBackstop(`timed out after ${timeoutMs} ms waiting in the queue; the code never ran`);
     this.environment
@@ -185,6 +214,7 @@ export class LiveRun {
         options: { timeoutMs, ...(typecheck === undefined ? {} : { typecheck }) },
         services,
         caller: keyId ?? UNKEYED_CALLER,
+        ...(resume !== undefined && { replay: resume.record.replay }),
       })
       .then(
         (exitState) => this.finish(exitState),
@@ -281,6 +311,32 @@ export class LiveRun {
 
   removeReader(reader: StreamReader): void {
     this.readers.delete(reader);
+  }
+
+  /**
+   * The host lets go of the run without ending it (it stops, or evicts a run that waits): its calls in flight are
+   * aborted (they stay `started` in its journal), the environment stops it, and no final row is written — the
+   * process stays as it is, to be resumed from its journal. A run that is not durable is ended `failed` instead.
+   */
+  detach(reason: string): boolean {
+    if (this.forced || this.ended) return false;
+    if (!this.journal.isDurable) return false;
+    this.detached = reason;
+    this.forced = { exitState: "canceled", error: reason };
+    this.calls.abort();
+    this.approvalsEnding = this.context.processEvents
+      .emit("runDetached", { processId: this.processId })
+      .catch(() => {});
+    this.environment.kill(this.executionId).catch((failure) => {
+      this.context.logger.error("environment kill failed", { execution: this.executionId, error: messageOf(failure) });
+    });
+    setTimeout(() => this.finish("canceled"), KILL_GRACE_MS).unref();
+    return true;
+  }
+
+  /** Why the host let go of the run without ending it (see `detach`); null: it did not. */
+  get detachedFor(): string | null {
+    return this.detached;
   }
 
   /** The host decides how the run ends: tell the environment to stop, and stop waiting for it after a grace period. */
@@ -386,6 +442,15 @@ export class LiveRun {
     const ran = this.ran;
     this.ended = true;
     this.registry.ended(this);
+    if (this.detached !== null) {
+      // Let go, not ended: what the environment recorded is kept, the process row stays for the resumed attempt.
+      await this.approvalsEnding;
+      await this.journal.flushReplay().catch(() => {});
+      await this.writes;
+      this.span.end("canceled", this.detached);
+      this.registry.recorded(this);
+      return;
+    }
     this.context.processEvents.notice("runEnded", { processId: this.processId, exitState, ran });
     // A run that ended without awaiting its calls: they are aborted too.
     this.calls.abort();

@@ -15,6 +15,7 @@ import type {
 } from "@cyrnel/sdk";
 import { CyrnelError } from "../../errors.js";
 import type { CallContext, Caller } from "../governance/caller.js";
+import type { JournalCall, JournalRecord } from "./journal-store.js";
 import { type LivePhase, LiveRun, type LiveRunContext, type RunRecorder, type RunToStart } from "./live-run.js";
 
 export interface LiveRunsOptions extends LiveRunContext {
@@ -29,6 +30,11 @@ export interface LiveRunsOptions extends LiveRunContext {
   caller(keyId: string | null): Promise<Caller>;
   /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
   serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
+  /**
+   * A resumed run's calls that were in flight when its host stopped: they are recorded with the outcome `unknown`
+   * (they may or may not have reached their service), so call records show them.
+   */
+  unknownCalls?(run: { processId: number; executionId: number; keyId: string | null }, calls: JournalCall[]): void;
 }
 
 export class LiveRuns {
@@ -56,6 +62,23 @@ export class LiveRuns {
     this.byProcess.set(run.processId, live);
     live.start(services);
     return live;
+  }
+
+  /**
+   * What a run resumed on this host replays: a new attempt is begun (the attempt before it can write no more), its
+   * journal read, and its calls that were in flight recorded as `unknown`. `attempt`: the attempt already begun
+   * (the process queue begins it when it re-queues the run).
+   */
+  async resumeOf(
+    run: { processId: number; executionId: number; keyId: string | null },
+    attempt?: number,
+  ): Promise<{ attempt: number; record: JournalRecord }> {
+    const { store } = this.options.journal;
+    const begun = attempt ?? (await store.beginAttempt(run.executionId));
+    const record = await store.read(run.executionId);
+    const inFlight = record.calls.filter((call) => call.state === "started");
+    if (inFlight.length > 0) this.options.unknownCalls?.(run, inFlight);
+    return { attempt: begun, record };
   }
 
   /** The process's run on this host, until its final row is written. */
@@ -101,14 +124,21 @@ export class LiveRuns {
     invokeTool: async (executionId, input) => {
       const run = this.executing.get(executionId);
       if (!run?.makesCalls) throw new CyrnelError("conflict", `execution ${executionId} is not running`);
-      const caller = await this.options.caller(run.keyId);
-      return this.options.invokeTool(input, {
-        caller,
-        processId: run.processId,
-        executionId,
-        ended: run.callsEnded,
-        run: run.span,
+      // Matched against the run's journal first: a call an earlier attempt made is answered from it.
+      return run.journal.call(input, async (journal) => {
+        const caller = await this.options.caller(run.keyId);
+        return this.options.invokeTool(input, {
+          caller,
+          processId: run.processId,
+          executionId,
+          ended: run.callsEnded,
+          run: run.span,
+          journal,
+        });
       });
+    },
+    recordReplay: (executionId, entries) => {
+      if (Array.isArray(entries)) this.executing.get(executionId)?.journal.recordReplay(entries);
     },
     setState: (executionId, state) => this.executing.get(executionId)?.setState(state),
     setError: (executionId, message) => this.executing.get(executionId)?.setError(message),

@@ -10,7 +10,7 @@ import type { Tracing } from "../../telemetry/tracing.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { RunRecorder, RunToStart, StreamReader } from "./live-run.js";
 import type { LiveRuns } from "./live-runs.js";
-import type { ProcessAdmission, Submission } from "./process-admission.js";
+import type { ActiveEnvironment, ProcessAdmission, Submission } from "./process-admission.js";
 import type { ProcessRow, ProcessStore } from "./process-store.js";
 import type { RunFeed, RunPath } from "./run-path.js";
 
@@ -52,6 +52,31 @@ export class LocalPath implements RunPath {
       const run = { processId: row.id, executionId, code, timeoutMs, keyId, typecheck, trace };
       return { processId: row.id, start: () => runs.start(run, environment, services, this.recorder(run)) };
     });
+  }
+
+  /**
+   * Resumes a run the host left unfinished when it stopped (it died, or let go of the run): run again from the
+   * start on the active environment, answered from its journal. Without an environment it ends `failed`.
+   */
+  async resume(processId: number, executionId: number, environment: ActiveEnvironment | null): Promise<void> {
+    const { store, runs } = this.options;
+    const row = await store.get(processId);
+    if (!row || row.state === "idle" || runs.has(processId)) return;
+    const { code, timeoutMs, keyId } = row;
+    if (environment === null) {
+      await store.finish(processId, executionId, {
+        exitState: "failed",
+        error: "interrupted: host restarted, and no environment is active to resume the run on",
+        output: {},
+        stdout: "",
+        stderr: "",
+      });
+      return;
+    }
+    const resume = await runs.resumeOf({ processId, executionId, keyId });
+    const services = await runs.catalogOf(keyId);
+    const run = { processId, executionId, code, timeoutMs, keyId, trace: null, resume };
+    runs.start(run, environment, services, this.recorder(run));
   }
 
   async kill(processId: number): Promise<void> {

@@ -32,6 +32,12 @@ export interface ProcessEventMap {
    */
   runEnding: { processId: number; reason: string };
   /**
+   * The host let go of a run without ending it (it stops, or evicted a run that waits for an approval): the run will
+   * be resumed from its journal. Approvals stop waiting here for its calls and leave their approvals pending, for
+   * the resumed run to wait for again.
+   */
+  runDetached: { processId: number };
+  /**
    * An approval was decided through this host and no call of this host waits for it (its row is written). The process
    * cluster (PostgreSQL) tells the hosts where its call may wait; without listeners (SQLite) nothing more is needed.
    * A failure is logged by the publisher (`Approvals`), not thrown: the row already holds the decision.

@@ -47,7 +47,10 @@ export interface ProcessLimits {
 }
 
 export interface ProcessRunnerOptions
-  extends Pick<LiveRunsOptions, "invokeTool" | "catalog" | "caller" | "serviceTools" | "processEvents"> {
+  extends Pick<
+    LiveRunsOptions,
+    "invokeTool" | "catalog" | "caller" | "serviceTools" | "processEvents" | "journal" | "unknownCalls"
+  > {
   store: ProcessStore;
   logger: HostLogger;
   limits: ProcessLimits;
@@ -301,6 +304,34 @@ export class ProcessRunner {
   /** A write of a run's rows, retried through storage faults (see run-writes.ts); the queue's host uses it too. */
   durably<T>(run: { processId: number }, what: string, write: () => Promise<T>): Promise<T> {
     return this.writes.durably(run, what, write);
+  }
+
+  /**
+   * One host (SQLite), at its start: resumes the runs its last stop left unfinished (`runs`: their processes and
+   * executions, oldest first), each from its journal. A run that cannot be resumed ends `failed` (logged).
+   */
+  async resume(runs: readonly { processId: number; executionId: number }[]): Promise<void> {
+    if (!(this.path instanceof LocalPath)) return;
+    const environment = this.options.environment();
+    for (const { processId, executionId } of runs) {
+      try {
+        await this.path.resume(processId, executionId, environment);
+      } catch (error) {
+        this.options.logger.error("could not resume a run", { process: processId, error: messageOf(error) });
+      }
+    }
+  }
+
+  /**
+   * The host stops: its durable runs are let go of without ending (resumed from their journals at the next start,
+   * or by another host through the queue), the rest end `canceled` with `reason`.
+   */
+  async release(reason: string): Promise<void> {
+    const affected = this.runs.unended(null);
+    const left = affected.filter((run) => !run.detach(reason));
+    const elsewhere = this.path.cancel(null, reason);
+    for (const run of left) run.force("canceled", reason);
+    await Promise.all([...affected.map((run) => run.done), elsewhere]);
   }
 
   /** Cancels every run on this environment (or on all, for shutdown). */

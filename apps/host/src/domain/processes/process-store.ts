@@ -109,6 +109,9 @@ export interface ProcessStore {
    * runs, call records and approvals; one transaction. How many processes went.
    */
   prune(finishedBefore: string, exitState?: ExecutionExitState): Promise<number>;
-  /** Startup: anything that was queued, running or suspended when the host stopped did not finish; how many. */
-  markInterrupted(): Promise<number>;
+  /**
+   * Startup: anything that was queued, running or suspended when the host stopped did not finish and ends `failed`
+   * with `error`, but the processes in `except` (their runs are resumed); how many.
+   */
+  markInterrupted(error: string, except?: readonly number[]): Promise<number>;
 }

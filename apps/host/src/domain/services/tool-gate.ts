@@ -87,6 +87,11 @@ interface Lookup {
   action: PolicyAction;
 }
 
+/** What an operator is asked about a call that was in flight when its host died (`approvals.question`). */
+export const RESEND_QUESTION =
+  "This call was in flight when the host running its process stopped, so it may already have reached the service. " +
+  "Approve to send it again; deny to have the call fail in the program (approve only if the service did not act on it).";
+
 /** A call record's preview of the parameters is at most this many characters of JSON. */
 const PARAMETERS_PREVIEW_CHARS = 2048;
 /** How long an aborted call that its adapter does not end still counts against its key. */
@@ -161,10 +166,14 @@ export class ToolGate {
   private async call(input: InvokeInput, call: CallContext, used: CallUse, span: CallSpan): Promise<unknown> {
     const { serviceId, toolId } = input;
     const parameters = input.parameters ?? {};
-    const { service, action } = await this.check(serviceId, toolId, parameters, call.caller);
+    const { service, tool, action } = await this.check(serviceId, toolId, parameters, call.caller);
     used.policy = action;
     if (action === "deny") throw denied(serviceId, toolId);
-    if (action === "ask") {
+    // A call that was in flight when the host running an earlier attempt of its run died may have reached the
+    // service: sending it again is safe only for a tool that says so; any other asks an operator first.
+    const resend =
+      call.journal?.inFlight === true && tool.annotations.readOnly !== true && tool.annotations.idempotent !== true;
+    if (action === "ask" || resend) {
       if (call.processId === null) {
         throw new CyrnelError(
           "approval_required",
@@ -180,6 +189,8 @@ export class ToolGate {
           serviceId,
           toolId,
           parameters: maskDeep(parameters, await this.needles(serviceId)) as Record<string, unknown>,
+          ...(call.journal && { call: { executionId: call.journal.executionId, index: call.journal.index } }),
+          ...(resend && { question: RESEND_QUESTION }),
         });
         wait.end("approved");
       } catch (error) {
@@ -202,6 +213,8 @@ export class ToolGate {
     // The account the call acts for, checked (and its token refreshed if about to expire) before anything is sent.
     const credential = (await this.options.connections?.credentialFor(serviceId, call.caller)) ?? null;
     used.connectionId = credential?.connectionId ?? null;
+    // Journaled as started (durable runs) before it can reach the service; a call that cannot be journaled is not sent.
+    await call.journal?.sending();
     const release = this.takeSlot(call);
     const controller = new AbortController();
     const stop = (error: CyrnelError) => () => controller.abort(error);
