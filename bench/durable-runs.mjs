@@ -10,19 +10,20 @@
 //   its place; a throw-away PostgreSQL of its own (@cyrnel/test-servers), CYRNEL_LEASE_MS=LEASE_MS (5,000).
 // An operator decides the approvals a POST in flight at a kill asks for: deny the re-send when the upstream counted
 // the key already, approve it when not. At the end it prints runs, kills, runs not idle at a kill, runs replayed
-// (when the host reports it), approvals approved/denied, POST duplicates and misses, wrong outputs, failed runs and
+// (attempts > 1 in the database), approvals approved/denied, POST duplicates and misses, wrong outputs, failed runs and
 // runs stuck (not idle STUCK_MS, 180 s, after the last kill); exit 1 unless every run ended success with the output
 // an uninterrupted run gives and every POST arrived once.
 //
-// Replay cost: one run of CALLS (100) sequential reads, then a 101st the upstream never answers. Live: a host is
-// started, the run submitted, the time from the host's spawn to the 101st call's arrival. Replayed: that host is
-// SIGKILLed, restarted on its data, and the time from the new spawn until the 101st call arrives again (the 100 are
-// answered from the journal). A host start alone (spawn to listening) is measured too and subtracted from both:
-// the ratio is replay / live of what is left. Median of REPEATS (5). SQLite.
+// Replay cost: one run of CALLS (100) sequential reads, then a 101st the upstream never answers. Live: from the
+// run's submission to the 101st call's arrival. Replayed: the host is SIGKILLed and restarted on its data; from its
+// "resuming the runs" log line to the 101st call's second arrival (the 100 are answered from the journal; the 101st,
+// a read in flight, is re-sent). Both include starting the program in the sandbox. Ratio replayed / live, medians of
+// REPEATS (5); the host's start (spawn to listening) is printed beside them. SQLite.
 //
 // Not part of `pnpm bench`: `node --no-node-snapshot durable-runs.mjs`. DIALECTS=sqlite,postgres (default both),
 // RUNS, ROUNDS, SEED, LEASE_MS, MAX_DELAY_MS, MAX_SUBMIT_GAP_MS, STUCK_MS, CALLS, REPEATS, PARTS=campaign,replay.
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -54,6 +55,18 @@ const PARTS = (process.env.PARTS ?? "campaign,replay").split(",").filter(Boolean
 const SECRETS_KEY = Buffer.alloc(32, 9).toString("base64");
 const ENV_CONFIG = { maxExecutions: 4000, queueSize: 4000, memoryBudgetMb: 3072 };
 
+/** Rows of the SQLite database of a host (better-sqlite3, the host's own dependency). */
+function sqliteRows(file, sql) {
+  const hostRequire = createRequire(createRequire(import.meta.url).resolve("@cyrnel/host/package.json"));
+  const Database = hostRequire("better-sqlite3");
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
+
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -77,7 +90,7 @@ function standBy(current, upstream) {
           const arrived = key === undefined ? 0 : upstream.posts(key);
           const decision = arrived > 0 ? "deny" : "approve";
           await current().api("POST", `/approvals/${item.id}/${decision}`, {});
-          decisions.push({ toolId: item.toolId, key, decision, reason: item.reason ?? null });
+          decisions.push({ toolId: item.toolId, key, decision, question: item.question ?? null });
         }
       } catch {
         // The host went down: the next pass asks the one that replaced it.
@@ -172,14 +185,19 @@ async function campaign(dialect, random) {
     for (const [index, id] of ids.entries()) {
       const record = await api.api("GET", `/processes/${id}`);
       if (record.state !== "idle") continue;
-      // A resumed run says so, if the host reports it (`replays`/`resumes`: whichever the feature names it).
-      if ((record.replays ?? record.resumes ?? record.resumedCount ?? 0) > 0) replayed++;
       if (record.exitState !== "success") {
         failed++;
         errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
       } else if (!isDeepStrictEqual(await api.api("GET", `/processes/${id}/output`), expectedOutput(dialect, index)))
         wrong++;
     }
+    // Runs resumed at least once: their execution had more than one attempt (read from the database).
+    const resumedSql = "select count(*) as n from executions where attempts > 1";
+    replayed = Number(
+      postgres
+        ? (await postgres.query(env.CYRNEL_DATABASE_URL, resumedSql))[0][0]
+        : sqliteRows(join(api.dataDir, "data.db"), resumedSql)[0].n,
+    );
     const arrivals = ids.map((_, index) => upstream.posts(orderKey(dialect, index)));
     const figures = {
       dialect,
@@ -190,6 +208,7 @@ async function campaign(dialect, random) {
       approved: operator.decisions.filter((d) => d.decision === "approve").length,
       denied: operator.decisions.filter((d) => d.decision === "deny").length,
       approvalsNotPost: operator.decisions.filter((d) => d.toolId !== "createOrder").length,
+      approvalsWithoutQuestion: operator.decisions.filter((d) => d.question === null).length,
       duplicates: arrivals.filter((n) => n > 1).length,
       missing: arrivals.filter((n) => n === 0).length,
       failed,
@@ -208,43 +227,48 @@ async function campaign(dialect, random) {
   }
 }
 
-/** One measure: host start alone, live run to its last call, replayed run to its last call (ms, from spawn). */
+/**
+ * One measure: the live run, from its submission to its 101st call's arrival; the replayed run, from the restarted
+ * host's "resuming" log line to that call's second arrival (ms). The host start alone is printed beside them.
+ */
 async function replayOnce(upstream, round) {
   const dataDir = mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
-  let host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
+  const env = { CYRNEL_SECRETS_KEY: SECRETS_KEY };
+  let host = await startHost(env, undefined, { dataDir });
   try {
     await install(host, upstream);
     await host.stop();
-    // The host start alone, on this data directory (nothing to resume).
-    let spawned = performance.now();
-    host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
-    const startMs = performance.now() - spawned;
-    await host.stop();
-
     const name = `seq${round}`;
     const last = `GET item ${name}-last`;
     upstream.hold(`${name}-last`);
-    spawned = performance.now();
-    host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
+    let spawned = performance.now();
+    host = await startHost(env, undefined, { dataDir });
+    const startMs = performance.now() - spawned;
+    const submitted = performance.now();
     const id = await submit(host, sequentialProgram(name, CALLS));
     await upstream.arrived(last, 1);
-    const liveMs = performance.now() - spawned;
+    const liveMs = performance.now() - submitted;
 
     await host.kill();
+    let resuming = null;
+    const onLine = (line) => {
+      if (resuming === null && line.includes('"msg":"resuming the runs the last stop left unfinished"')) {
+        resuming = performance.now();
+      }
+    };
     spawned = performance.now();
-    host = await startHost({ CYRNEL_SECRETS_KEY: SECRETS_KEY }, undefined, { dataDir });
-    let ended = null;
-    const resumed = upstream.arrived(last, 2);
-    for (let polled = false; !polled; ) {
-      polled = await Promise.race([resumed.then(() => true), pause(200).then(() => false)]);
-      if (polled) break;
+    const resumed = upstream.arrived(last, 2).then(() => performance.now());
+    host = await startHost(env, undefined, { dataDir, onLine });
+    for (let arrived = null; arrived === null; ) {
+      arrived = await Promise.race([resumed, pause(200).then(() => null)]);
+      if (arrived !== null) break;
       const record = await host.api("GET", `/processes/${id}`);
-      if (record.state === "idle") ended = record;
-      if (ended) throw new Error(`the run was not resumed: it ended ${ended.exitState} (${ended.error})`);
+      if (record.state === "idle")
+        throw new Error(`the run was not resumed: it ended ${record.exitState} (${record.error})`);
     }
-    const replayMs = performance.now() - spawned;
-    const liveCalls = upstream.counts.get(`GET item ${name}-0`);
-    return { startMs, liveMs, replayMs, resentFirst: liveCalls };
+    if (resuming === null) throw new Error('no "resuming the runs" line in the restarted host\'s log');
+    const replayMs = (await resumed) - resuming;
+    return { startMs, liveMs, replayMs, firstCallSent: upstream.counts.get(`GET item ${name}-0`) };
   } finally {
     await host.kill();
     await host.stop();
@@ -259,22 +283,19 @@ async function replayCost() {
     for (let round = 0; round < REPEATS; round++) {
       const measure = await replayOnce(upstream, round);
       console.log(
-        `  replay round ${round + 1}: host start ${measure.startMs.toFixed(0)} ms, live ${measure.liveMs.toFixed(0)} ms, replayed ${measure.replayMs.toFixed(0)} ms; first call reached the upstream ${measure.resentFirst}×`,
+        `  replay round ${round + 1}: host start ${measure.startMs.toFixed(0)} ms, live ${measure.liveMs.toFixed(0)} ms, replayed ${measure.replayMs.toFixed(0)} ms; the first call reached the upstream ${measure.firstCallSent}×`,
       );
       measures.push(measure);
     }
-    const start = median(measures.map((m) => m.startMs));
     const live = median(measures.map((m) => m.liveMs));
     const replay = median(measures.map((m) => m.replayMs));
     const figures = {
       calls: CALLS,
-      hostStartMs: Math.round(start),
-      liveFromSpawnMs: Math.round(live),
-      replayFromSpawnMs: Math.round(replay),
-      liveNetMs: Math.round(live - start),
-      replayNetMs: Math.round(replay - start),
-      ratio: Number(((replay - start) / (live - start)).toFixed(2)),
-      journaledCallsResent: measures.filter((m) => m.resentFirst !== 1).length,
+      hostStartMs: Math.round(median(measures.map((m) => m.startMs))),
+      liveMs: Math.round(live),
+      replayMs: Math.round(replay),
+      ratio: Number((replay / live).toFixed(2)),
+      journaledCallsResent: measures.filter((m) => m.firstCallSent !== 1).length,
     };
     console.log(`replay cost (SQLite, median of ${REPEATS}): ${JSON.stringify(figures)}`);
     return figures;

@@ -14,6 +14,7 @@ const bin =
 /**
  * `nodeArgs`: extra options for the host's Node; `BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles it.
  * `options.dataDir`: start on this data directory (a host restarted after a kill), which `stop()` then keeps.
+ * `options.onLine`: called with each line the host prints on stdout (its log), as it arrives.
  */
 export async function startHost(
   env = {},
@@ -33,6 +34,14 @@ export async function startHost(
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  if (options.onLine) {
+    let partial = "";
+    child.stdout.on("data", (chunk) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop();
+      for (const line of lines) options.onLine(line);
+    });
+  }
   const url = await new Promise((resolve, reject) => {
     let buffered = "";
     child.stdout.on("data", (chunk) => {

@@ -22,7 +22,7 @@ import { seededRandom } from "@cyrnel/test-servers";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { scaled } from "../../../vitest.shared.mjs";
 import { eventually } from "./support/cluster.js";
-import { databaseEnv, testDialect } from "./support/database.js";
+import { databaseEnv, queryDatabase, testDialect } from "./support/database.js";
 import {
   type DurableApi,
   type DurableOutput,
@@ -32,6 +32,7 @@ import {
   startDurableApi,
 } from "./support/durable-api.mjs";
 import { type ApiHost, type StartOptions, startHost, type TestHost, tempDir } from "./support/host.js";
+import { queryPostgres } from "./support/postgres.js";
 
 /** Runs of the sample, submitted in ROUNDS rounds; a host is SIGKILLed at a random moment of each round. */
 const RUNS = 30;
@@ -53,7 +54,8 @@ interface Decision {
   toolId: string;
   key: string | undefined;
   decision: "approve" | "deny";
-  reason: string | null;
+  /** What the operator was asked (`null`: the policy's usual question). */
+  question: string | null;
   /** The upstream's count of the key's POST when the operator decided. */
   arrived: number;
 }
@@ -85,7 +87,7 @@ function standBy(api: () => ApiHost, upstream: DurableApi) {
             toolId: item.toolId,
             key,
             decision,
-            reason: item.reason ?? null,
+            question: item.question ?? null,
             arrived,
           });
         }
@@ -184,13 +186,18 @@ async function expectProven(
     posts.filter((post) => post.arrivals !== 1),
     "POST keys that did not reach the upstream exactly once",
   ).toEqual([]);
-  // Only a non-idempotent call in flight asks: reads and the PUT are sent again on their own.
+  // Only a non-idempotent call in flight asks, with the re-send question (the policy allows every call): reads and
+  // the PUT are sent again on their own.
   expect(decisions.filter((decision) => decision.toolId !== "createOrder")).toEqual([]);
+  for (const decision of decisions) expect(decision.question, `approval ${decision.approvalId}`).toMatch(/in flight/);
   expect((await host.api("GET", "/approvals?state=pending")).body.items).toEqual([]);
 }
 
-const summary = (kills: number, interrupted: number, decisions: readonly Decision[]) =>
-  `seed ${SEED}: ${kills} kills, ${interrupted} runs not idle at a kill, ` +
+/** The runs (process ids) resumed at least once: their execution had more than one attempt. */
+const RESUMED_SQL = "select process_id as id from executions where attempts > 1";
+
+const summary = (kills: number, interrupted: number, resumed: number, decisions: readonly Decision[]) =>
+  `seed ${SEED}: ${kills} kills, ${interrupted} runs not idle at a kill, ${resumed} runs resumed, ` +
   `${decisions.filter((d) => d.decision === "deny").length} re-sends denied, ` +
   `${decisions.filter((d) => d.decision === "approve").length} approved`;
 
@@ -228,9 +235,10 @@ describe.skipIf(testDialect() !== "sqlite")("durable runs (SQLite): the host SIG
       } finally {
         await operator.stop();
       }
-      console.log(`durable runs (SQLite) ${summary(kills, interrupted, operator.decisions)}`);
+      const resumed = (await queryDatabase<{ id: number }>(host.dataDir, RESUMED_SQL)).length;
+      console.log(`durable runs (SQLite) ${summary(kills, interrupted, resumed, operator.decisions)}`);
       // The kills must have caught runs mid-way, or the sample proves nothing.
-      expect(interrupted).toBeGreaterThan(0);
+      expect(resumed).toBeGreaterThan(0);
       await expectProven(host, campaign, ids, upstream, operator.decisions);
     },
     scaled(600_000),
@@ -282,8 +290,9 @@ describe.skipIf(testDialect() !== "postgres")("durable runs (PostgreSQL): worker
       } finally {
         await operator.stop();
       }
-      console.log(`durable runs (PostgreSQL) ${summary(kills, interrupted, operator.decisions)}`);
-      expect(interrupted).toBeGreaterThan(0);
+      const resumed = (await queryPostgres<{ id: number }>(env.CYRNEL_DATABASE_URL, RESUMED_SQL)).length;
+      console.log(`durable runs (PostgreSQL) ${summary(kills, interrupted, resumed, operator.decisions)}`);
+      expect(resumed).toBeGreaterThan(0);
       await expectProven(api, campaign, ids, upstream, operator.decisions);
     },
     scaled(600_000),
