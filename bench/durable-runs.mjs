@@ -6,7 +6,7 @@
 // it. They are submitted in ROUNDS (10) rounds, one by one at random gaps of up to MAX_SUBMIT_GAP_MS (20) ms; at a
 // random point of each round (once the upstream received a random share of the round's calls) a host is SIGKILLed:
 // - `sqlite`: the one host, restarted on the same data directory;
-// - `postgres`: one of two `worker` hosts (an `api` host takes the submissions and stays), a new worker started in
+// - `postgres`: the busier of two `worker` hosts (an `api` host takes the submissions and stays), a new worker started in
 //   its place; a throw-away PostgreSQL of its own (@cyrnel/test-servers), CYRNEL_LEASE_MS=LEASE_MS (5,000).
 // An operator decides the approvals a POST in flight at a kill asks for: deny the re-send when the upstream counted
 // the key already, approve it when not. At the end it prints runs, kills, runs not idle at a kill, runs replayed
@@ -155,7 +155,15 @@ async function campaign(dialect, random) {
       while (upstream.requests < killAt) await pause(5);
       notIdleAtKills += (await states(api, ids)).filter((state) => state !== "idle").length;
       if (postgres) {
-        const victim = Math.floor(random() * workers.length);
+        // The worker running the most unfinished runs (the queue may give all of them to one).
+        const hostIds = await Promise.all(workers.map(async (worker) => (await worker.api("GET", "/health")).hostId));
+        const rows = await postgres.query(
+          env.CYRNEL_DATABASE_URL,
+          "select claimed_by, count(*) from executions where finished_at is null group by claimed_by",
+        );
+        const runs = hostIds.map((id) => Number(rows.find((row) => row[0] === id)?.[1] ?? 0));
+        const busiest = runs.flatMap((count, index) => (count === Math.max(...runs) ? [index] : []));
+        const victim = busiest[Math.floor(random() * busiest.length)];
         await workers[victim].kill();
         workers[victim] = await start("worker");
       } else {
