@@ -8,14 +8,17 @@ import { restart, startHost, type TestHost } from "./support/host.js";
  */
 describe("across restarts", () => {
   let crashed: TestHost | undefined;
-  afterEach(() => crashed?.kill());
+  afterEach((context) => {
+    if (context.task.result?.state === "fail" && crashed) console.log(crashed.output.join("\n"));
+    return crashed?.kill();
+  });
 
   it("keeps results, and resumes the run a killed host left unfinished", async () => {
     // On PostgreSQL the restarted host is a new host: the killed one's run is re-queued once its lease (the shortest
     // allowed here) runs out, through the reaper, and the new host takes it. On SQLite the one host resumes it as it
     // starts. Either way it is the same run (its execution), in its second attempt.
     const postgres = testDialect() === "postgres";
-    crashed = await startHost({ modules: ["echo-env"], ...(postgres && { env: { CYRNEL_LEASE_MS: "1000" } }) });
+    crashed = await startHost({ modules: ["echo-env"], ...(postgres && { env: { CYRNEL_LEASE_MS: "3000" } }) });
     await crashed.api("POST", "/modules/echo-env/enabled", { enabled: true });
     const done = (await crashed.api("POST", "/processes", { code: "kept", block: true })).body;
     const running = (await crashed.api("POST", "/processes", { code: "sleep:60000", ref: "long" })).body;
@@ -55,8 +58,9 @@ describe("across restarts", () => {
     await expect.poll(async () => (await crashed!.api("GET", "/processes?state=running")).body.items.length).toBe(1);
     const exit = crashed.stop();
     const answer = await blocked;
-    // The run was not ended: it is the process's still, to be resumed.
-    expect(answer.body).toMatchObject({ state: "running", exitState: null });
+    // The run was not ended: it is the process's still, to be resumed (on PostgreSQL it went back in the queue).
+    const postgres = testDialect() === "postgres";
+    expect(answer.body).toMatchObject({ state: postgres ? "queued" : "running", exitState: null });
     expect(await exit).toBe(0);
     crashed = await restart(crashed);
     await expect

@@ -45,6 +45,7 @@ const WORKER_LOST_APPROVAL = "the host running the process was lost";
 
 /** What the executing host reads of a run (`e`: its execution, `p`: its process). */
 const RUN_COLUMNS = `p.code, p.timeout_ms, p.key_id, e.typecheck, e.environment, e.kill_requested, e.traceparent, e.tracestate,
+  e.attempts,
   (extract(epoch FROM now() - e.enqueued_at) * 1000)::float8 AS waited_ms`;
 
 interface RunRow {
@@ -56,6 +57,7 @@ interface RunRow {
   kill_requested: boolean;
   traceparent: string | null;
   tracestate: string | null;
+  attempts: number;
   waited_ms: number;
 }
 
@@ -67,6 +69,7 @@ function toRun(row: RunRow): RunToExecute {
     typecheck: row.typecheck,
     environmentId: unescapeNul(row.environment),
     waitedMs: Math.max(0, Number(row.waited_ms)),
+    attempt: Number(row.attempts),
     killRequested: row.kill_requested,
     trace:
       row.traceparent === null
@@ -329,7 +332,7 @@ export class ExecutionRuns {
     const finishedAt = new Date().toISOString();
     const { rows } = await tx.query(
       `UPDATE executions SET exit_state = 'failed', finished_at = $2
-       WHERE claimed_by = ANY($1) AND finished_at IS NULL
+       WHERE claimed_by = ANY($1) AND finished_at IS NULL AND not_durable IS NOT NULL
        RETURNING id AS "executionId", process_id AS "processId"`,
       [hostIds, finishedAt],
     );
@@ -347,6 +350,29 @@ export class ExecutionRuns {
     );
     for (const run of ended) await sendRunEnded(tx, run.processId, run.executionId);
     return ended;
+  }
+
+  /**
+   * Durable runs (domain/processes/run-journal.ts) of hosts that are gone, or of this host as it stops
+   * (`hostIds`; `executionId`: only that run), are put back in the queue instead of ended: unclaimed, waiting again,
+   * their process `queued`, and a new attempt begun, so the host that had them can journal nothing more. The host
+   * that takes one resumes it from its journal; the approvals its calls wait for stay pending for it. Resolves the
+   * runs to queue again (their jobs are the caller's, in the same transaction).
+   */
+  async requeueDurable(hostIds: readonly string[], tx: Queryable, executionId?: number): Promise<QueuedRun[]> {
+    const { rows } = await tx.query(
+      `UPDATE executions SET claimed_by = NULL, claimed_at = NULL, enqueued_at = now(), attempts = attempts + 1
+       WHERE claimed_by = ANY($1) AND finished_at IS NULL AND not_durable IS NULL AND ($2::int IS NULL OR id = $2)
+       RETURNING id AS "executionId", process_id AS "processId"`,
+      [hostIds, executionId ?? null],
+    );
+    const requeued = toQueuedRuns(rows);
+    if (requeued.length > 0) {
+      await tx.query("UPDATE processes SET state = 'queued' WHERE id = ANY($1) AND state <> 'idle'", [
+        requeued.map((run) => run.processId),
+      ]);
+    }
+    return requeued;
   }
 
   // ---- the executing host ------------------------------------------------------------

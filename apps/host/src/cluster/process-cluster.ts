@@ -39,7 +39,7 @@ import { ProcessQueue } from "./process-queue.js";
 import { ProcessSignals, type RunControl } from "./process-signals.js";
 import type { QueuedRun } from "./run-claims.js";
 import { RunEnds } from "./run-events.js";
-import { messageOf } from "./sql.js";
+import { inTransaction, messageOf } from "./sql.js";
 
 export interface ProcessClusterOptions {
   db: PgDb;
@@ -123,12 +123,19 @@ export class ProcessCluster {
       leaseMs: config.leaseMs,
       logger,
       onHostsLost: async (hosts, tx) => {
-        const ended = await this.runs.endRunsOfLostHosts(
-          hosts.map((host) => host.id),
-          tx,
-        );
+        const ids = hosts.map((host) => host.id);
+        // Durable runs go back in the queue, to be resumed from their journals by another host; the rest end.
+        const requeued = await this.runs.requeueDurable(ids, tx);
+        const ended = await this.runs.endRunsOfLostHosts(ids, tx);
         // Their jobs would stay locked by the dead host's workers (for graphile-worker's 4 hours, then for good).
-        await this.queue.dropJobs(ended, tx);
+        await this.queue.dropJobs([...ended, ...requeued], tx);
+        for (const run of requeued) await this.queue.enqueue(run, tx);
+        if (requeued.length > 0) {
+          logger.warn("the durable runs of lost hosts were queued again, to resume from their journals", {
+            hosts: ids,
+            processes: requeued.map((run) => run.processId),
+          });
+        }
         if (ended.length > 0) {
           logger.warn("the runs of lost hosts ended failed (interrupted: worker lost)", {
             hosts: hosts.map((host) => host.id),
@@ -357,6 +364,17 @@ export class ProcessCluster {
               ...run,
             });
           }
+        });
+      },
+      // Let go without ending (this host stops): the run goes back in the queue, for a host to resume it.
+      release: async () => {
+        await parts.flushCalls();
+        await publisher.end(async () => {
+          await inTransaction(this.options.db.$client, async (tx) => {
+            const requeued = await this.runs.requeueDurable([hostId], tx, run.executionId);
+            await this.queue.dropJobs(requeued, tx);
+            for (const again of requeued) await this.queue.enqueue(again, tx);
+          });
         });
       },
     };

@@ -60,6 +60,11 @@ export interface RunRecorder {
   publish?(event: LiveEvent): void;
   /** The final row; the run is over for readers once it resolves. */
   finish(result: ProcessResult): Promise<void>;
+  /**
+   * The host let go of the run without ending it (see `LiveRun.detach`): a run taken from the queue goes back in
+   * it, for any host to resume; a run this host admitted stays as its rows are, for this host's next start.
+   */
+  release?(): Promise<void>;
 }
 
 /** A run whose rows are written, as it is handed to the environment. */
@@ -447,6 +452,17 @@ export class LiveRun {
       await this.approvalsEnding;
       await this.journal.flushReplay().catch(() => {});
       await this.writes;
+      if (this.recorder.release) {
+        const release = this.recorder.release;
+        await this.context.writes
+          .durably(this, "the release", () => release())
+          .catch((failure) => {
+            this.context.logger.warn("could not put a run back in the queue", {
+              process: this.processId,
+              error: messageOf(failure),
+            });
+          });
+      }
       this.span.end("canceled", this.detached);
       this.registry.recorded(this);
       return;

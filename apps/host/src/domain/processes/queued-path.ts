@@ -80,6 +80,8 @@ export interface ClaimedRun extends RunIds {
   killRequested(): boolean;
   /** The trace context it continues, as the host that queued it wrote it; null: none. */
   trace: TraceCarrier | null;
+  /** Which attempt of the run this is: past 1, it resumes from its journal (its host was lost, or let it go). */
+  attempt: number;
   recorder: RunRecorder;
 }
 
@@ -229,8 +231,11 @@ export class QueuedPath implements RunPath {
     };
     this.starting.add(pending);
     let services: ServiceCatalog;
+    let resume: Awaited<ReturnType<LiveRuns["resumeOf"]>> | undefined;
     try {
       services = await runs.catalogOf(run.keyId);
+      // A later attempt resumes the run from its journal (the attempt was begun when the run was queued again).
+      if (run.attempt > 1) resume = await runs.resumeOf(run, run.attempt);
     } finally {
       this.starting.delete(pending);
       settle();
@@ -248,6 +253,7 @@ export class QueuedPath implements RunPath {
         keyId,
         ...(run.typecheck === null ? {} : { typecheck: run.typecheck }),
         trace: run.trace,
+        ...(resume && { resume }),
       },
       environment,
       services,
