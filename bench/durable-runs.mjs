@@ -4,7 +4,8 @@
 // and an idempotent PUT in a Promise.all, a non-idempotent POST with a key unique to the run, a read; output derived
 // from the answers) against a local upstream that answers after 0..MAX_DELAY_MS (150) ms and counts what reaches
 // it. They are submitted in ROUNDS (10) rounds, one by one at random gaps of up to MAX_SUBMIT_GAP_MS (20) ms; at a
-// random point of each round (once the upstream received a random share of the round's calls) a host is SIGKILLed:
+// random point of each round (once the upstream received the POSTs of a random number of the round's runs) a host is
+// SIGKILLed:
 // - `sqlite`: the one host, restarted on the same data directory;
 // - `postgres`: the busier of two `worker` hosts (an `api` host takes the submissions and stays), a new worker started in
 //   its place; a throw-away PostgreSQL of its own (@cyrnel/test-servers), CYRNEL_LEASE_MS=LEASE_MS (5,000).
@@ -43,8 +44,6 @@ const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const SEED = Number(process.env.SEED ?? Math.floor(Math.random() * 2 ** 31));
 const MAX_DELAY_MS = Number(process.env.MAX_DELAY_MS ?? 150);
 const MAX_SUBMIT_GAP_MS = Number(process.env.MAX_SUBMIT_GAP_MS ?? 20);
-/** Calls the program makes when nothing interrupts it. */
-const CALLS_PER_RUN = 6;
 const STUCK_MS = Number(process.env.STUCK_MS ?? 180_000);
 /** PostgreSQL: a killed worker's runs go to another once its lease ran out; short, yet one a loaded host renews. */
 const LEASE_MS = Number(process.env.LEASE_MS ?? 5000);
@@ -146,13 +145,19 @@ async function campaign(dialect, random) {
     for (let round = 0; round < ROUNDS; round++) {
       const from = Math.floor((round * RUNS) / ROUNDS);
       const to = Math.floor(((round + 1) * RUNS) / ROUNDS);
-      // The kill comes once the upstream received a random share of the round's calls (whichever runs made them).
-      const killAt = upstream.requests + 1 + Math.floor(random() * CALLS_PER_RUN * (to - from));
+      // The kill comes once the upstream received the POSTs of a random number (at least one) of the round's runs:
+      // runs are then at every stage, some past their POST.
+      const posts = 1 + Math.floor(random() * (to - from - 1));
+      const posted = () => {
+        let count = 0;
+        for (let index = from; index < to; index++) if (upstream.posts(orderKey(dialect, index)) > 0) count++;
+        return count;
+      };
       for (let index = from; index < to; index++) {
         ids.push(await submit(api, durableProgram(dialect, index)));
         await pause(Math.floor(random() * MAX_SUBMIT_GAP_MS));
       }
-      while (upstream.requests < killAt) await pause(5);
+      while (posted() < posts) await pause(5);
       notIdleAtKills += (await states(api, ids)).filter((state) => state !== "idle").length;
       if (postgres) {
         // The worker running the most unfinished runs (the queue may give all of them to one).

@@ -16,7 +16,7 @@
  * POST key reached the upstream exactly once, no approval is left pending, and only POSTs asked for one.
  *
  * No timed assertions: each step waits for what it expects; the test's timeout is the only clock. A round's kill
- * comes once the upstream received a random share of the round's calls, drawn from a seeded generator
+ * comes once the upstream received the POSTs of a random number of the round's runs, drawn from a seeded generator
  * (DURABLE_SEED replays the draws; the upstream's delays and the hosts' pace still vary from run to run).
  */
 import { seededRandom } from "@cyrnel/test-servers";
@@ -40,8 +40,6 @@ const RUNS = 30;
 const ROUNDS = 3;
 /** The upstream answers each call after 0 to this many ms: kills land on calls in flight. */
 const MAX_DELAY_MS = 150;
-/** Calls the program makes when nothing interrupts it. */
-const CALLS_PER_RUN = 6;
 /** Runs of a round are submitted one by one, this many ms (at most) apart, so a kill finds them at every stage. */
 const MAX_SUBMIT_GAP_MS = 40;
 const SEED = Number(process.env.DURABLE_SEED ?? 20261129);
@@ -109,8 +107,8 @@ function standBy(api: () => ApiHost, upstream: DurableApi) {
 
 /**
  * Submits runs `from`..`to - 1` of `campaign` through `host` at random gaps, then waits for a random point of the
- * round: until the upstream received a random share of the round's calls (whichever runs made them), so the kill
- * that follows lands on calls in flight rather than before the first or after the last.
+ * round: until the upstream received the POSTs of a random number (at least one) of the round's runs, so the kill
+ * that follows finds runs at every stage, some past their POST (whose replay must not send it again).
  */
 async function round(
   host: ApiHost,
@@ -120,7 +118,7 @@ async function round(
   [from, to]: [number, number],
   ids: Map<number, number>,
 ) {
-  const killAt = upstream.requests + 1 + Math.floor(random() * CALLS_PER_RUN * (to - from));
+  const posts = 1 + Math.floor(random() * (to - from - 1));
   for (let index = from; index < to; index++) {
     const created = await host.api("POST", "/processes", {
       code: durableProgram(campaign, index),
@@ -130,7 +128,13 @@ async function round(
     ids.set(index, created.body.id);
     await pause(Math.floor(random() * MAX_SUBMIT_GAP_MS));
   }
-  await eventually(() => upstream.requests >= killAt, 5);
+  const posted = () => Array.from({ length: to - from }, (_, i) => upstream.posts(orderKey(campaign, from + i)) > 0);
+  await eventually(() => posted().filter(Boolean).length >= posts, 5);
+}
+
+/** Runs not idle now whose POST had reached the upstream: their replay must answer it from the journal. */
+function pastPost(ids: Map<number, number>, busy: readonly number[], upstream: DurableApi, campaign: string) {
+  return [...ids].filter(([index, id]) => busy.includes(id) && upstream.posts(orderKey(campaign, index)) > 0);
 }
 
 /** Processes not idle now, through `host`. */
@@ -213,8 +217,15 @@ async function expectProven(
 /** The runs (process ids) resumed at least once: their execution had more than one attempt. */
 const RESUMED_SQL = "select process_id as id from executions where attempts > 1";
 
-const summary = (kills: number, interrupted: number, resumed: number, decisions: readonly Decision[]) =>
-  `seed ${SEED}: ${kills} kills, ${interrupted} runs not idle at a kill, ${resumed} runs resumed, ` +
+const summary = (
+  kills: number,
+  interrupted: number,
+  resumed: readonly number[],
+  caught: ReadonlySet<number>,
+  decisions: readonly Decision[],
+) =>
+  `seed ${SEED}: ${kills} kills, ${interrupted} runs not idle at a kill, ${resumed.length} runs resumed ` +
+  `(${resumed.filter((id) => caught.has(id)).length} of them caught past their POST), ` +
   `${decisions.filter((d) => d.decision === "deny").length} re-sends denied, ` +
   `${decisions.filter((d) => d.decision === "approve").length} approved`;
 
@@ -239,10 +250,13 @@ describe.skipIf(testDialect() !== "sqlite")("durable runs (SQLite): the host SIG
       const ids = new Map<number, number>();
       let kills = 0;
       let interrupted = 0;
+      const caught = new Set<number>();
       try {
         for (let r = 0; r < ROUNDS; r++) {
           await round(host, upstream, random, campaign, [(r * RUNS) / ROUNDS, ((r + 1) * RUNS) / ROUNDS], ids);
-          interrupted += (await notIdle(host, ids.values())).length;
+          const busy = await notIdle(host, ids.values());
+          interrupted += busy.length;
+          for (const [, id] of pastPost(ids, busy, upstream, campaign)) caught.add(id);
           await host.kill();
           kills++;
           host = await startHost({ ...options, dataDir: host.dataDir });
@@ -252,11 +266,11 @@ describe.skipIf(testDialect() !== "sqlite")("durable runs (SQLite): the host SIG
       } finally {
         await operator.stop();
       }
-      const resumed = (await queryDatabase<{ id: number }>(host.dataDir, RESUMED_SQL)).length;
-      console.log(`durable runs (SQLite) ${summary(kills, interrupted, resumed, operator.decisions)}`);
+      const resumed = (await queryDatabase<{ id: number }>(host.dataDir, RESUMED_SQL)).map((row) => Number(row.id));
+      console.log(`durable runs (SQLite) ${summary(kills, interrupted, resumed, caught, operator.decisions)}`);
       await expectProven(host, campaign, ids, upstream, operator.decisions);
       // The kills must have caught runs mid-way, or the sample proves nothing.
-      expect(resumed).toBeGreaterThan(0);
+      expect(resumed.length).toBeGreaterThan(0);
     },
     scaled(600_000),
   );
@@ -294,10 +308,13 @@ describe.skipIf(testDialect() !== "postgres")("durable runs (PostgreSQL): worker
       const ids = new Map<number, number>();
       let kills = 0;
       let interrupted = 0;
+      const caught = new Set<number>();
       try {
         for (let r = 0; r < ROUNDS; r++) {
           await round(api, upstream, random, campaign, [(r * RUNS) / ROUNDS, ((r + 1) * RUNS) / ROUNDS], ids);
-          interrupted += (await notIdle(api, ids.values())).length;
+          const busy = await notIdle(api, ids.values());
+          interrupted += busy.length;
+          for (const [, id] of pastPost(ids, busy, upstream, campaign)) caught.add(id);
           const victim = await busiest(workers, env.CYRNEL_DATABASE_URL, random);
           await workers[victim]!.kill();
           kills++;
@@ -307,10 +324,12 @@ describe.skipIf(testDialect() !== "postgres")("durable runs (PostgreSQL): worker
       } finally {
         await operator.stop();
       }
-      const resumed = (await queryPostgres<{ id: number }>(env.CYRNEL_DATABASE_URL, RESUMED_SQL)).length;
-      console.log(`durable runs (PostgreSQL) ${summary(kills, interrupted, resumed, operator.decisions)}`);
+      const resumed = (await queryPostgres<{ id: number }>(env.CYRNEL_DATABASE_URL, RESUMED_SQL)).map((row) =>
+        Number(row.id),
+      );
+      console.log(`durable runs (PostgreSQL) ${summary(kills, interrupted, resumed, caught, operator.decisions)}`);
       await expectProven(api, campaign, ids, upstream, operator.decisions);
-      expect(resumed).toBeGreaterThan(0);
+      expect(resumed.length).toBeGreaterThan(0);
     },
     scaled(600_000),
   );
