@@ -22,7 +22,7 @@
 // REPEATS (5); the host's start (spawn to listening) is printed beside them. SQLite.
 //
 // Not part of `pnpm bench`: `node --no-node-snapshot durable-runs.mjs`. DIALECTS=sqlite,postgres (default both),
-// RUNS, ROUNDS, SEED, LEASE_MS, MAX_DELAY_MS, MAX_SUBMIT_GAP_MS, STUCK_MS, CALLS, REPEATS, PARTS=campaign,replay.
+// RUNS, ROUNDS, SEED, LEASE_MS, SANDBOX_VALUES=0, MAX_DELAY_MS, MAX_SUBMIT_GAP_MS, STUCK_MS, CALLS, REPEATS, PARTS=campaign,replay.
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -50,6 +50,8 @@ const LEASE_MS = Number(process.env.LEASE_MS ?? 5000);
 const CALLS = Number(process.env.CALLS ?? 100);
 const REPEATS = Number(process.env.REPEATS ?? 5);
 const DIALECTS = (process.env.DIALECTS ?? "sqlite,postgres").split(",").filter(Boolean);
+/** SANDBOX_VALUES=0: the program reads no clock or random value (a diagnostic: the calls' replay alone). */
+const SANDBOX_VALUES = process.env.SANDBOX_VALUES !== "0";
 const PARTS = (process.env.PARTS ?? "campaign,replay").split(",").filter(Boolean);
 const SECRETS_KEY = Buffer.alloc(32, 9).toString("base64");
 const ENV_CONFIG = { maxExecutions: 4000, queueSize: 4000, memoryBudgetMb: 3072 };
@@ -154,7 +156,7 @@ async function campaign(dialect, random) {
         return count;
       };
       for (let index = from; index < to; index++) {
-        ids.push(await submit(api, durableProgram(dialect, index)));
+        ids.push(await submit(api, durableProgram(dialect, index, "durable", { sandboxValues: SANDBOX_VALUES })));
         await pause(Math.floor(random() * MAX_SUBMIT_GAP_MS));
       }
       while (posted() < posts) await pause(5);

@@ -36,7 +36,12 @@ export interface DurableApi {
 
 export function itemValue(name: string): number;
 export function orderKey(campaign: string, index: number): string;
-export function durableProgram(campaign: string, index: number, service?: string): string;
+export function durableProgram(
+  campaign: string,
+  index: number,
+  service?: string,
+  options?: { sandboxValues?: boolean },
+): string;
 export function expectedOutput(campaign: string, index: number): DurableOutput;
 export function sequentialProgram(name: string, calls: number, service?: string): string;
 export function startDurableApi(options?: { maxDelayMs?: number; random?: () => number }): Promise<DurableApi>;

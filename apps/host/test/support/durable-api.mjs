@@ -33,10 +33,14 @@ export const orderKey = (campaign, index) => `${campaign}-${index}`;
  * The program of run `index`: two reads, a read and a PUT at once (`Promise.all`), a POST carrying the run's
  * unique key, an amount derived from the reads and a random nonce, then the output. A POST whose re-send an
  * operator denied (it had reached the upstream before the crash) is read back with `getOrder`, so the output is
- * the one an uninterrupted run gives either way.
+ * the one an uninterrupted run gives either way. The nonce (`Math.random()`) goes in the POST and the output says
+ * whether the order kept it, and a clock read comes before the POST: a resumed run must get the same values.
  */
-export function durableProgram(campaign, index, service = "durable") {
+export function durableProgram(campaign, index, service = "durable", options = {}) {
   const key = orderKey(campaign, index);
+  // `sandboxValues: false` (a diagnostic of the bench): no clock or random value, to tell a replay's handling of
+  // calls apart from its handling of those values.
+  const values = options.sandboxValues !== false;
   const tools = `cyrnel.services.${service}.tools`;
   return `
 const key = ${JSON.stringify(key)};
@@ -46,17 +50,15 @@ const [c, put] = await Promise.all([
   ${tools}.getItem.invoke({ name: key + "-c" }),
   ${tools}.putItem.invoke({ name: key + "-p", body: { value: a.value + b.value } }),
 ]);
-const nonce = Math.random();
-const startedAt = Date.now();
+const nonce = ${values ? "Math.random()" : "0.5"};
+const startedAt = ${values ? "Date.now()" : "0"};
 let order: { key: string; amount: number; nonce: number };
-let resent = "answered";
 try {
   order = await ${tools}.createOrder.invoke({ body: { key, amount: a.value + c.value, nonce } });
 } catch (error) {
   const e = error as { code?: string };
   if (e.code !== "approval_denied") throw error;
   order = await ${tools}.getOrder.invoke({ key });
-  resent = "denied";
 }
 const d = await ${tools}.getItem.invoke({ name: key + "-d" });
 cyrnel.output({
