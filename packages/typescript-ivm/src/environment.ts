@@ -20,6 +20,13 @@ import { Supervisor } from "./supervisor/supervisor.js";
 export class TypeScriptIvmEnvironment implements EnvironmentModule {
   /** Code is type-checked before it runs (see supervisor/type-checks.ts); the module's `typecheck` config is the default. */
   readonly supportsTypecheck = true;
+  /**
+   * Durable runs: the clock, random numbers and the order in which answers
+   * and timers reach the program are recorded (`bindings.recordReplay`)
+   * and given back on a resumed run (see sandbox/prelude.ts and
+   * worker/replay-order.ts).
+   */
+  readonly replays = true;
   private supervisor: Supervisor | null = null;
   /**
    * The supervisor of a setup still waiting for its sandbox process. The host

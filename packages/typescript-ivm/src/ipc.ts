@@ -29,6 +29,8 @@ export interface RunRequest {
   /** JSON of the sanitised ServiceCatalog: serialised once by the host, it crosses into the isolate as is. */
   servicesJson: string;
   timeoutMs: number | null;
+  /** A resumed durable run: the entries its earlier attempts recorded, in order (see `ExecutionInput.replay`). */
+  replay?: string[];
 }
 
 /**
@@ -57,6 +59,8 @@ export type FromWorker =
   | { type: "output"; executionId: number; patch: Record<string, unknown> }
   | { type: "error"; executionId: number; message: string }
   | { type: "invoke"; executionId: number; callId: number; input: InvokeInput }
+  /** Entries of the run's replay record; always before the messages of what the program did after them. */
+  | { type: "replay"; executionId: number; entries: string[] }
   /** Always after the run's `error` message, if any. */
   | { type: "done"; executionId: number; exit: ExecutionExitState }
   /**

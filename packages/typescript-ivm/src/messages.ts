@@ -79,6 +79,14 @@ export const workerUnavailable = (reason: string) => `typescript-ivm cannot run 
 export const unhandledRejection = (name: string, message: string) =>
   `Uncaught (in promise) ${name}: ${message} (a promise nobody awaited or caught was rejected)`;
 
+/**
+ * A resumed durable run whose program did something else than the record of
+ * its earlier attempts has next (see sandbox/prelude.ts): the values it was
+ * given back can no longer stand for what it saw.
+ */
+export const nondeterministicReplay = (had: string, did: string) =>
+  `nondeterministic replay: the record has ${had} next, but the program ${did}`;
+
 export const isolateFailed = (reason: string) => `The sandbox isolate failed: ${reason}`;
 
 /** Appended to stdout or stderr once, when the stream reaches its limit. */

@@ -11,8 +11,10 @@ interface PendingCall {
 
 /**
  * The in-isolate half of the bridge: it builds the sandbox surface
- * (`cyrnel`, `console`, `setTimeout`, `clearTimeout`) in a fresh context and
- * returns the two functions the host drives the run with.
+ * (`cyrnel`, `console`, `setTimeout`, `clearTimeout`) in a fresh context,
+ * puts the sandbox's sources of nondeterminism (the clock, `Math.random`)
+ * behind the record of durable runs, and returns the functions the host
+ * drives the run with.
  *
  * Constraints a reader could not guess:
  * - This function is stringified (`prelude.toString()`) and evaluated inside
@@ -29,7 +31,7 @@ interface PendingCall {
  *   bridge. Tampering can only break the user's own run: the host validates
  *   everything it receives.
  */
-export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
+export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   const global = globalThis as unknown as Record<string, unknown>;
   const { assign, create, defineProperty, freeze, getPrototypeOf, hasOwn, is, isFrozen, keys } = Object;
   const { apply } = Reflect;
@@ -46,6 +48,11 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
   const isArray = Array.isArray;
   const isView = ArrayBuffer.isView;
   const mathMax = Math.max;
+  const mathRandom = Math.random;
+  const clockNow = Date.now;
+  const construct = Reflect.construct;
+  const NumberCtor = Number;
+  const numberIsNaN = Number.isNaN;
   const StringCtor = String;
   const MapCtor = Map;
   const SetCtor = Set;
@@ -218,6 +225,246 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
     return json;
   }
 
+  // ---- durable runs: what the program read, recorded and replayed --------------
+
+  /*
+   * A durable run is resumed by running the program again from the start
+   * (see `ExecutionInput.replay`), so whatever it read from a
+   * nondeterministic source must come back the same. The record is one list
+   * of entries in program order, each a kind letter and a number:
+   *
+   * - `c<ms>` a clock reading, `c<ms>*<n>` n readings in a row of the same
+   *   millisecond (a tight loop over `Date.now()` is one entry, not a
+   *   million);
+   * - `r<value>` a `Math.random()` number (the shortest text that parses
+   *   back to the same double);
+   * - `a<id>` the answer to tool call `id` reached the program, `t<id>`
+   *   timer `id` fired: which macrotask ran next.
+   *
+   * Entries wait in `recorded` and travel with the next call that leaves
+   * the isolate (the bridge's fourth argument), so a clock reading costs no
+   * crossing, and the host has them before anything the program did after
+   * reading them. On replay the values come out of `replayEntries` instead,
+   * and a read of another kind than the record has next ends the run
+   * (`diverge`). The worker holds deliveries back to the recorded order
+   * (worker/replay-order.ts); here they are only checked.
+   */
+
+  /** Entries of this attempt not yet shipped to the host. */
+  let recorded: string[] = [];
+  /** The clock value of the readings in a row not yet in `recorded`, and how many there were. */
+  let clockValue = 0;
+  let clockReads = 0;
+  /** Past this many entries waiting, they are shipped on their own (a loop drawing random numbers sends nothing else). */
+  const SHIP_AT = 4096;
+
+  /** Set from the start of a resumed run until its entries run out. */
+  let replaying = false;
+  let replayEntries: string[] = [];
+  let replayAt = 0;
+  /** The value and the readings left of the entry at `replayAt` once a read has started on it. */
+  let replayValue = 0;
+  let replayLeft = 0;
+  /** Timers the record has firing ahead: clearing one is a divergence. */
+  const replayTimers: Record<string, true> = create(null);
+  /** Set once the program did something the record does not have: the host is ending the run. */
+  let diverged = false;
+
+  function closeClockRun(): void {
+    if (clockReads === 0) return;
+    recorded[recorded.length] = clockReads === 1 ? `c${clockValue}` : `c${clockValue}*${clockReads}`;
+    clockReads = 0;
+  }
+
+  function record(entry: string): void {
+    closeClockRun();
+    recorded[recorded.length] = entry;
+    if (recorded.length >= SHIP_AT) send("replay", 0, "");
+  }
+
+  /** Every call to the host goes through here, carrying what was recorded since the last one. */
+  function send(kind: Parameters<SendToHost>[0], id: number, payload: string): string | null {
+    if (recorded.length === 0 && clockReads === 0) return toHost(kind, id, payload, "");
+    closeClockRun();
+    const entries = stringify(recorded);
+    recorded = [];
+    return toHost(kind, id, payload, entries);
+  }
+
+  function describeEntry(entry: string | undefined): string {
+    if (entry === undefined) return "no more entries";
+    const kind = entry[0];
+    const rest = entry.slice(1);
+    if (kind === "c") return "a clock reading";
+    if (kind === "r") return "a random number";
+    if (kind === "a") return `the answer to tool call ${rest}`;
+    if (kind === "t") return `timer ${rest} firing`;
+    return `an unreadable entry ${stringify(entry.slice(0, 40))}`;
+  }
+
+  /**
+   * The program did something else than the record has next: the host ends
+   * the run (uncatchable). What the program gets back is beside the point;
+   * the error thrown only stops its current turn sooner.
+   */
+  function diverge(did: string): Error {
+    const had = replayLeft > 0 ? "a clock reading" : describeEntry(replayEntries[replayAt]);
+    const parts = stringify([had, did]);
+    replaying = false;
+    if (!diverged) {
+      diverged = true;
+      send("diverged", 0, parts);
+    }
+    return new ErrorCtor(`nondeterministic replay: the record has ${had} next, but the program ${did}`);
+  }
+
+  function endReplayIfDone(): void {
+    if (replayLeft === 0 && replayAt >= replayEntries.length) replaying = false;
+  }
+
+  /** The next recorded value of `kind` ("c" or "r"); throws when the record has something else next. */
+  function replayed(kind: string, did: string): number {
+    if (replayLeft === 0) {
+      const entry = replayEntries[replayAt] as string;
+      if (entry[0] !== kind) throw diverge(did);
+      const star = entry.indexOf("*");
+      const value = NumberCtor(star === -1 ? entry.slice(1) : entry.slice(1, star));
+      const count = star === -1 ? 1 : NumberCtor(entry.slice(star + 1));
+      if (entry.length < 2 || numberIsNaN(value) || !(count >= 1)) throw diverge(did);
+      replayValue = value;
+      replayLeft = count;
+    } else if (kind !== "c") throw diverge(did);
+    replayLeft--;
+    if (replayLeft === 0) {
+      replayAt++;
+      endReplayIfDone();
+    }
+    return replayValue;
+  }
+
+  /** `Date.now()`, and every other reading of the clock in the sandbox. */
+  function now(): number {
+    if (replaying) return replayed("c", "read the clock");
+    const value = clockNow();
+    if (value === clockValue && clockReads > 0) {
+      clockReads++;
+      return value;
+    }
+    closeClockRun();
+    clockValue = value;
+    clockReads = 1;
+    return value;
+  }
+
+  function random(): number {
+    if (replaying) return replayed("r", "drew a random number");
+    const value = mathRandom();
+    record(`r${value}`);
+    return value;
+  }
+
+  /**
+   * A delivery (`a<id>` or `t<id>`) is about to reach the program: recorded,
+   * or on replay checked against the record. False when the run diverged.
+   */
+  function delivering(entry: string, did: string): boolean {
+    if (diverged) return false;
+    if (!replaying) {
+      record(entry);
+      return true;
+    }
+    if (replayLeft > 0 || replayEntries[replayAt] !== entry) {
+      diverge(did);
+      return false;
+    }
+    replayAt++;
+    if (entry[0] === "t") delete replayTimers[entry.slice(1)];
+    endReplayIfDone();
+    return true;
+  }
+
+  /**
+   * Sent by the worker on replay when the next recorded delivery has not
+   * arrived and nothing is running: the program now waits. If it waits for
+   * nothing that could bring the recorded delivery (no such call in flight,
+   * no such timer set), or the record has a value it should have read
+   * before waiting, the run would hang until its deadline; it diverged.
+   */
+  function checkWaiting(): void {
+    if (!replaying || diverged) return;
+    const entry = replayEntries[replayAt];
+    if (replayLeft > 0 || entry === undefined) {
+      diverge("waits without reading it");
+      return;
+    }
+    const id = NumberCtor(entry.slice(1));
+    if (entry[0] === "a") {
+      if (pendingCalls[id] === undefined) diverge(`waits with no tool call ${entry.slice(1)} in flight`);
+    } else if (entry[0] === "t") {
+      if (timers[id] === undefined) diverge(`waits with no timer ${entry.slice(1)} set`);
+    } else diverge("waits without reading it");
+  }
+
+  /** The entries of earlier attempts, before any of the program's code runs (JSON array of strings). */
+  function replay(entriesJson: string): void {
+    const entries = parse(entriesJson) as string[];
+    replayEntries = entries;
+    replayAt = 0;
+    replaying = entries.length > 0;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as string;
+      if (entry[0] === "t") replayTimers[entry.slice(1)] = true;
+    }
+  }
+
+  /**
+   * `Date` with its clock readings recorded: `new Date()` and `Date()`
+   * read the clock through `now`; with arguments it is the built-in. The
+   * prototype stays the built-in's (with `constructor` pointing here), so
+   * `instanceof Date`, subclasses and every method work as before.
+   */
+  function DateShim(this: unknown, ...args: unknown[]): unknown {
+    if (new.target === undefined) return new DateCtor(now()).toString();
+    return construct(DateCtor, args.length === 0 ? [now()] : args, new.target);
+  }
+  const fixed = { writable: false, enumerable: false, configurable: false };
+  defineProperty(DateShim, "name", { value: "Date", configurable: true });
+  defineProperty(DateShim, "length", { value: 7, configurable: true });
+  defineProperty(DateShim, "prototype", { ...fixed, value: DateCtor.prototype });
+  defineProperty(DateCtor.prototype, "constructor", {
+    value: DateShim,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  const method = { writable: true, enumerable: false, configurable: true };
+  defineProperty(DateShim, "now", { ...method, value: now });
+  defineProperty(DateShim, "parse", { ...method, value: DateCtor.parse });
+  defineProperty(DateShim, "UTC", { ...method, value: DateCtor.UTC });
+  defineProperty(Math, "random", { ...method, value: random });
+
+  // `Intl.DateTimeFormat`'s `format()` and `formatToParts()` without a date format the current time: the clock again.
+  const DateTimeFormat = (global.Intl as { DateTimeFormat?: { prototype: object } } | undefined)?.DateTimeFormat;
+  if (DateTimeFormat !== undefined) {
+    const proto = DateTimeFormat.prototype as Record<string, unknown>;
+    const formatGetter = (Object.getOwnPropertyDescriptor(proto, "format") as PropertyDescriptor).get as Callable;
+    const formatToParts = proto.formatToParts as Callable;
+    defineProperty(proto, "format", {
+      configurable: true,
+      enumerable: false,
+      get(this: object) {
+        const bound = apply(formatGetter, this, []) as Callable;
+        return (date?: unknown) => bound(date === undefined ? now() : date);
+      },
+    });
+    defineProperty(proto, "formatToParts", {
+      ...method,
+      value: function formatToPartsShim(this: object, date?: unknown) {
+        return apply(formatToParts, this, [date === undefined ? now() : date]);
+      },
+    });
+  }
+
   // ---- run lifecycle ---------------------------------------------------------
 
   let failRun: (thrown: unknown) => void = () => {};
@@ -229,7 +476,11 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
       const finish = (outcome: RunOutcome) => {
         if (done) return;
         done = true;
+        // A program that ends with recorded deliveries or values still ahead took another path than the record.
+        if (replaying) diverge("finished");
         reportLeftovers();
+        // What was recorded since the last call out reaches the host before the run's end does.
+        if (recorded.length > 0 || clockReads > 0) send("replay", 0, "");
         resolve(stringify(outcome));
       };
       failRun = (thrown) => finish({ ok: false, error: describeThrown(thrown) });
@@ -415,7 +666,7 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
 
   function settleToolCall(id: number, payload: string): void {
     const call = pendingCalls[id];
-    if (call === undefined) return;
+    if (call === undefined || !delivering(`a${id}`, `received the answer to tool call ${id}`)) return;
     delete pendingCalls[id];
     let outcome: ToolOutcome;
     try {
@@ -551,9 +802,14 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
     if (activeTimers >= limits.maxTimers) {
       throw new RangeErrorCtor(`setTimeout(): more than ${limits.maxTimers} timers are pending`);
     }
-    const ms = Number(delay);
+    const ms = mathMax(NumberCtor(delay), 0);
     const id = ++timerSeq;
-    const refused = send("setTimer", id, StringCtor(mathMax(ms, 0)));
+    // The clock is read (and recorded) when a timer is set: on replay a timer the record does not have firing is
+    // due its delay after that recorded reading, which may be long past by now.
+    const fromRecord = replaying;
+    const setAt = now();
+    const wait = fromRecord ? mathMax(setAt + ms - clockNow(), 0) : ms;
+    const refused = send("setTimer", id, StringCtor(numberIsNaN(wait) ? 0 : wait));
     if (refused !== null) throw new RangeErrorCtor(refused);
     timers[id] = { callback: callback as Callable, args };
     activeTimers++;
@@ -562,6 +818,7 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
 
   function clearTimeout(id?: unknown): void {
     if (typeof id !== "number" || timers[id] === undefined) return;
+    if (replaying && replayTimers[id] === true) throw diverge(`cleared timer ${id}`);
     delete timers[id];
     activeTimers--;
     send("clearTimer", id, "");
@@ -569,7 +826,7 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
 
   function fireTimer(id: number): void {
     const timer = timers[id];
-    if (timer === undefined) return;
+    if (timer === undefined || !delivering(`t${id}`, `was handed timer ${id} firing`)) return;
     delete timers[id];
     activeTimers--;
     try {
@@ -605,11 +862,13 @@ export function prelude(send: SendToHost, limitsJson: string): PreludeHandle {
   install("console", console);
   install("setTimeout", setTimeout);
   install("clearTimeout", clearTimeout);
+  install("Date", DateShim);
 
   function deliver(kind: HostDelivery, id: number, payload: string): void {
     if (kind === "toolResult") settleToolCall(id, payload);
     else if (kind === "timer") fireTimer(id);
+    else if (kind === "waiting") checkWaiting();
   }
 
-  return freeze(assign(create(null), { deliver, run }));
+  return freeze(assign(create(null), { deliver, run, replay }));
 }

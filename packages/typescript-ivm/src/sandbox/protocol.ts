@@ -15,24 +15,38 @@ export type SandboxCall =
   | "output"
   /** A single `cyrnel.output(...)` patch was larger than the output limit; `id` is its length in UTF-16 units. */
   | "outputTooLarge"
-  /** `id`: the timer; `payload`: the delay in milliseconds. */
+  /** `id`: the timer; `payload`: how long to wait in milliseconds (its delay, less the time that passed since it was set on replay). */
   | "setTimer"
-  | "clearTimer";
+  | "clearTimer"
+  /** Nothing but the entries of the call's fourth argument (sent when many wait, and when the run ends). */
+  | "replay"
+  /** On replay, the program did something the record does not have; `payload`: JSON `[what the record had, what the program did]`. */
+  | "diverged";
 
 /**
  * The host side of {@link SandboxCall}s. Runs synchronously on the host's
  * main thread while the isolate waits (which also throttles floods of
  * console lines). Returns `null` when accepted, otherwise a message the
  * prelude throws inside the sandbox.
+ *
+ * `replay` is what the prelude recorded for durable runs since its last
+ * call (a JSON array of entries, see the prelude), or `""`: the host passes
+ * it on before it handles the call itself.
  */
-export type SendToHost = (kind: SandboxCall, id: number, payload: string) => string | null;
+export type SendToHost = (kind: SandboxCall, id: number, payload: string, replay: string) => string | null;
 
 /** What the host pushes into the sandbox, through `PreludeHandle.deliver`. */
 export type HostDelivery =
   /** `id`: the pending tool call; `payload`: JSON {@link ToolOutcome}. */
   | "toolResult"
   /** `id`: the timer that is due. */
-  | "timer";
+  | "timer"
+  /**
+   * On replay: the next recorded delivery has not arrived and the isolate
+   * is idle; the prelude checks that the program waits for something that
+   * can bring it (see worker/replay-order.ts).
+   */
+  | "waiting";
 
 /** The settled value of one tool call, as the host sends it back. */
 export type ToolOutcome =
@@ -51,6 +65,8 @@ export interface PreludeHandle {
    * {@link RunOutcome}, never rejects.
    */
   run(fn: unknown, servicesJson: string): Promise<string>;
+  /** On a resumed run, before its code is compiled: the entries of earlier attempts (JSON array of strings). */
+  replay(entriesJson: string): void;
 }
 
 /** Limits the prelude enforces before anything crosses to the host. */

@@ -190,6 +190,7 @@ export class Supervisor {
         source: typeof input.code === "string" ? input.code : "",
         servicesJson: catalog.json,
         timeoutMs: this.timeoutOf(input),
+        ...replayOf(input),
         resolve,
         worker: null,
         killRequested: false,
@@ -371,8 +372,15 @@ export class Supervisor {
       worker.dispatchedSinceReport++;
       worker.dispatched++;
       this.report("setState", () => this.bindings.setState(tracked.executionId, "running"));
-      const { executionId, source, servicesJson, timeoutMs } = tracked;
-      worker.send({ type: "run", executionId, source, servicesJson, timeoutMs });
+      const { executionId, source, servicesJson, timeoutMs, replay } = tracked;
+      worker.send({
+        type: "run",
+        executionId,
+        source,
+        servicesJson,
+        timeoutMs,
+        ...(replay === undefined ? {} : { replay }),
+      });
     }
   }
 
@@ -479,6 +487,10 @@ export class Supervisor {
         break;
       case "error":
         this.report("setError", () => this.bindings.setError(executionId, message.message));
+        break;
+      case "replay":
+        // Before whatever the run reported after reading these values: the worker sends them first.
+        this.report("recordReplay", () => this.bindings.recordReplay?.(executionId, message.entries));
         break;
     }
   }
@@ -596,6 +608,18 @@ export class Supervisor {
       });
     }
   }
+}
+
+/**
+ * The record a resumed durable run replays (see `ExecutionInput.replay`).
+ * Entries are this module's own text handed back; anything but a string
+ * becomes an entry the prelude cannot read, so the run ends as a
+ * divergence when it gets there rather than replaying something else.
+ */
+function replayOf(input: ExecutionInput): { replay?: string[] } {
+  const entries: unknown = input.replay;
+  if (!Array.isArray(entries) || entries.length === 0) return {};
+  return { replay: entries.map((entry) => (typeof entry === "string" ? entry : "?")) };
 }
 
 function degraded(reason: string): EnvironmentHealth {

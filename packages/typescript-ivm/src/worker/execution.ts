@@ -5,6 +5,7 @@ import { clampMessage, isolateFailed, memoryLimitExceeded, timedOut, unhandledRe
 import type { HostDelivery, PreludeLimits } from "../sandbox/protocol.js";
 import { describeCompileError, USER_LINE_OFFSET } from "../transpile.js";
 import { type BridgeLimits, type BridgeOwner, HostBridge, type RunReporter } from "./host-bridge.js";
+import { ReplayOrder } from "./replay-order.js";
 import type { FreshIsolate } from "./warm-isolates.js";
 
 /** The file name user code is compiled under; it shows up in stack traces as `code.ts:line:column`. */
@@ -70,6 +71,8 @@ export class Execution implements BridgeOwner {
   private pausedRemainingMs: number | null = null;
   private deliverRef: ivm.Reference | null = null;
   private readonly bridge: HostBridge;
+  /** On a resumed durable run: holds deliveries back to the order its record has. */
+  private readonly order: ReplayOrder | null;
 
   constructor(
     private readonly request: ExecutionRequest,
@@ -82,6 +85,9 @@ export class Execution implements BridgeOwner {
       this.resolveDone = resolve;
     });
     this.bridge = new HostBridge(this, reporter, settings, logger);
+    const replay = request.replay ?? [];
+    this.order =
+      replay.length === 0 ? null : new ReplayOrder(replay, (kind, id, payload) => this.push(kind, id, payload));
   }
 
   isRunning(): boolean {
@@ -138,18 +144,32 @@ export class Execution implements BridgeOwner {
   }
 
   deliver(kind: HostDelivery, id: number, payload: string): void {
-    const target = this.deliverRef;
-    if (target === null || !this.isRunning()) return;
-    target
-      .apply(undefined, [kind, id, payload], { arguments: { copy: true } })
-      .catch((error: unknown) => this.onIsolateError(error, "in promise"));
+    if (this.order === null) void this.push(kind, id, payload);
+    else this.order.offer(kind, id, payload);
   }
 
-  private async runInIsolate({ isolate, context, deliver, run, connect }: FreshIsolate): Promise<void> {
+  firesOnTurn(timerId: number): boolean {
+    return this.order?.firesOnTurn(timerId) ?? false;
+  }
+
+  private push(kind: HostDelivery, id: number, payload: string): Promise<void> {
+    const target = this.deliverRef;
+    if (target === null || !this.isRunning()) return Promise.resolve();
+    return target.apply(undefined, [kind, id, payload], { arguments: { copy: true } }).then(
+      () => {},
+      (error: unknown) => this.onIsolateError(error, "in promise"),
+    );
+  }
+
+  private async runInIsolate({ isolate, context, deliver, run, replay, connect }: FreshIsolate): Promise<void> {
     try {
       // The sandbox surface was installed while the isolate waited as a spare; only the bridge is the run's own.
       connect(this.bridge.receive);
       this.deliverRef = deliver;
+      // Before any of the code runs, so that even its first clock reading comes from the record. Nothing of the
+      // user's has run in the isolate yet, so the synchronous call cannot wait on it.
+      const entries = this.request.replay ?? [];
+      if (entries.length > 0) replay.applySync(undefined, [JSON.stringify(entries)]);
 
       // Compiled and evaluated in one call (each asynchronous call is a round trip to the isolate's thread). The
       // script's value is the wrapper function; only code that closes the wrapper early runs here.
@@ -168,9 +188,11 @@ export class Execution implements BridgeOwner {
       if (!this.isRunning()) return;
       let outcome: unknown;
       try {
-        outcome = await run.apply(undefined, [fn.derefInto(), this.request.servicesJson], {
+        const running = run.apply(undefined, [fn.derefInto(), this.request.servicesJson], {
           result: { promise: true, copy: true },
         });
+        this.order?.started();
+        outcome = await running;
       } catch (error) {
         this.onIsolateError(error, "in promise");
         return;

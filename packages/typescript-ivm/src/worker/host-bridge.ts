@@ -1,5 +1,5 @@
 import type { InvokeInput, Logger } from "@cyrnel/sdk";
-import { logTruncated, outputTooLarge } from "../messages.js";
+import { clampMessage, logTruncated, nondeterministicReplay, outputTooLarge } from "../messages.js";
 import type { HostDelivery, SandboxCall } from "../sandbox/protocol.js";
 
 /** Where a run's effects go. In the worker each of these becomes an IPC message to the host process. */
@@ -10,6 +10,8 @@ export interface RunReporter {
   emitStdout(executionId: number, chunk: string): void;
   emitStderr(executionId: number, chunk: string): void;
   emitOutput(executionId: number, patch: Record<string, unknown>): void;
+  /** Entries the prelude recorded for durable runs, in order; passed on before anything reported after them. */
+  recordReplay(executionId: number, entries: string[]): void;
 }
 
 export interface BridgeLimits {
@@ -31,6 +33,8 @@ export interface BridgeOwner {
   deliver(kind: HostDelivery, id: number, payload: string): void;
   /** Ends the run as `failed` with `message`, from the host side (uncatchable by user code). */
   fail(message: string): void;
+  /** On replay: whether the record has timer `id` firing ahead, so it fires on its turn instead of after its delay. */
+  firesOnTurn(timerId: number): boolean;
 }
 
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
@@ -57,17 +61,20 @@ export class HostBridge {
   ) {}
 
   /** The function handed to the isolate as an `ivm.Callback`; runs synchronously while the isolate waits. */
-  readonly receive = (kind: unknown, id: unknown, payload: unknown): string | null => {
+  readonly receive = (kind: unknown, id: unknown, payload: unknown, replay: unknown): string | null => {
     if (!this.owner.isRunning()) return "the execution has ended";
     if (
       typeof kind !== "string" ||
       typeof id !== "number" ||
       !Number.isSafeInteger(id) ||
-      typeof payload !== "string"
+      typeof payload !== "string" ||
+      typeof replay !== "string"
     ) {
       return "cyrnel: malformed bridge call";
     }
     try {
+      // First: the host must have what the program read before anything it did afterwards.
+      if (replay !== "" && !this.recordReplay(replay)) return "cyrnel: malformed bridge call";
       switch (kind as SandboxCall) {
         case "invoke":
           return this.startToolCall(id, payload);
@@ -84,6 +91,10 @@ export class HostBridge {
         case "clearTimer":
           this.clearTimer(id);
           return null;
+        case "replay":
+          return null;
+        case "diverged":
+          return this.diverged(payload);
         default:
           return "cyrnel: unknown bridge call";
       }
@@ -101,6 +112,24 @@ export class HostBridge {
   close(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  private recordReplay(text: string): boolean {
+    const entries = parseJson(text);
+    if (!Array.isArray(entries) || !entries.every((entry) => typeof entry === "string")) return false;
+    if (entries.length > 0) this.reporter.recordReplay(this.owner.executionId, entries);
+    return true;
+  }
+
+  private diverged(payload: string): string {
+    const parts = parseJson(payload);
+    const [had, did] = Array.isArray(parts) ? parts : [];
+    const message = nondeterministicReplay(
+      clampMessage(typeof had === "string" ? had : "something else", 200),
+      clampMessage(typeof did === "string" ? did : "did something else", 200),
+    );
+    this.owner.fail(message);
+    return message;
   }
 
   private startToolCall(id: number, payload: string): string | null {
@@ -177,9 +206,14 @@ export class HostBridge {
     if (this.timers.size >= this.limits.maxTimers && !this.timers.has(id)) {
       return `setTimeout(): more than ${this.limits.maxTimers} timers are pending`;
     }
+    this.clearTimer(id);
+    if (this.owner.firesOnTurn(id)) {
+      // Replaying a run that slept an hour must not sleep again: the record says this timer fired, so it is ready.
+      this.owner.deliver("timer", id, "");
+      return null;
+    }
     const requested = Number(payload);
     const delay = Number.isFinite(requested) ? Math.min(Math.max(requested, 0), MAX_TIMER_DELAY_MS) : 0;
-    this.clearTimer(id);
     const timer = setTimeout(() => {
       this.timers.delete(id);
       this.owner.deliver("timer", id, "");

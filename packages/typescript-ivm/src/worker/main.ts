@@ -34,6 +34,7 @@ const reporter: RunReporter = {
   emitStdout: (executionId, chunk) => send({ type: "stdout", executionId, chunk }),
   emitStderr: (executionId, chunk) => send({ type: "stderr", executionId, chunk }),
   emitOutput: (executionId, patch) => send({ type: "output", executionId, patch }),
+  recordReplay: (executionId, entries) => send({ type: "replay", executionId, entries }),
 };
 
 const log =
@@ -64,9 +65,9 @@ const guard = new MemoryGuard(options.memoryBudgetMb * 1024 * 1024, scheduler, (
 process.on("message", (message: ToWorker) => {
   switch (message.type) {
     case "run": {
-      const { executionId, source, servicesJson, timeoutMs } = message;
+      const { executionId, source, servicesJson, timeoutMs, replay } = message;
       guard.executionStarted();
-      void scheduler.run({ executionId, source, servicesJson, timeoutMs }).then((exit) => {
+      void scheduler.run({ executionId, source, servicesJson, timeoutMs, replay }).then((exit) => {
         send({ type: "done", executionId, exit });
         guard.executionEnded();
       });

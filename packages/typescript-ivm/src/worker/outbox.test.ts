@@ -63,4 +63,23 @@ describe("Outbox", () => {
         { type: "stdout", executionId: 1, chunk: "later\n" },
       ]);
   });
+
+  it("joins replay entries to the execution's waiting replay message, which goes out first", () => {
+    const { sent, outbox } = recording();
+    outbox.send({ type: "stdout", executionId: 1, chunk: "opens the window\n" });
+    sent.length = 0;
+    outbox.send({ type: "replay", executionId: 1, entries: ["c1"] });
+    outbox.send({ type: "stdout", executionId: 1, chunk: "a\n" });
+    outbox.send({ type: "replay", executionId: 2, entries: ["r0.5"] });
+    outbox.send({ type: "replay", executionId: 1, entries: ["c2"] });
+    outbox.send({ type: "stdout", executionId: 1, chunk: "b\n" });
+    outbox.send({ type: "invoke", executionId: 1, callId: 1, input: { serviceId: "s", toolId: "t", parameters: {} } });
+    expect(sent).toEqual([
+      { type: "replay", executionId: 1, entries: ["c1", "c2"] },
+      { type: "stdout", executionId: 1, chunk: "a\n" },
+      { type: "replay", executionId: 2, entries: ["r0.5"] },
+      { type: "stdout", executionId: 1, chunk: "b\n" },
+      { type: "invoke", executionId: 1, callId: 1, input: { serviceId: "s", toolId: "t", parameters: {} } },
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { FromWorker } from "../ipc.js";
 
-type Coalescible = Extract<FromWorker, { type: "stdout" | "stderr" | "output" }>;
+type Coalescible = Extract<FromWorker, { type: "stdout" | "stderr" | "output" | "replay" }>;
+type Replay = Extract<FromWorker, { type: "replay" }>;
 
 /** How long a coalesced message may wait: short enough for live followers, long enough to batch a tight loop. */
 const FLUSH_AFTER_MS = 10;
@@ -19,9 +20,18 @@ const FLUSH_AFTER_MS = 10;
  * never delayed (a kill right after it must not lose it), a flood costs the
  * host one message per window. Any other message flushes what is pending
  * first, so the host sees everything in the order it was sent.
+ *
+ * Replay entries (durable runs) are coalesced too, and further: into the
+ * execution's replay message already waiting, wherever it is. Entries may
+ * reach the host earlier than they were sent, never later, and that is
+ * all their rule asks (recorded before what the program did after reading
+ * them); a loop of `console.log(Date.now())` then still costs a message or
+ * two per window rather than two per line.
  */
 export class Outbox {
   private readonly pending: Coalescible[] = [];
+  /** The replay message of each execution among `pending`, which later entries join. */
+  private readonly pendingReplays = new Map<number, Replay>();
   /** Set while a window is open: coalescible messages wait for it to close. */
   private window: NodeJS.Timeout | undefined;
 
@@ -38,6 +48,7 @@ export class Outbox {
 
   /** Sends everything pending now, in order. */
   flush(): void {
+    this.pendingReplays.clear();
     for (const message of this.pending.splice(0)) this.deliver(message);
   }
 
@@ -45,6 +56,17 @@ export class Outbox {
     if (this.window === undefined) {
       this.deliver(message);
       this.openWindow();
+      return;
+    }
+    if (message.type === "replay") {
+      const waiting = this.pendingReplays.get(message.executionId);
+      if (waiting !== undefined) {
+        for (const entry of message.entries) waiting.entries.push(entry);
+        return;
+      }
+      const copy = { ...message, entries: [...message.entries] };
+      this.pendingReplays.set(message.executionId, copy);
+      this.pending.push(copy);
       return;
     }
     const last = this.pending.at(-1);
@@ -69,5 +91,7 @@ export class Outbox {
 }
 
 function isCoalescible(message: FromWorker): message is Coalescible {
-  return message.type === "stdout" || message.type === "stderr" || message.type === "output";
+  return (
+    message.type === "stdout" || message.type === "stderr" || message.type === "output" || message.type === "replay"
+  );
 }

@@ -3,7 +3,7 @@ import { prelude } from "../sandbox/prelude.js";
 import type { PreludeHandle } from "../sandbox/protocol.js";
 
 /** The Node end of the sandbox's `send` (HostBridge.receive): everything that arrives is untrusted. */
-export type Receiver = (kind: unknown, id: unknown, payload: unknown) => string | null;
+export type Receiver = (kind: unknown, id: unknown, payload: unknown, replay: unknown) => string | null;
 
 /** Called when V8 loses control of an isolate; the process must be replaced (see the worker entry). */
 export type CatastropheHandler = (isolate: ivm.Isolate, message: string) => void;
@@ -36,6 +36,8 @@ export interface Prepared {
   /** The prelude's `deliver` and `run` (see sandbox/protocol.ts), held only on this side. */
   deliver: ivm.Reference;
   run: ivm.Reference;
+  /** The prelude's `replay`, called only for a resumed durable run. */
+  replay: ivm.Reference;
   /**
    * Where the sandbox's calls go from now on. Until a run connects, the
    * isolate has no user code in it and makes no calls.
@@ -158,18 +160,20 @@ export class WarmIsolates {
     if (cache === undefined || compiled.cachedDataRejected === true) this.preludeCache = compiled.cachedData;
     const install = script.runSync(context, { reference: true }) as ivm.Reference;
     let receive: Receiver | null = null;
-    const send = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) =>
-      receive === null ? "the execution has not started" : receive(kind, id, payload),
+    const send = new ivm.Callback((kind: unknown, id: unknown, payload: unknown, replay: unknown) =>
+      receive === null ? "the execution has not started" : receive(kind, id, payload, replay),
     );
     const handle = install.applySync(undefined, [send, this.preludeLimitsJson], {
       result: { reference: true },
     }) as ivm.Reference<PreludeHandle>;
     const deliver = handle.getSync("deliver", { reference: true });
     const run = handle.getSync("run", { reference: true });
+    const replay = handle.getSync("replay", { reference: true });
     return {
       context,
       deliver,
       run,
+      replay,
       connect: (to) => {
         receive = to;
       },
