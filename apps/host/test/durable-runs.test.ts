@@ -1,7 +1,8 @@
 /**
  * Durable runs, proven on a fixed small sample (the 500-run campaign is bench/durable-runs.mjs): real hosts run
  * programs of several calls each — reads, an idempotent PUT inside a `Promise.all`, a non-idempotent POST carrying a
- * key unique to the run — against a local upstream that answers after a random delay and counts what reaches it
+ * key unique to the run and a `Math.random()` nonce, after a clock read (a resumed run must get both again) —
+ * against a local upstream that answers after a random delay and counts what reaches it
  * (test/support/durable-api.mjs). Hosts are SIGKILLed at random moments while the runs go on:
  *
  * - SQLite: the one host, restarted on the same data directory after each kill;
@@ -13,7 +14,8 @@
  * approval. The operator denies the re-send when the upstream already counted that key (approving it would send it
  * twice) and approves it when it did not; the program reads a denied order back (`getOrder`), so its output is the
  * same either way. In the end every run is idle and `success` with the output an uninterrupted run gives, every
- * POST key reached the upstream exactly once, no approval is left pending, and only POSTs asked for one.
+ * POST key reached the upstream exactly once, no approval is left pending, and only POSTs asked for one (with the
+ * re-send question). Some run must have been resumed (`executions.attempts`), or the sample proved nothing.
  *
  * No timed assertions: each step waits for what it expects; the test's timeout is the only clock. A round's kill
  * comes once the upstream received the POSTs of a random number of the round's runs, drawn from a seeded generator
