@@ -64,6 +64,9 @@ import { loadTracing, traceIdsOf } from "./telemetry/load-tracing.js";
 import type { Tracing } from "./telemetry/tracing.js";
 import { HOST_VERSION } from "./version.js";
 
+/** How often pending approvals are checked for expiry by their rows (those whose calls no host holds). */
+const APPROVAL_SWEEP_MS = 2_000;
+
 /** What the record of a call left in flight by a stopped host shows for its parameters (the journal keeps a digest). */
 const UNKNOWN_PARAMETERS = "[not kept: the call was in flight when the host running its process stopped]";
 
@@ -196,6 +199,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     store: db.approvals,
     logger,
     timeoutMs: config.approvalTimeoutMs,
+    timeoutOf: (serviceId) => policies.approvalTimeoutOf(serviceId),
     maxPendingPerKey: config.pendingApprovalsLimit,
     // An approval holds at most what a direct invoke may send.
     parametersLimitBytes: config.bodyLimitBytes,
@@ -305,6 +309,17 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     storage: storageHealth,
     tracing,
     journal: { store: db.journal, limitBytes: config.journalLimitBytes },
+    suspendEvictMs: config.suspendEvictMs,
+    approvalsPendingOfRun: (executionId) => db.approvals.pendingOfRun(executionId),
+    // One host: a run evicted just as its approval was decided resumes at once (the queue does it with many).
+    ...(!cluster && {
+      evicted: ({ processId, executionId }: { processId: number; executionId: number }) =>
+        void runner
+          .approvalSettled({ processId, executionId })
+          .catch((error) =>
+            logger.error("could not resume an evicted run", { process: processId, error: messageOf(error) }),
+          ),
+    }),
     unknownCalls: ({ processId, executionId, keyId }, inFlight) => {
       for (const call of inFlight) {
         calls.record({
@@ -328,6 +343,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   processEvents.on("runEnding", ({ processId, reason }) => approvals.expireProcess(processId, reason));
   processEvents.on("runDetached", async ({ processId }) => approvals.releaseProcess(processId));
   if (cluster) processEvents.on("approvalDecided", ({ approval }) => cluster.approvalDecided(approval));
+  else processEvents.on("approvalDecided", ({ approval }) => runner.approvalSettled(approval));
   processEvents.onNotice("approvalChanged", ({ approval }) =>
     runner.publish(approval.processId, { type: "approval", ...approval }),
   );
@@ -356,6 +372,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     environment: () => moduleEntries.activeEnvironment(),
     ...(clusterQueueDepth && { clusterQueueDepth }),
   });
+  // Approvals no call of this host waits for (their runs were let go of) expire by the rows, on every host.
+  const stopApprovalSweep = approvals.sweepEvery(APPROVAL_SWEEP_MS);
   const retention = new ProcessRetention({ store: processStore, logger, spaceFreed: () => db.spaceFreed() });
   retention.keepFor(config.processesRetentionDays);
   const modulesDir = join(config.dataDir, "modules");
@@ -486,9 +504,14 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       ...(options.consoleBuild && { consoleBuild: options.consoleBuild }),
     },
   );
-  if (resumable.length > 0) {
-    logger.info("resuming the runs the last stop left unfinished", { count: resumable.length });
-    await runner.resume(resumable);
+  // A run that waits for an approval stays as it is (evicted: rows, no sandbox) until its approvals are decided.
+  const resumeNow: UnfinishedRun[] = [];
+  for (const run of resumable) {
+    if (run.state !== "suspended" || (await db.approvals.pendingOfRun(run.executionId)) === 0) resumeNow.push(run);
+  }
+  if (resumeNow.length > 0) {
+    logger.info("resuming the runs the last stop left unfinished", { count: resumeNow.length });
+    await runner.resume(resumeNow);
   }
   // Last: the lease's clock runs from here, so the work of starting (modules, routes) never eats into it.
   await cluster?.start({
@@ -538,6 +561,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       await listener?.stop();
       await moduleRegistry.stop();
       retention.stop();
+      stopApprovalSweep();
       await calls.stop();
       await db.close();
       // Last: the spans of what ended while stopping are sent too.

@@ -126,6 +126,7 @@ export class ExecutionClaims implements RunClaims {
       `SELECT id AS "executionId", process_id AS "processId" FROM executions
        WHERE claimed_by IS NULL AND finished_at IS NULL AND NOT kill_requested
          AND enqueued_at < now() - $1 * interval '1 millisecond'
+         AND NOT EXISTS (SELECT 1 FROM processes p WHERE p.id = process_id AND p.state = 'suspended')
        ORDER BY id LIMIT 1000`,
       [olderThanMs],
     );
@@ -146,7 +147,9 @@ export class ExecutionRuns {
   async waitingCount(limit: number): Promise<number> {
     const { rows } = await this.pool.query(
       `SELECT count(*)::int AS n FROM (
-         SELECT 1 FROM executions WHERE claimed_by IS NULL AND finished_at IS NULL LIMIT $1
+         SELECT 1 FROM executions e WHERE e.claimed_by IS NULL AND e.finished_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM processes p WHERE p.id = e.process_id AND p.state = 'suspended')
+         LIMIT $1
        ) AS waiting`,
       [limit],
     );
@@ -266,7 +269,8 @@ export class ExecutionRuns {
    */
   endTimedOutWaiting(): Promise<QueuedRun[]> {
     return this.endTimedOut(
-      `e.claimed_by IS NULL AND e.enqueued_at + p.timeout_ms * interval '1 millisecond' < now()`,
+      `e.claimed_by IS NULL AND p.state <> 'suspended'
+       AND e.enqueued_at + p.timeout_ms * interval '1 millisecond' < now()`,
       [],
       "ms waiting in the queue; the code never ran",
     );
@@ -360,10 +364,16 @@ export class ExecutionRuns {
    * runs to queue again (their jobs are the caller's, in the same transaction).
    */
   async requeueDurable(hostIds: readonly string[], tx: Queryable, executionId?: number): Promise<QueuedRun[]> {
+    // A run that waits for an approval stays unqueued (evicted) until its approvals are decided (`wakeEvicted`).
     const { rows } = await tx.query(
-      `UPDATE executions SET claimed_by = NULL, claimed_at = NULL, enqueued_at = now(), attempts = attempts + 1
-       WHERE claimed_by = ANY($1) AND finished_at IS NULL AND not_durable IS NULL AND ($2::int IS NULL OR id = $2)
-       RETURNING id AS "executionId", process_id AS "processId"`,
+      `WITH freed AS (
+         UPDATE executions SET claimed_by = NULL, claimed_at = NULL, enqueued_at = now(), attempts = attempts + 1
+         WHERE claimed_by = ANY($1) AND finished_at IS NULL AND not_durable IS NULL AND ($2::int IS NULL OR id = $2)
+         RETURNING id, process_id
+       )
+       SELECT f.id AS "executionId", f.process_id AS "processId" FROM freed f JOIN processes p ON p.id = f.process_id
+       WHERE NOT (p.state = 'suspended'
+         AND EXISTS (SELECT 1 FROM approvals a WHERE a.execution_id = f.id AND a.state = 'pending'))`,
       [hostIds, executionId ?? null],
     );
     const requeued = toQueuedRuns(rows);
@@ -373,6 +383,44 @@ export class ExecutionRuns {
       ]);
     }
     return requeued;
+  }
+
+  /**
+   * This host evicts a run that waits for an approval (it holds no sandbox while it waits): the run is let go of
+   * without a job, its process stays `suspended`, and a new attempt is begun. It is queued again once no approval
+   * of it is pending (`wakeEvicted`), at once if one was decided while it was being let go of. Resolves the run
+   * when it must be queued now (its job is the caller's, in the same transaction).
+   */
+  async evict(run: QueuedRun, hostId: string, tx: Queryable): Promise<QueuedRun[]> {
+    const { rows } = await tx.query(
+      `UPDATE executions SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
+       WHERE id = $1 AND claimed_by = $2 AND finished_at IS NULL AND not_durable IS NULL
+       RETURNING id`,
+      [run.executionId, hostId],
+    );
+    if (rows.length === 0) return [];
+    return this.wakeEvicted(run.executionId, tx);
+  }
+
+  /**
+   * An evicted run (unclaimed, its process `suspended`) whose approvals are all decided goes back in the queue,
+   * to be resumed from its journal; resolves it then (its job is the caller's).
+   */
+  async wakeEvicted(executionId: number, tx: Queryable): Promise<QueuedRun[]> {
+    const { rows } = await tx.query(
+      `UPDATE executions e SET enqueued_at = now()
+       FROM processes p
+       WHERE e.id = $1 AND p.id = e.process_id AND e.claimed_by IS NULL AND e.finished_at IS NULL
+         AND p.state = 'suspended'
+         AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.execution_id = e.id AND a.state = 'pending')
+       RETURNING e.id AS "executionId", e.process_id AS "processId"`,
+      [executionId],
+    );
+    const woken = toQueuedRuns(rows);
+    if (woken.length > 0) {
+      await tx.query("UPDATE processes SET state = 'queued' WHERE id = ANY($1)", [woken.map((w) => w.processId)]);
+    }
+    return woken;
   }
 
   // ---- the executing host ------------------------------------------------------------

@@ -222,10 +222,20 @@ export class ProcessCluster {
     return rows.map((row: { id: string }) => Number(row.id));
   };
 
-  /** A decision made through this host, for the host whose call waits for it. */
+  /**
+   * A decision made through this host, for the host whose call waits for it; a run that was evicted while it
+   * waited (no host has it) goes back in the queue once none of its approvals is pending.
+   */
   readonly approvalDecided = async (approval: ApprovalSummary): Promise<void> => {
     if (approval.state === "pending") return;
     await this.signals.approvalDecided(approval.processId, approval.id, approval.state);
+    const executionId = approval.executionId;
+    if (executionId === null) return;
+    await inTransaction(this.options.db.$client, async (tx) => {
+      const woken = await this.runs.wakeEvicted(executionId, tx);
+      await this.queue.dropJobs(woken, tx);
+      for (const run of woken) await this.queue.enqueue(run, tx);
+    });
   };
 
   /**
@@ -364,6 +374,17 @@ export class ProcessCluster {
               ...run,
             });
           }
+        });
+      },
+      // Evicted while it waits for an approval: no host has it until the approval is decided.
+      evict: async () => {
+        await parts.flushCalls();
+        await publisher.end(async () => {
+          await inTransaction(this.options.db.$client, async (tx) => {
+            const woken = await this.runs.evict(run, hostId, tx);
+            await this.queue.dropJobs(woken, tx);
+            for (const again of woken) await this.queue.enqueue(again, tx);
+          });
         });
       },
       // Let go without ending (this host stops): the run goes back in the queue, for a host to resume it.

@@ -42,9 +42,18 @@ export const PolicyRule = Type.Object(
   { additionalProperties: false },
 );
 
+/** Longest wait for an operator's decision a policy may set (the longest Node timer, about 24.8 days). */
+export const MAX_APPROVAL_TIMEOUT_MS = 2_147_483_647;
+
 export const ServicePolicy = Type.Object({
   default: PolicyAction,
   rules: Type.Array(PolicyRule, { description: "The first rule that matches a tool decides; else `default`" }),
+  approvalTimeoutMs: Nullable(Type.Integer(), {
+    description:
+      "How long a call of this service waits for an operator's decision before its approval expires, in ms; null: " +
+      "the host's CYRNEL_APPROVAL_TIMEOUT_MS. A run that waits holds no sandbox after CYRNEL_SUSPEND_EVICT_MS, so " +
+      "this may be days",
+  }),
 });
 
 /** `PUT /services/{id}/policy`: both fields optional (`default` allow, no rules). */
@@ -52,6 +61,12 @@ export const ServicePolicyBody = Type.Object(
   {
     default: Type.Optional(PolicyAction),
     rules: Type.Optional(Type.Array(PolicyRule, { maxItems: MAX_RULES })),
+    approvalTimeoutMs: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, maximum: MAX_APPROVAL_TIMEOUT_MS }), {
+        description:
+          "How long its calls wait for a decision, in ms (at most about 24.8 days); null or absent: the host's",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -328,6 +328,7 @@ export const servicePolicies = pgTable("service_policies", {
   rules: json("rules")
     .$type<{ tools?: string; readOnly?: boolean; destructive?: boolean; action: PolicyAction }[]>()
     .notNull(),
+  approvalTimeoutMs: integer("approval_timeout_ms"),
   updatedAt: ctext("updated_at").notNull(),
 });
 

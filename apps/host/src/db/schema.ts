@@ -248,6 +248,8 @@ export const servicePolicies = sqliteTable("service_policies", {
   rules: text("rules", { mode: "json" })
     .$type<{ tools?: string; readOnly?: boolean; destructive?: boolean; action: PolicyAction }[]>()
     .notNull(),
+  /** How long a call waits for an operator's decision; null: CYRNEL_APPROVAL_TIMEOUT_MS. */
+  approvalTimeoutMs: integer("approval_timeout_ms"),
   updatedAt: text("updated_at").notNull(),
 });
 

@@ -4,7 +4,7 @@
  * limit per key is counted under a lock of that key, so two hosts inserting
  * for one key take turns.
  */
-import { and, count, desc, eq, getTableColumns, isNull, lt, notInArray, or, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, isNull, lt, notInArray, or, type SQL } from "drizzle-orm";
 import type {
   ApprovalFilter,
   ApprovalListRow,
@@ -105,6 +105,25 @@ export class SqlApprovalStore implements ApprovalStore {
         ? undefined
         : or(isNull(approvals.executionId), notInArray(approvals.executionId, [...except]));
     return this.expireWhere(and(eq(approvals.state, "pending"), kept), reason);
+  }
+
+  async pendingOfRun(executionId: number): Promise<number> {
+    const { approvals } = this.sql.tables;
+    const [row] = await this.sql.db
+      .select({ n: count() })
+      .from(approvals)
+      .where(and(eq(approvals.executionId, executionId), eq(approvals.state, "pending")));
+    return row?.n ?? 0;
+  }
+
+  oldestPending(limit: number): Promise<ApprovalSummary[]> {
+    const { approvals } = this.sql.tables;
+    return this.sql.db
+      .select(this.summary)
+      .from(approvals)
+      .where(eq(approvals.state, "pending"))
+      .orderBy(asc(approvals.id))
+      .limit(limit);
   }
 
   async forCall(processId: number, executionId: number, callIndex: number): Promise<ApprovalSummary | undefined> {

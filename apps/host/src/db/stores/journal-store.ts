@@ -116,7 +116,12 @@ export class SqlJournalStore implements JournalStore {
   async unfinished(): Promise<UnfinishedRun[]> {
     const { executions, processes } = this.sql.tables;
     return this.sql.db
-      .select({ processId: executions.processId, executionId: executions.id, notDurable: executions.notDurable })
+      .select({
+        processId: executions.processId,
+        executionId: executions.id,
+        notDurable: executions.notDurable,
+        state: processes.state,
+      })
       .from(executions)
       .innerJoin(processes, eq(processes.id, executions.processId))
       .where(and(isNull(executions.finishedAt), inArray(processes.state, ACTIVE_STATES)))

@@ -17,12 +17,17 @@ export class SqlPolicyStore implements PolicyStore {
   async get(serviceId: string): Promise<ServicePolicy | undefined> {
     const { servicePolicies } = this.sql.tables;
     const [row] = await this.sql.db.select().from(servicePolicies).where(eq(servicePolicies.serviceId, serviceId));
-    return row && { default: row.defaultAction, rules: row.rules };
+    return row && { default: row.defaultAction, rules: row.rules, approvalTimeoutMs: row.approvalTimeoutMs };
   }
 
   async put(serviceId: string, policy: ServicePolicy): Promise<void> {
     const { servicePolicies } = this.sql.tables;
-    const values = { defaultAction: policy.default, rules: policy.rules, updatedAt: new Date().toISOString() };
+    const values = {
+      defaultAction: policy.default,
+      rules: policy.rules,
+      approvalTimeoutMs: policy.approvalTimeoutMs,
+      updatedAt: new Date().toISOString(),
+    };
     try {
       await this.sql.write({ kind: "policy", id: serviceId }, (tx) =>
         tx

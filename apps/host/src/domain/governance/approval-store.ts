@@ -88,6 +88,10 @@ export interface ApprovalStore {
    * `except` (runs the host resumes, whose calls will wait for them again).
    */
   expirePending(reason: string, except?: readonly number[]): Promise<ApprovalSummary[]>;
+  /** How many approvals of a run are pending (an evicted run resumes once none is). */
+  pendingOfRun(executionId: number): Promise<number>;
+  /** The oldest pending approvals, at most `limit` (the expiry sweep). */
+  oldestPending(limit: number): Promise<ApprovalSummary[]>;
   /** The latest approval a call of a run asked for (its issue order), if any: a resumed run waits for it again. */
   forCall(processId: number, executionId: number, callIndex: number): Promise<ApprovalSummary | undefined>;
   /** The pending approvals of the processes of one key expired at once (the key was revoked). */

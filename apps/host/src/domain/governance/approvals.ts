@@ -30,11 +30,14 @@
  */
 import { createHash } from "node:crypto";
 import { APPROVAL_PREVIEW_CHARS, type Approval } from "../../contract/governance.js";
-import { CyrnelError, notFound } from "../../errors.js";
+import { CyrnelError, messageOf, notFound } from "../../errors.js";
 import type { HostLogger } from "../../log.js";
 import type { ProcessEvents } from "../processes/process-events.js";
 import { boundedJson } from "../secrets/secret-masks.js";
 import type { ApprovalFilter, ApprovalListRow, ApprovalStore, ApprovalSummary, Decision } from "./approval-store.js";
+
+/** Most pending approvals one expiry sweep looks at (oldest first). */
+const SWEEP_BATCH = 1000;
 
 /** Seconds a call refused for too many pending approvals is told to wait (`Retry-After`): decisions are people's. */
 export const PENDING_RETRY_AFTER_SECONDS = 60;
@@ -67,6 +70,8 @@ export interface ApprovalsOptions {
   logger: HostLogger;
   /** `CYRNEL_APPROVAL_TIMEOUT_MS`. */
   timeoutMs: number;
+  /** A service's own timeout, when its policy sets one (null: `timeoutMs`). */
+  timeoutOf?(serviceId: string): Promise<number | null>;
   /** `CYRNEL_PENDING_APPROVALS_LIMIT`: approvals one key (null: the bootstrap key, no auth) may have pending. */
   maxPendingPerKey: number;
   /** Largest JSON text of an approval's parameters, in UTF-8 bytes (`CYRNEL_BODY_LIMIT_BYTES`). */
@@ -152,11 +157,11 @@ export class Approvals {
     }
     const row = inserted;
     const { id, processId } = row;
+    const timeoutMs = await this.timeoutOf(row.serviceId);
+    // A resumed run waits for what is left of its approval's time.
+    const left = Math.max(0, Date.parse(row.createdAt) + timeoutMs - Date.now());
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => void this.expire(id, `nobody decided within ${this.options.timeoutMs} ms`),
-        this.options.timeoutMs,
-      );
+      const timer = setTimeout(() => void this.expire(id, `nobody decided within ${timeoutMs} ms`), left);
       timer.unref();
       this.waiting.set(id, {
         row,
@@ -247,14 +252,68 @@ export class Approvals {
     return approval as Approval;
   }
 
-  /** A page of approvals, each pending one with the time it expires (by this host's CYRNEL_APPROVAL_TIMEOUT_MS). */
+  /** A page of approvals, each pending one with the time it expires (its service's timeout, or the host's). */
   async list(filter: ApprovalFilter): Promise<ApprovalListItem[]> {
     const rows = await this.options.store.list(filter);
+    const timeouts = new Map<string, number>();
+    for (const row of rows) {
+      if (row.state === "pending" && !timeouts.has(row.serviceId)) {
+        timeouts.set(row.serviceId, await this.timeoutOf(row.serviceId));
+      }
+    }
     return rows.map((row) => ({
       ...row,
       expiresAt:
-        row.state === "pending" ? new Date(Date.parse(row.createdAt) + this.options.timeoutMs).toISOString() : null,
+        row.state === "pending"
+          ? new Date(Date.parse(row.createdAt) + (timeouts.get(row.serviceId) ?? this.options.timeoutMs)).toISOString()
+          : null,
     }));
+  }
+
+  /**
+   * Expires, every `intervalMs`, the pending approvals whose time is up that no call of this host waits for: the
+   * calls of runs the host let go of (evicted while they waited, or left by a host that stopped) wait for their
+   * approvals as rows only. The expiry is told like a decision, so the run resumes and its call fails
+   * `approval_expired`. Resolves a function that stops it.
+   */
+  sweepEvery(intervalMs: number): () => void {
+    let sweeping = false;
+    const timer = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      this.expireOverdue()
+        .catch((error) => this.options.logger.warn("the approvals' expiry sweep failed", { error: messageOf(error) }))
+        .finally(() => {
+          sweeping = false;
+        });
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** One round of `sweepEvery`; resolves how many it expired. */
+  async expireOverdue(): Promise<number> {
+    let expired = 0;
+    for (const row of await this.options.store.oldestPending(SWEEP_BATCH)) {
+      if (this.waiting.has(row.id)) continue;
+      const timeoutMs = await this.timeoutOf(row.serviceId);
+      if (Date.parse(row.createdAt) + timeoutMs > Date.now()) continue;
+      try {
+        await this.decideAndTell(row.id, {
+          state: "expired",
+          decidedBy: null,
+          reason: `nobody decided within ${timeoutMs} ms`,
+        });
+        expired++;
+      } catch (error) {
+        if (!(error instanceof CyrnelError && error.code === "conflict")) throw error;
+      }
+    }
+    return expired;
+  }
+
+  private async timeoutOf(serviceId: string): Promise<number> {
+    return (await this.options.timeoutOf?.(serviceId).catch(() => null)) ?? this.options.timeoutMs;
   }
 
   /**

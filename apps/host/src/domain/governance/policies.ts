@@ -60,6 +60,11 @@ export class Policies {
     return this.get(serviceId);
   }
 
+  /** How long a call of the service waits for a decision, when its policy says (null: the host's default). */
+  async approvalTimeoutOf(serviceId: string): Promise<number | null> {
+    return (await this.store.get(serviceId))?.approvalTimeoutMs ?? null;
+  }
+
   /** What a call of this tool gets. */
   async actionFor(tool: PolicySubject & { serviceId: string }): Promise<PolicyAction> {
     if (this.compiledAt !== this.revision) {

@@ -54,7 +54,7 @@ describe("CompiledPolicy", () => {
     deletePet: { id: "deletePet", annotations: { readOnly: false, destructive: true, idempotent: true } },
     custom: { id: "custom", annotations: {} },
   };
-  const decide = (policy: ServicePolicy) => {
+  const decide = (policy: Pick<ServicePolicy, "default" | "rules">) => {
     const compiled = new CompiledPolicy(policy);
     return Object.fromEntries(Object.entries(tools).map(([id, tool]) => [id, compiled.actionFor(tool)]));
   };

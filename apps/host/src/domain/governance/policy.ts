@@ -31,10 +31,16 @@ export interface PolicyRule {
 export interface ServicePolicy {
   default: PolicyAction;
   rules: PolicyRule[];
+  /** How long a call of the service waits for an operator's decision; null: the host's CYRNEL_APPROVAL_TIMEOUT_MS. */
+  approvalTimeoutMs: number | null;
 }
 
 /** A service nobody gave a policy allows every call. */
-export const DEFAULT_POLICY: Readonly<ServicePolicy> = Object.freeze({ default: "allow", rules: [] });
+export const DEFAULT_POLICY: Readonly<ServicePolicy> = Object.freeze({
+  default: "allow",
+  rules: [],
+  approvalTimeoutMs: null,
+});
 
 const GLOB = new RegExp(GLOB_PATTERN);
 
@@ -85,7 +91,7 @@ export interface PolicySubject {
 export class CompiledPolicy {
   private readonly rules: { test: (tool: PolicySubject) => boolean; action: PolicyAction }[];
 
-  constructor(private readonly policy: Readonly<ServicePolicy>) {
+  constructor(private readonly policy: Readonly<Pick<ServicePolicy, "default" | "rules">>) {
     this.rules = policy.rules.map((rule) => {
       const glob = rule.tools;
       return {

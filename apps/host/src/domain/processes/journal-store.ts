@@ -45,6 +45,8 @@ export interface UnfinishedRun {
   processId: number;
   executionId: number;
   notDurable: string | null;
+  /** Its process's state: `suspended` for a run that waits for an approval (maybe evicted, holding nothing). */
+  state: string;
 }
 
 export interface JournalStore {

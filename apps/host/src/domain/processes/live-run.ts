@@ -65,6 +65,11 @@ export interface RunRecorder {
    * it, for any host to resume; a run this host admitted stays as its rows are, for this host's next start.
    */
   release?(): Promise<void>;
+  /**
+   * The host evicted the run while it waits for an approval (`CYRNEL_SUSPEND_EVICT_MS`): a run taken from the queue
+   * is let go of without a job, to be queued again once its approvals are decided.
+   */
+  evict?(): Promise<void>;
 }
 
 /** A run whose rows are written, as it is handed to the environment. */
@@ -94,6 +99,8 @@ export interface LiveRunContext {
   tracing: Tracing;
   /** Where runs journal their calls (durable runs), and the most each may journal (`CYRNEL_JOURNAL_LIMIT_BYTES`). */
   journal: { store: JournalStore; limitBytes: number };
+  /** `CYRNEL_SUSPEND_EVICT_MS`: how long a run waits for an approval holding its sandbox before it is evicted. */
+  suspendEvictMs: number;
 }
 
 /** Where the host keeps its runs: told when a run has ended, and when its final row is written. */
@@ -145,6 +152,9 @@ export class LiveRun {
    * no final row is written, and the run is resumed from its journal later.
    */
   private detached: string | null = null;
+  /** Set when the run was let go of because it waited too long for an approval (see `evict`). */
+  private evicted = false;
+  private evictTimer: NodeJS.Timeout | undefined;
   private backstop: NodeJS.Timeout | undefined;
   /** When the backstop fires (`performance.now()` time) while its clock runs; what it then says. */
   private backstopDue: { at: number; message: string } | null = null;
@@ -294,7 +304,11 @@ export class LiveRun {
       this.persist(() => this.recorder.setState("suspended"));
       this.pauseBackstop();
       this.tellEnvironment("pauseDeadline");
+      clearTimeout(this.evictTimer);
+      this.evictTimer = setTimeout(() => this.evict(), this.context.suspendEvictMs);
+      this.evictTimer.unref();
     } else if (pending.length === 0 && this.state === "suspended") {
+      clearTimeout(this.evictTimer);
       this.state = "running";
       this.persist(() => this.recorder.setState("running"));
       this.tellEnvironment("resumeDeadline");
@@ -337,6 +351,20 @@ export class LiveRun {
     });
     setTimeout(() => this.finish("canceled"), KILL_GRACE_MS).unref();
     return true;
+  }
+
+  /**
+   * The run has waited `CYRNEL_SUSPEND_EVICT_MS` for an approval: it stops holding a sandbox. It is let go of like
+   * at a stop, its process stays `suspended`, and it resumes from its journal once its approvals are decided.
+   */
+  private evict(): void {
+    if (this.state !== "suspended" || this.forced || this.ended) return;
+    if (this.detach("evicted while it waits for an approval")) this.evicted = true;
+  }
+
+  /** Whether the run was evicted while it waited for an approval (and its final row is not written). */
+  get wasEvicted(): boolean {
+    return this.evicted;
   }
 
   /** Why the host let go of the run without ending it (see `detach`); null: it did not. */
@@ -443,6 +471,7 @@ export class LiveRun {
 
   private async complete(reported: ExecutionExitState): Promise<void> {
     clearTimeout(this.backstop);
+    clearTimeout(this.evictTimer);
     const exitState = this.forced?.exitState ?? reported;
     const ran = this.ran;
     this.ended = true;
@@ -452,10 +481,10 @@ export class LiveRun {
       await this.approvalsEnding;
       await this.journal.flushReplay().catch(() => {});
       await this.writes;
-      if (this.recorder.release) {
-        const release = this.recorder.release;
+      const release = this.evicted ? this.recorder.evict : this.recorder.release;
+      if (release) {
         await this.context.writes
-          .durably(this, "the release", () => release())
+          .durably(this, "the release", () => release.call(this.recorder))
           .catch((failure) => {
             this.context.logger.warn("could not put a run back in the queue", {
               process: this.processId,

@@ -35,6 +35,8 @@ export interface LiveRunsOptions extends LiveRunContext {
    * (they may or may not have reached their service), so call records show them.
    */
   unknownCalls?(run: { processId: number; executionId: number; keyId: string | null }, calls: JournalCall[]): void;
+  /** A run was evicted while it waited for an approval, and its sandbox is let go of (see `LiveRun.evict`). */
+  evicted?(run: { processId: number; executionId: number }): void;
 }
 
 export class LiveRuns {
@@ -56,6 +58,7 @@ export class LiveRuns {
       ended: (ended) => this.executing.delete(ended.executionId),
       recorded: (recorded) => {
         if (this.byProcess.get(recorded.processId) === recorded) this.byProcess.delete(recorded.processId);
+        if (recorded.wasEvicted) this.options.evicted?.(recorded);
       },
     });
     this.executing.set(run.executionId, live);

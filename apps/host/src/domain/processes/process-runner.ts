@@ -49,7 +49,15 @@ export interface ProcessLimits {
 export interface ProcessRunnerOptions
   extends Pick<
     LiveRunsOptions,
-    "invokeTool" | "catalog" | "caller" | "serviceTools" | "processEvents" | "journal" | "unknownCalls"
+    | "invokeTool"
+    | "catalog"
+    | "caller"
+    | "serviceTools"
+    | "processEvents"
+    | "journal"
+    | "unknownCalls"
+    | "suspendEvictMs"
+    | "evicted"
   > {
   store: ProcessStore;
   logger: HostLogger;
@@ -77,6 +85,8 @@ export interface ProcessRunnerOptions
   storage?: StorageHealth;
   /** Where runs' spans go (and whose context a new run continues); absent: none are recorded. */
   tracing?: Tracing;
+  /** How many approvals of a run are pending, by the rows (an evicted run resumes once none is). */
+  approvalsPendingOfRun?(executionId: number): Promise<number>;
 }
 
 /** A process row as the API shows it: with the approvals it waits for. */
@@ -320,6 +330,20 @@ export class ProcessRunner {
         this.options.logger.error("could not resume a run", { process: processId, error: messageOf(error) });
       }
     }
+  }
+
+  /**
+   * One host (SQLite): an approval no call of this host waited for was decided or expired. The run it belongs to,
+   * evicted while it waited, resumes from its journal once none of its approvals is pending (its call then gets the
+   * decision). With many hosts the queue does this (`ProcessCluster.approvalDecided`).
+   */
+  async approvalSettled(approval: { processId: number; executionId: number | null }): Promise<void> {
+    const { executionId, processId } = approval;
+    if (!(this.path instanceof LocalPath) || executionId === null || this.runs.has(processId)) return;
+    if ((await this.options.approvalsPendingOfRun?.(executionId)) !== 0) return;
+    const row = await this.options.store.get(processId);
+    if (row?.state !== "suspended") return;
+    await this.path.resume(processId, executionId, this.options.environment());
   }
 
   /**

@@ -40,7 +40,14 @@ export function policyRoutes(policies: Policies): RouteDefinition[] {
       responses: { 200: { description: "The policy now in force", schema: ServicePolicy } },
       errors: ["not_found", "bad_request"],
       handler: async ({ params, body }) =>
-        json(200, await policies.set(params.id, { default: body.default ?? "allow", rules: body.rules ?? [] })),
+        json(
+          200,
+          await policies.set(params.id, {
+            default: body.default ?? "allow",
+            rules: body.rules ?? [],
+            approvalTimeoutMs: body.approvalTimeoutMs ?? null,
+          }),
+        ),
     }),
   ];
 }
