@@ -11,12 +11,17 @@ const bin =
   process.env.HOST_BIN ??
   join(dirname(createRequire(import.meta.url).resolve("@cyrnel/host/package.json")), "bin", "cyrnel.js");
 
-/** `nodeArgs`: extra options for the host's Node; `BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles it. */
+/**
+ * `nodeArgs`: extra options for the host's Node; `BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles it.
+ * `options.dataDir`: start on this data directory (a host restarted after a kill), which `stop()` then keeps.
+ * `options.onLine`: called with each line the host prints on stdout (its log), as it arrives.
+ */
 export async function startHost(
   env = {},
   nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean),
+  options = {},
 ) {
-  const dataDir = mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "cyrnel-bench-"));
   const child = spawn(process.execPath, ["--no-node-snapshot", ...nodeArgs, bin, "start"], {
     env: {
       ...process.env,
@@ -29,6 +34,14 @@ export async function startHost(
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  if (options.onLine) {
+    let partial = "";
+    child.stdout.on("data", (chunk) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop();
+      for (const line of lines) options.onLine(line);
+    });
+  }
   const url = await new Promise((resolve, reject) => {
     let buffered = "";
     child.stdout.on("data", (chunk) => {
@@ -62,8 +75,15 @@ export async function startHost(
       child.kill("SIGTERM");
       await new Promise((resolve) => child.once("exit", resolve));
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  /** SIGKILL, as a crash; the data directory stays. */
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
   };
   const alive = () => child.exitCode === null && child.signalCode === null;
-  return { url, pid: child.pid, api, request, stop, alive };
+  return { url, pid: child.pid, dataDir, api, request, stop, kill, alive };
 }
