@@ -56,6 +56,12 @@ export function ApprovalCard({
           )}
         </span>
       </header>
+      {/* Not the policy's usual question: a call that was in flight when its host stopped asks to be sent again. */}
+      {approval.question && (
+        <p className="approval-question">
+          <Badge tone="warn">re-send?</Badge> {approval.question}
+        </p>
+      )}
       <ScrollPre className="code-block small" label="Parameters">
         {previewText(approval)}
       </ScrollPre>
