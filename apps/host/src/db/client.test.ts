@@ -36,6 +36,7 @@ describe("migrations", () => {
       "oauth_subjects",
       "processes",
       "registries",
+      "run_journal",
       "secrets",
       "service_oauth",
       "service_policies",
