@@ -311,6 +311,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     journal: { store: db.journal, limitBytes: config.journalLimitBytes },
     suspendEvictMs: config.suspendEvictMs,
     approvalsPendingOfRun: (executionId) => db.approvals.pendingOfRun(executionId),
+    storedApprovals: async (processId) =>
+      (await approvals.list({ state: "pending", processId, limit: 100 })).slice(0, 100).reverse(),
+    expireStoredApprovals: (processId, reason) => approvals.expireStored(processId, reason),
     // One host: a run evicted just as its approval was decided resumes at once (the queue does it with many).
     ...(!cluster && {
       evicted: ({ processId, executionId }: { processId: number; executionId: number }) =>

@@ -407,8 +407,13 @@ describe("a run that waits for an approval", () => {
     for (const id of ids) await expect.poll(async () => (await pendingOf(id)).length, { timeout: 60_000 }).toBe(1);
     // Evicted: every process still suspended, no execution in the sandbox.
     await expect.poll(liveInSandbox, { timeout: 30_000, interval: 200 }).toBe(0);
-    for (const id of ids) expect((await host.api("GET", `/processes/${id}`)).body.state).toBe("suspended");
     const approvals = await Promise.all(ids.map(async (id) => (await pendingOf(id))[0]!.id as number));
+    for (const [n, id] of ids.entries()) {
+      expect((await host.api("GET", `/processes/${id}`)).body).toMatchObject({
+        state: "suspended",
+        pendingApprovalIds: [approvals[n]],
+      });
+    }
 
     await host.kill();
     host = await restart(host, { env: { ...env, ...evictEnv } });
@@ -428,6 +433,25 @@ describe("a run that waits for an approval", () => {
       expect(ledger.count(`POST /payments ${key}-${n}`)).toBe(1);
       expect(ledger.count(`GET /items/nut${n}`)).toBe(1);
     }
+  });
+
+  it("is killed while evicted: canceled at once, its approval expired, nothing sent", async () => {
+    await startLedgerHost({ CYRNEL_SUSPEND_EVICT_MS: "200" });
+    expect(
+      (await host.api("PUT", "/services/ledger/policy", { rules: [{ tools: "pay", action: "ask" }] })).status,
+    ).toBe(200);
+    const key = `killed-${Date.now()}`;
+    const id = await start(`await cyrnel.services.ledger.tools.pay.invoke({ body: { key: "${key}", amount: 1 } });`);
+    await expect.poll(async () => (await pendingOf(id)).length, { timeout: 60_000 }).toBe(1);
+    const [approval] = await pendingOf(id);
+    await expect.poll(liveInSandbox, { timeout: 30_000, interval: 200 }).toBe(0);
+    const killed = await host.api("POST", `/processes/${id}/signals/kill`);
+    expect(killed.status, killed.text).toBe(200);
+    expect(await waitIdle(id)).toMatchObject({ exitState: "canceled" });
+    await expect
+      .poll(async () => (await host.api("GET", `/approvals/${approval!.id}`)).body.state, { timeout: 30_000 })
+      .toBe("expired");
+    expect(ledger.count(`POST /payments ${key}`)).toBe(0);
   });
 
   it("gets approval_expired after its service's own approval timeout, evicted or not", async () => {

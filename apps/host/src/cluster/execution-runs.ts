@@ -226,6 +226,12 @@ export class ExecutionRuns {
          WHERE id = $1`,
         [processId, finishedAt],
       );
+      // A run evicted while it waited has its approvals as rows only: nothing will wait for them any more.
+      await tx.query(
+        `UPDATE approvals SET state = 'expired', reason = 'the process was canceled', decided_at = $2, decided_by = NULL
+         WHERE execution_id = $1 AND state = 'pending'`,
+        [executionId, finishedAt],
+      );
       await sendRunEnded(tx, processId, executionId);
       return "canceled";
     });

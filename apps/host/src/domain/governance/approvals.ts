@@ -221,6 +221,13 @@ export class Approvals {
     this.byProcess.delete(processId);
   }
 
+  /** Expires a process's pending approvals by their rows (its run was let go of, then killed). */
+  async expireStored(processId: number, reason: string): Promise<void> {
+    for (const row of await this.options.store.list({ state: "pending", processId, limit: 1000 })) {
+      await this.decide(row.id, { state: "expired", decidedBy: null, reason }).catch(() => undefined);
+    }
+  }
+
   /** Expires what a process still waits for (it was killed, or ended without awaiting its calls). */
   async expireProcess(processId: number, reason: string): Promise<void> {
     await Promise.all([...(this.byProcess.get(processId) ?? [])].map((id) => this.expire(id, reason)));

@@ -8,6 +8,7 @@
 import { CyrnelError } from "../../errors.js";
 import type { Tracing } from "../../telemetry/tracing.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
+import type { JournalStore } from "./journal-store.js";
 import type { RunRecorder, RunToStart, StreamReader } from "./live-run.js";
 import type { LiveRuns } from "./live-runs.js";
 import type { ActiveEnvironment, ProcessAdmission, Submission } from "./process-admission.js";
@@ -20,6 +21,15 @@ export interface LocalPathOptions {
   runs: LiveRuns;
   /** The approvals a process waits for right now, oldest first (its calls wait in this process). */
   pendingApprovals(processId: number): readonly ApprovalSummary[];
+  /**
+   * The pending approvals of a process, by the rows, oldest first: those of a run that was let go of (evicted while
+   * it waits) no call of this host holds.
+   */
+  storedApprovals?(processId: number): Promise<ApprovalSummary[]>;
+  /** Ends a let-go run's approvals by their rows (it was killed while evicted). */
+  expireStoredApprovals?(processId: number, reason: string): Promise<void>;
+  /** Where the run's journal says which runs are unfinished (a let-go run has no live run here). */
+  journal: Pick<JournalStore, "unfinished">;
   /** Whose current context (the request's) a run continues. */
   tracing: Pick<Tracing, "carrier">;
 }
@@ -81,6 +91,7 @@ export class LocalPath implements RunPath {
 
   async kill(processId: number): Promise<void> {
     const run = this.options.runs.ofProcess(processId);
+    if (!run && (await this.killLetGo(processId))) return;
     if (!run) throw new CyrnelError("conflict", `process ${processId} is idle; nothing to kill`);
     run.force("canceled", null);
     await run.done;
@@ -97,7 +108,31 @@ export class LocalPath implements RunPath {
 
   async pendingApprovals(rows: readonly ProcessRow[]): Promise<Map<number, readonly ApprovalSummary[]>> {
     const live = rows.filter((row) => row.state !== "idle");
-    return new Map(live.map((row) => [row.id, this.options.pendingApprovals(row.id)]));
+    const pending = new Map<number, readonly ApprovalSummary[]>();
+    for (const row of live) {
+      // A run evicted while it waits holds its approvals as rows only.
+      const letGo = !this.options.runs.has(row.id) && row.state === "suspended" && this.options.storedApprovals;
+      pending.set(row.id, letGo ? await letGo(row.id) : this.options.pendingApprovals(row.id));
+    }
+    return pending;
+  }
+
+  /**
+   * A kill of a run this host let go of without ending it (evicted while it waits, or left by the last stop and
+   * not resumed yet): it ends `canceled` by its rows, its approvals expire. Resolves false when there is none.
+   */
+  private async killLetGo(processId: number): Promise<boolean> {
+    const unfinished = (await this.options.journal.unfinished()).find((run) => run.processId === processId);
+    if (!unfinished || this.options.runs.has(processId)) return false;
+    await this.options.expireStoredApprovals?.(processId, "the process was canceled");
+    await this.options.store.finish(processId, unfinished.executionId, {
+      exitState: "canceled",
+      error: "canceled",
+      output: {},
+      stdout: "",
+      stderr: "",
+    });
+    return true;
   }
 
   isLive(row: ProcessRow): boolean {

@@ -87,6 +87,9 @@ export interface ProcessRunnerOptions
   tracing?: Tracing;
   /** How many approvals of a run are pending, by the rows (an evicted run resumes once none is). */
   approvalsPendingOfRun?(executionId: number): Promise<number>;
+  /** One host: a process's pending approvals by the rows, and expiring them (see `LocalPathOptions`). */
+  storedApprovals?(processId: number): Promise<ApprovalSummary[]>;
+  expireStoredApprovals?(processId: number, reason: string): Promise<void>;
 }
 
 /** A process row as the API shows it: with the approvals it waits for. */
@@ -133,7 +136,15 @@ export class ProcessRunner {
     this.queued = queue
       ? new QueuedPath({ ...parts, queue, writes: this.writes, logger, environment: options.environment })
       : null;
-    this.path = this.queued ?? new LocalPath({ ...parts, pendingApprovals: options.pendingApprovals });
+    this.path =
+      this.queued ??
+      new LocalPath({
+        ...parts,
+        pendingApprovals: options.pendingApprovals,
+        journal: options.journal.store,
+        ...(options.storedApprovals && { storedApprovals: options.storedApprovals }),
+        ...(options.expireStoredApprovals && { expireStoredApprovals: options.expireStoredApprovals }),
+      });
     this.seats = new FollowerSeats(options.limits.followers, options.limits.followersTotal ?? Number.POSITIVE_INFINITY);
     options.events.on("environmentDraining", ({ environmentId }) => this.drain(environmentId));
     options.events.on("environmentStopping", ({ environmentId }) =>
