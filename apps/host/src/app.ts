@@ -514,7 +514,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   }
   if (resumeNow.length > 0) {
     logger.info("resuming the runs the last stop left unfinished", { count: resumeNow.length });
-    await runner.resume(resumeNow);
+    // Not awaited: runs resume as the environment has room, while the host serves.
+    void runner.resume(resumeNow);
   }
   // Last: the lease's clock runs from here, so the work of starting (modules, routes) never eats into it.
   await cluster?.start({

@@ -390,12 +390,20 @@ describe("a run that waits for an approval", () => {
   it("holds no sandbox after CYRNEL_SUSPEND_EVICT_MS, outlives a restart, and resumes once approved", async () => {
     const evictEnv = { CYRNEL_SUSPEND_EVICT_MS: "300" };
     await startLedgerHost(evictEnv);
+    // Room for 2 runs and 2 waiting, for 8: they can all wait only if evicted runs free their room, and resuming
+    // them all at once must wait for room rather than be refused.
+    const room = await host.api("PATCH", "/modules/typescript-ivm/config", { maxExecutions: 2, queueSize: 2 });
+    expect(room.status, room.text).toBe(200);
     expect(
       (await host.api("PUT", "/services/ledger/policy", { rules: [{ tools: "pay", action: "ask" }] })).status,
     ).toBe(200);
     const key = `evict-${Date.now()}`;
     const ids: number[] = [];
     for (let n = 0; n < 8; n++) {
+      // A full sandbox answers 429 at_capacity: the submission is tried again once a run was evicted.
+      await expect
+        .poll(async () => (await host.api("GET", "/stats")).body.capacity?.admitted, { timeout: 30_000 })
+        .toBe(true);
       ids.push(
         await start(`
           const item = await cyrnel.services.ledger.tools.getItem.invoke({ id: "nut${n}" });

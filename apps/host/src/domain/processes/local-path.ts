@@ -34,7 +34,15 @@ export interface LocalPathOptions {
   tracing: Pick<Tracing, "carrier">;
 }
 
+/** How often a resumed run that found the environment full asks again for room. */
+const ROOM_POLL_MS = 100;
+
 export class LocalPath implements RunPath {
+  /** Resumed runs waiting for room in the environment, one after the other. */
+  private resuming: Promise<void> = Promise.resolve();
+  /** Processes whose runs are being resumed (until they start). */
+  private readonly resumingIds = new Set<number>();
+
   constructor(private readonly options: LocalPathOptions) {}
 
   async create(submission: Submission, keyId: string | null, typecheck: boolean | undefined) {
@@ -69,6 +77,17 @@ export class LocalPath implements RunPath {
    * start on the active environment, answered from its journal. Without an environment it ends `failed`.
    */
   async resume(processId: number, executionId: number, environment: ActiveEnvironment | null): Promise<void> {
+    // Asked twice (a restart and a decision, two decisions): resumed once.
+    if (this.resumingIds.has(processId)) return;
+    this.resumingIds.add(processId);
+    try {
+      await this.resumeOnce(processId, executionId, environment);
+    } finally {
+      this.resumingIds.delete(processId);
+    }
+  }
+
+  private async resumeOnce(processId: number, executionId: number, environment: ActiveEnvironment | null) {
     const { store, runs } = this.options;
     const row = await store.get(processId);
     if (!row || row.state === "idle" || runs.has(processId)) return;
@@ -86,7 +105,24 @@ export class LocalPath implements RunPath {
     const resume = await runs.resumeOf({ processId, executionId, keyId });
     const services = await runs.catalogOf(keyId);
     const run = { processId, executionId, code, timeoutMs, keyId, trace: null, resume };
-    runs.start(run, environment, services, this.recorder(run));
+    // Admitted like a submission, so it waits for room in the environment rather than be refused: many runs may
+    // resume at once (a restart, a bulk decision). One resume waits at a time; submissions go on meanwhile.
+    const turn = this.resuming.then(async () => {
+      for (;;) {
+        try {
+          await this.options.admission.admitted(undefined, async (active) => ({
+            processId,
+            start: () => runs.start(run, active, services, this.recorder(run)),
+          }));
+          return;
+        } catch (error) {
+          if (!(error instanceof CyrnelError && error.code === "at_capacity")) throw error;
+          await new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS));
+        }
+      }
+    });
+    this.resuming = turn.catch(() => undefined);
+    await turn;
   }
 
   async kill(processId: number): Promise<void> {

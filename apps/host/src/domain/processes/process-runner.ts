@@ -354,7 +354,11 @@ export class ProcessRunner {
     if ((await this.options.approvalsPendingOfRun?.(executionId)) !== 0) return;
     const row = await this.options.store.get(processId);
     if (row?.state !== "suspended") return;
-    await this.path.resume(processId, executionId, this.options.environment());
+    // Not awaited (the decision's request goes on): the run resumes once the environment has room.
+    const path = this.path;
+    void path.resume(processId, executionId, this.options.environment()).catch((error) => {
+      this.options.logger.error("could not resume a run", { process: processId, error: messageOf(error) });
+    });
   }
 
   /**
