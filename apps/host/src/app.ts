@@ -222,6 +222,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   // re-queued by the reaper.
   let resumable: UnfinishedRun[] = [];
   if (!cluster) {
+    // A run that was being killed is not resumed: it ends as the kill would have ended it.
+    await processStore.markInterrupted("canceled", [], "canceled");
     resumable = (await db.journal.unfinished()).filter((run) => run.notDurable === null);
     const expired = await approvals.expireLeftovers(resumable.map((run) => run.executionId));
     if (expired > 0) logger.warn("approvals pending at the last shutdown expired", { count: expired });

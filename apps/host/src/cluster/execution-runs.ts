@@ -342,7 +342,7 @@ export class ExecutionRuns {
     const finishedAt = new Date().toISOString();
     const { rows } = await tx.query(
       `UPDATE executions SET exit_state = 'failed', finished_at = $2
-       WHERE claimed_by = ANY($1) AND finished_at IS NULL AND not_durable IS NOT NULL
+       WHERE claimed_by = ANY($1) AND finished_at IS NULL AND (not_durable IS NOT NULL OR kill_requested)
        RETURNING id AS "executionId", process_id AS "processId"`,
       [hostIds, finishedAt],
     );
@@ -374,7 +374,8 @@ export class ExecutionRuns {
     const { rows } = await tx.query(
       `WITH freed AS (
          UPDATE executions SET claimed_by = NULL, claimed_at = NULL, enqueued_at = now(), attempts = attempts + 1
-         WHERE claimed_by = ANY($1) AND finished_at IS NULL AND not_durable IS NULL AND ($2::int IS NULL OR id = $2)
+         WHERE claimed_by = ANY($1) AND finished_at IS NULL AND not_durable IS NULL AND NOT kill_requested
+           AND ($2::int IS NULL OR id = $2)
          RETURNING id, process_id
        )
        SELECT f.id AS "executionId", f.process_id AS "processId" FROM freed f JOIN processes p ON p.id = f.process_id
@@ -400,7 +401,7 @@ export class ExecutionRuns {
   async evict(run: QueuedRun, hostId: string, tx: Queryable): Promise<QueuedRun[]> {
     const { rows } = await tx.query(
       `UPDATE executions SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1
-       WHERE id = $1 AND claimed_by = $2 AND finished_at IS NULL AND not_durable IS NULL
+       WHERE id = $1 AND claimed_by = $2 AND finished_at IS NULL AND not_durable IS NULL AND NOT kill_requested
        RETURNING id`,
       [run.executionId, hostId],
     );

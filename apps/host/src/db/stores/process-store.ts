@@ -248,16 +248,20 @@ export class SqlProcessStore implements ProcessStore {
     });
   }
 
-  markInterrupted(error: string, except: readonly number[] = []): Promise<number> {
+  markInterrupted(
+    error: string,
+    except: readonly number[] = [],
+    exitState: "failed" | "canceled" = "failed",
+  ): Promise<number> {
     const { processes, executions } = this.dialect.tables;
     const finishedAt = new Date().toISOString();
     return this.dialect.transaction(async (tx) => {
       const interrupted = await tx
         .update(processes)
-        .set({ state: "idle", exitState: "failed", error, finishedAt })
+        .set({ state: "idle", exitState, error, finishedAt })
         .where(
           and(
-            inArray(processes.state, ACTIVE_STATES),
+            inArray(processes.state, exitState === "canceled" ? ["terminating"] : ACTIVE_STATES),
             except.length === 0 ? undefined : notInArray(processes.id, [...except]),
           ),
         )
@@ -265,7 +269,7 @@ export class SqlProcessStore implements ProcessStore {
       if (interrupted.length > 0) {
         await tx
           .update(executions)
-          .set({ exitState: "failed", finishedAt })
+          .set({ exitState, finishedAt })
           .where(
             and(
               inArray(

@@ -111,7 +111,8 @@ export interface ProcessStore {
   prune(finishedBefore: string, exitState?: ExecutionExitState): Promise<number>;
   /**
    * Startup: anything that was queued, running or suspended when the host stopped did not finish and ends `failed`
-   * with `error`, but the processes in `except` (their runs are resumed); how many.
+   * with `error`, but the processes in `except` (their runs are resumed); how many. `canceled`: only the processes
+   * that were being killed (`terminating`) end, `canceled`.
    */
-  markInterrupted(error: string, except?: readonly number[]): Promise<number>;
+  markInterrupted(error: string, except?: readonly number[], exitState?: "failed" | "canceled"): Promise<number>;
 }
