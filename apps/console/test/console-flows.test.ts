@@ -232,6 +232,7 @@ describe("the console, end to end", () => {
     expect((await hostApi("GET", "/services/weather/policy")).body).toEqual({
       default: "allow",
       rules: [{ tools: "createAlert", action: "ask" }],
+      approvalTimeoutMs: null,
     });
     // The tool list follows: createAlert now shows `ask`.
     const row = page().getByRole("row", { name: /createAlert/ });

@@ -82,6 +82,13 @@ describe("a live process page recovers", () => {
     return id;
   }
 
+  /** The restarted host resumed the run: the page follows it live again; then it is killed through the API. */
+  async function followedAgainThenKilled(id: number) {
+    await expect.poll(async () => (await hostApi("GET", `/processes/${id}`)).body.state).toBe("running");
+    await page().getByRole("status").getByText("live", { exact: true }).waitFor();
+    expect((await hostApi("POST", `/processes/${id}/signals/kill`)).status).toBe(200);
+  }
+
   /** The page shows what the host recorded: idle with its exit state, no Kill button, no banner, its stdout. */
   async function convergedTo(id: number) {
     const recorded = (await hostApi("GET", `/processes/${id}`)).body;
@@ -112,8 +119,10 @@ describe("a live process page recovers", () => {
       .getByRole("alert")
       .getByText(/Could not read the process again/)
       .waitFor();
-    // The same data dir on the same port: the restart ends the interrupted run.
+    // The same data dir on the same port: the restart resumes the run (it is durable), which the page follows live
+    // again; killed, the page shows its end.
     host = await restart(host, { env: { ...ENV, CYRNEL_PORT: String(port) } });
+    await followedAgainThenKilled(id);
     await convergedTo(id);
   });
 
@@ -128,6 +137,7 @@ describe("a live process page recovers", () => {
       .getByText(/Could not read the process again/)
       .waitFor();
     host = await restart(host, { env: { ...ENV, CYRNEL_PORT: String(port) } });
+    await followedAgainThenKilled(id);
     await convergedTo(id);
   });
 
@@ -176,7 +186,11 @@ describe("safer policy and re-runs", () => {
     expect(
       await rule.getByLabel("Tools (glob)").evaluate((input: HTMLInputElement) => input.validity.valueMissing),
     ).toBe(true);
-    expect((await hostApi("GET", "/services/notes/policy")).body).toEqual({ default: "allow", rules: [] });
+    expect((await hostApi("GET", "/services/notes/policy")).body).toEqual({
+      default: "allow",
+      rules: [],
+      approvalTimeoutMs: null,
+    });
 
     await rule.getByLabel("Tools (glob)").fill("*Note");
     const preview = policy.getByTestId("rule-1-preview");
@@ -205,6 +219,7 @@ describe("safer policy and re-runs", () => {
         { tools: "purge*", action: "deny" },
         { destructive: true, action: "ask" },
       ],
+      approvalTimeoutMs: null,
     });
     // The next edit clears the note: it no longer describes the form.
     await policy.getByLabel("Default action").selectOption("ask");

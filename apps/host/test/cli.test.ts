@@ -296,9 +296,10 @@ describe("policies and approvals", () => {
       file("policy.json", JSON.stringify(askForWrites)),
     ]);
     expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toEqual(askForWrites);
+    // The host's own approval timeout: the file set none.
+    expect(JSON.parse(set.stdout)).toEqual({ ...askForWrites, approvalTimeoutMs: null });
     const get = await cli(["services", "policy", "get", "weather"]);
-    expect(JSON.parse(get.stdout)).toEqual(askForWrites);
+    expect(JSON.parse(get.stdout)).toEqual({ ...askForWrites, approvalTimeoutMs: null });
     const tools = await cli(["tools", "list", "--service", "weather", "--json"]);
     expect(JSON.parse(tools.stdout).items.map((tool: any) => [tool.id, tool.policy])).toEqual([
       ["listCities", "allow"],
