@@ -436,7 +436,8 @@ describe("a run that waits for an approval", () => {
     const decided = await host.api("POST", "/approvals/decisions", { ids: approvals, decision: "approve" });
     expect(decided.status, decided.text).toBe(200);
     for (const [n, id] of ids.entries()) {
-      expect(await waitIdle(id)).toMatchObject({ exitState: "success" });
+      const done = await waitIdle(id);
+      expect(done, JSON.stringify(done)).toMatchObject({ exitState: "success" });
       expect((await host.api("GET", `/processes/${id}/output`)).body).toEqual({ receipt: `r-${key}-${n}`, at: true });
       expect(ledger.count(`POST /payments ${key}-${n}`)).toBe(1);
       expect(ledger.count(`GET /items/nut${n}`)).toBe(1);

@@ -98,6 +98,9 @@ export interface QueuedPathOptions {
   tracing: Pick<Tracing, "carrier">;
 }
 
+/** How often a claimed run that found the environment full asks again for room. */
+const ROOM_POLL_MS = 100;
+
 export class QueuedPath implements RunPath {
   /**
    * Runs taken from the queue between their checks and their start (reading the key's catalog): a cancel of
@@ -243,6 +246,13 @@ export class QueuedPath implements RunPath {
     // A kill, or its environment stopping, while the catalog was read found nothing running yet.
     if (pending.canceled !== null) return unrun("canceled", pending.canceled);
     if (run.killRequested()) return unrun("canceled", "canceled");
+    // The queue took the run while the environment had room, but runs taken together may have filled it since: the
+    // run waits here, claimed, for room rather than be refused (a resumed run's calls were approved already). The
+    // check and the start below are one turn, so no other run of this host starts in between.
+    while (environment.module.admit?.().admitted === false) {
+      await new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS));
+      if (run.killRequested()) return unrun("canceled", "canceled");
+    }
     const { processId, executionId, code, timeoutMs, keyId } = run;
     const live = runs.start(
       {
