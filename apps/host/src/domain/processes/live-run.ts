@@ -209,11 +209,6 @@ export class LiveRun {
     });
   }
 
-  /** Whether this attempt resumes an earlier one. */
-  get resumed(): boolean {
-    return this.run.resume !== undefined;
-  }
-
   /** Hands the run to the environment; its registry knows it already (the environment may call back at once). */
   start(services: ServiceCatalog): void {
     const { processId, executionId, timeoutMs, keyId, resume } = this.run;
@@ -335,7 +330,8 @@ export class LiveRun {
   /**
    * The host lets go of the run without ending it (it stops, or evicts a run that waits): its calls in flight are
    * aborted (they stay `started` in its journal), the environment stops it, and no final row is written — the
-   * process stays as it is, to be resumed from its journal. A run that is not durable is ended `failed` instead.
+   * process stays as it is, to be resumed from its journal. Returns false, doing nothing, for a run that is not
+   * durable (or already ending): the caller ends it instead.
    */
   detach(reason: string): boolean {
     if (this.forced || this.ended) return false;

@@ -121,11 +121,6 @@ export class RunJournal {
     return this.durable;
   }
 
-  /** How many calls of earlier attempts are journaled (answered or in flight). */
-  get replayedCalls(): number {
-    return this.recorded.size;
-  }
-
   /**
    * One call of the program: answered from the journal, refused as a divergence, or made through `live` (the
    * gate) with the journal told when it is about to be sent and what it answered.
