@@ -122,22 +122,29 @@ export class Approvals {
         { bytes, limitBytes: limit },
       );
     }
-    // A resumed run asks again for what its earlier attempt asked: the same approval, decided or still pending.
-    const earlier =
+    // A resumed run asks again for what its earlier attempt asked: the same approval, decided or still pending. Not
+    // for another question (the policy's approval does not approve a re-send), and a re-send asks anew each time its
+    // call was in flight again: only a re-send question nobody answered yet is the same.
+    const found =
       request.call === undefined
         ? undefined
         : await this.options.store.forCall(request.processId, request.call.executionId, request.call.index);
+    const question = request.question ?? null;
+    const earlier =
+      found !== undefined && found.question === question && (question === null || found.state === "pending")
+        ? found
+        : undefined;
     if (earlier !== undefined && earlier.state !== "pending") {
       if (earlier.state === "approved") return;
       throw refusal(earlier.id, call, earlier);
     }
-    const { call: asking, question, ...fields } = request;
+    const { call: asking, question: _question, ...fields } = request;
     const inserted =
       earlier ??
       (await this.options.store.insert(
         {
           ...fields,
-          question: question ?? null,
+          question,
           executionId: asking?.executionId ?? null,
           callIndex: asking?.index ?? null,
           parametersPreview: boundedJson(request.parameters, APPROVAL_PREVIEW_CHARS, []).value,
