@@ -185,6 +185,13 @@ export class Approvals {
       this.options.logger.info("a tool call waits for approval", { approval: id, process: processId, tool: call });
       this.options.events.notice("approvalChanged", { approval: row });
       this.options.events.notice("approvalsPending", { processId, pending: [...pending] });
+      // An approval found pending may have been decided before this call waited for it (nobody was there to tell):
+      // its row says so.
+      if (earlier !== undefined) {
+        this.settleFromStore(id).catch((error) =>
+          this.options.logger.warn("could not read a decision again", { approval: id, error: messageOf(error) }),
+        );
+      }
     });
   }
 
