@@ -113,7 +113,7 @@ export class SqlJournalStore implements JournalStore {
     return row?.attempts ?? 1;
   }
 
-  async unfinished(): Promise<UnfinishedRun[]> {
+  async unfinished(processId?: number): Promise<UnfinishedRun[]> {
     const { executions, processes } = this.sql.tables;
     return this.sql.db
       .select({
@@ -124,7 +124,13 @@ export class SqlJournalStore implements JournalStore {
       })
       .from(executions)
       .innerJoin(processes, eq(processes.id, executions.processId))
-      .where(and(isNull(executions.finishedAt), inArray(processes.state, ACTIVE_STATES)))
+      .where(
+        and(
+          isNull(executions.finishedAt),
+          inArray(processes.state, ACTIVE_STATES),
+          processId === undefined ? undefined : eq(executions.processId, processId),
+        ),
+      )
       .orderBy(asc(executions.id));
   }
 }

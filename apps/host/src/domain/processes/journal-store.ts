@@ -60,6 +60,9 @@ export interface JournalStore {
   markNotDurable(executionId: number, reason: string): Promise<void>;
   /** A new attempt of the run begins (it is resumed): resolves its number. */
   beginAttempt(executionId: number): Promise<number>;
-  /** The runs of this database that have not ended and whose process is not idle (one host, at its start). */
-  unfinished(): Promise<UnfinishedRun[]>;
+  /**
+   * The runs of this database that have not ended and whose process is not idle (one host, at its start), or only
+   * that process's (a kill of a run let go of).
+   */
+  unfinished(processId?: number): Promise<UnfinishedRun[]>;
 }

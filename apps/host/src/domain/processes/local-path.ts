@@ -158,7 +158,7 @@ export class LocalPath implements RunPath {
    * not resumed yet): it ends `canceled` by its rows, its approvals expire. Resolves false when there is none.
    */
   private async killLetGo(processId: number): Promise<boolean> {
-    const unfinished = (await this.options.journal.unfinished()).find((run) => run.processId === processId);
+    const [unfinished] = await this.options.journal.unfinished(processId);
     if (!unfinished || this.options.runs.has(processId)) return false;
     await this.options.expireStoredApprovals?.(processId, "the process was canceled");
     await this.options.store.finish(processId, unfinished.executionId, {
