@@ -136,6 +136,17 @@ export interface EnvironmentBindings {
    * record never call it.
    */
   recordReplay?(executionId: number, entries: readonly string[]): void;
+  /**
+   * A cyrnel extension for durable runs: the run now waits for nothing but
+   * its timers, the first of which fires at `wakeAt` (milliseconds since
+   * the epoch): no tool call of it is in flight and nothing of it is
+   * running. Until then only a kill or its deadline can change anything, so
+   * the host may let go of a run that sleeps long (stop it, holding nothing)
+   * and resume it by replay at `wakeAt`; that is why only environments that
+   * record replay (`EnvironmentModule.replays`) call it, each time a run
+   * falls asleep.
+   */
+  sleeping?(executionId: number, wakeAt: number): void;
 }
 
 /** Setup context of an environment module: the common context plus the host bindings. */

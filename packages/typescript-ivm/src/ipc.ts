@@ -61,6 +61,11 @@ export type FromWorker =
   | { type: "invoke"; executionId: number; callId: number; input: InvokeInput }
   /** Entries of the run's replay record; always before the messages of what the program did after them. */
   | { type: "replay"; executionId: number; entries: string[] }
+  /**
+   * The run waits for nothing but its timers, the first due at `wakeAt` (ms since the epoch): no tool call in
+   * flight, nothing running in its isolate (see `EnvironmentBindings.sleeping`). After its replay entries.
+   */
+  | { type: "sleeping"; executionId: number; wakeAt: number }
   /** Always after the run's `error` message, if any. */
   | { type: "done"; executionId: number; exit: ExecutionExitState }
   /**

@@ -34,6 +34,13 @@ class ReplayHost extends FakeHost {
     return events;
   }
 
+  /** What `sleeping` reported, by execution. */
+  readonly sleeps = new Map<number, number[]>();
+
+  sleeping(executionId: number, wakeAt: number): void {
+    this.sleeps.set(executionId, [...(this.sleeps.get(executionId) ?? []), wakeAt]);
+  }
+
   recordReplay(executionId: number, entries: readonly string[]): void {
     this.events(executionId).push({ kind: "record", entries: [...entries] });
   }
@@ -280,6 +287,55 @@ describe("durable runs: record and replay", () => {
     expect(resumed.exit).toBe("success");
     expect(resumed.output).toEqual({ woke: true });
     expect(kinds(host.entries(executionId))).toEqual(["t1"]);
+  });
+
+  it("reports a run that sleeps — only timers pending, its isolate idle — once, with when it wakes", async () => {
+    host.answer = null;
+    // A call in flight with a long timer: not asleep. Answered, it then sleeps 10 minutes; before that, a busy
+    // second (the timer is set, but the isolate runs) is not sleep either.
+    const code = `
+      const timer = new Promise((resolve) => setTimeout(resolve, 600_000));
+      await cyrnel.services.svc.tools.slow.invoke({ n: 7 });
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {}
+      await timer;
+    `;
+    const { executionId, result } = host.execute(code);
+    await waitFor(() => host.waiting.has(7));
+    const before = Date.now();
+    await sleep(400);
+    expect(host.sleeps.get(executionId)).toBeUndefined();
+    host.waiting.get(7)?.("done");
+    host.waiting.delete(7);
+    await waitFor(() => (host.sleeps.get(executionId) ?? []).length > 0);
+    const answeredBy = Date.now();
+    const [wakeAt, ...more] = host.sleeps.get(executionId) ?? [];
+    expect(more).toEqual([]);
+    // Due 10 minutes after the timer was set, which was before the call was answered.
+    expect(wakeAt).toBeGreaterThanOrEqual(before - 5_000 + 600_000);
+    expect(wakeAt).toBeLessThanOrEqual(answeredBy + 600_000);
+    // The busy second was over before the sleep was reported: the clock the program read says so.
+    const [firstClock] = host.entries(executionId).filter((entry) => entry.startsWith("c"));
+    expect(Date.now()).toBeGreaterThanOrEqual(Number.parseInt(firstClock?.slice(1) ?? "0", 10) + 1_500);
+    await host.env?.kill(executionId);
+    expect((await result).exit).toBe("canceled");
+    expect(host.sleeps.get(executionId)).toHaveLength(1);
+  });
+
+  it("reports no sleep shorter than a second, nor one with a call in flight", async () => {
+    host.answer = null;
+    const code = `
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 300));
+      setTimeout(() => {}, 600_000);
+      await cyrnel.services.svc.tools.slow.invoke({ n: 8 });
+    `;
+    const { executionId, result } = host.execute(code);
+    await waitFor(() => host.waiting.has(8));
+    await sleep(500);
+    expect(host.sleeps.get(executionId)).toBeUndefined();
+    await host.env?.kill(executionId);
+    expect((await result).exit).toBe("canceled");
+    host.waiting.delete(8);
   });
 
   it.each([

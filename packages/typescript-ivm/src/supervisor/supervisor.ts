@@ -492,6 +492,11 @@ export class Supervisor {
         // Before whatever the run reported after reading these values: the worker sends them first.
         this.report("recordReplay", () => this.bindings.recordReplay?.(executionId, message.entries));
         break;
+      case "sleeping":
+        if (Number.isFinite(message.wakeAt)) {
+          this.report("sleeping", () => this.bindings.sleeping?.(executionId, message.wakeAt));
+        }
+        break;
     }
   }
 

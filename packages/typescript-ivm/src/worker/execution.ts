@@ -48,6 +48,11 @@ export type ReleaseIsolate = (isolate: ivm.Isolate) => void;
 
 type Phase = "queued" | "running" | "settled";
 
+/** How long a run's wait must stay as it is before the isolate is asked whether it is idle (a burst settles first). */
+const SLEEP_SETTLE_MS = 100;
+/** Shorter sleeps are not reported: no host lets go of a run for less. */
+const MIN_REPORTED_SLEEP_MS = 1_000;
+
 /**
  * One run of user code, from queued to its exit state. It owns the single
  * timeout authority: a wall-clock deadline armed when the run starts, which
@@ -73,6 +78,13 @@ export class Execution implements BridgeOwner {
   private readonly bridge: HostBridge;
   /** On a resumed durable run: holds deliveries back to the order its record has. */
   private readonly order: ReplayOrder | null;
+  private context: ivm.Context | null = null;
+  /** Deliveries handed to the isolate that it has not finished running yet. */
+  private deliveriesRunning = 0;
+  /** The pending check of whether the run sleeps (see `waitChanged`). */
+  private sleepCheck: NodeJS.Timeout | undefined;
+  /** The wake-up time last reported (`RunReporter.sleeping`), so a sleep is reported once. */
+  private reportedWake: number | null = null;
 
   constructor(
     private readonly request: ExecutionRequest,
@@ -152,12 +164,50 @@ export class Execution implements BridgeOwner {
     return this.order?.firesOnTurn(timerId) ?? false;
   }
 
+  /**
+   * What the run waits for changed: once it has stayed as it is for a moment, check whether the run now sleeps —
+   * waits for timers only, its isolate idle — and report when it wakes (`RunReporter.sleeping`; durable runs: the
+   * host may let go of a run that sleeps long and resume it by replay when it is due).
+   */
+  waitChanged(): void {
+    if (!this.isRunning()) return;
+    clearTimeout(this.sleepCheck);
+    this.sleepCheck = setTimeout(() => void this.checkSleep(), SLEEP_SETTLE_MS);
+  }
+
+  private async checkSleep(): Promise<void> {
+    const context = this.context;
+    // Replaying, the run is not where it was: it reports its sleep once it is live again.
+    if (!this.isRunning() || context === null || !(this.order?.done ?? true)) return;
+    const wakeAt = this.bridge.timersOnlyUntil();
+    if (wakeAt === null || this.deliveriesRunning > 0 || wakeAt === this.reportedWake) return;
+    if (wakeAt - Date.now() < MIN_REPORTED_SLEEP_MS) return;
+    const crossings = this.bridge.crossings;
+    // Runs once the isolate is free: code still running (a loop after it set its timer) is not asleep until it ends.
+    try {
+      await context.eval("0");
+    } catch {
+      return;
+    }
+    if (!this.isRunning() || this.deliveriesRunning > 0 || this.bridge.crossings !== crossings) return;
+    if (this.bridge.timersOnlyUntil() !== wakeAt) return;
+    this.reportedWake = wakeAt;
+    this.reporter.sleeping(this.executionId, wakeAt);
+  }
+
   private push(kind: HostDelivery, id: number, payload: string): Promise<void> {
     const target = this.deliverRef;
     if (target === null || !this.isRunning()) return Promise.resolve();
+    this.deliveriesRunning++;
     return target.apply(undefined, [kind, id, payload], { arguments: { copy: true } }).then(
-      () => {},
-      (error: unknown) => this.onIsolateError(error, "in promise"),
+      () => {
+        this.deliveriesRunning--;
+        this.waitChanged();
+      },
+      (error: unknown) => {
+        this.deliveriesRunning--;
+        this.onIsolateError(error, "in promise");
+      },
     );
   }
 
@@ -166,6 +216,7 @@ export class Execution implements BridgeOwner {
       // The sandbox surface was installed while the isolate waited as a spare; only the bridge is the run's own.
       connect(this.bridge.receive);
       this.deliverRef = deliver;
+      this.context = context;
       // Before any of the code runs, so that even its first clock reading comes from the record. Nothing of the
       // user's has run in the isolate yet, so the synchronous call cannot wait on it.
       const entries = this.request.replay ?? [];
@@ -256,6 +307,8 @@ export class Execution implements BridgeOwner {
     const ran = this.phase === "running";
     this.phase = "settled";
     clearTimeout(this.deadline);
+    clearTimeout(this.sleepCheck);
+    this.context = null;
     this.bridge.close();
     this.deliverRef = null;
     if (error !== undefined) this.reporter.setError(this.executionId, error);

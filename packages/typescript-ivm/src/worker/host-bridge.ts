@@ -12,6 +12,8 @@ export interface RunReporter {
   emitOutput(executionId: number, patch: Record<string, unknown>): void;
   /** Entries the prelude recorded for durable runs, in order; passed on before anything reported after them. */
   recordReplay(executionId: number, entries: string[]): void;
+  /** The run waits for nothing but its timers, the first due at `wakeAt` (see `EnvironmentBindings.sleeping`). */
+  sleeping(executionId: number, wakeAt: number): void;
 }
 
 export interface BridgeLimits {
@@ -35,6 +37,8 @@ export interface BridgeOwner {
   fail(message: string): void;
   /** On replay: whether the record has timer `id` firing ahead, so it fires on its turn instead of after its delay. */
   firesOnTurn(timerId: number): boolean;
+  /** Something the run waits for changed (a timer set, cleared or fired; a call sent or answered). */
+  waitChanged(): void;
 }
 
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
@@ -45,13 +49,15 @@ const MAX_TIMER_DELAY_MS = 2_147_483_647;
  * are bounded here, before anything travels on to the host process.
  */
 export class HostBridge {
-  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly timers = new Map<number, { handle: NodeJS.Timeout; dueAt: number }>();
   private pendingToolCalls = 0;
   private readonly logBytes = { stdout: 0, stderr: 0 };
   private readonly logCut = { stdout: false, stderr: false };
   private readonly outputSizes = new Map<string, number>();
   /** Byte length of the merged output as JSON: `{}` plus each `"key":value` and the commas between them. */
   private outputBytes = 2;
+  /** Counts every call from the isolate and every answer to it: unchanged over a wait, nothing happened in it. */
+  private activity = 0;
 
   constructor(
     private readonly owner: BridgeOwner,
@@ -63,6 +69,7 @@ export class HostBridge {
   /** The function handed to the isolate as an `ivm.Callback`; runs synchronously while the isolate waits. */
   readonly receive = (kind: unknown, id: unknown, payload: unknown, replay: unknown): string | null => {
     if (!this.owner.isRunning()) return "the execution has ended";
+    this.activity++;
     if (
       typeof kind !== "string" ||
       typeof id !== "number" ||
@@ -110,8 +117,24 @@ export class HostBridge {
 
   /** Cancels every pending timer; results of tool calls still in flight are dropped when they arrive. */
   close(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const timer of this.timers.values()) clearTimeout(timer.handle);
     this.timers.clear();
+  }
+
+  /** How many calls and answers crossed the bridge so far: the same count twice means nothing crossed between. */
+  get crossings(): number {
+    return this.activity;
+  }
+
+  /**
+   * When the run's first timer fires (ms since the epoch), if the run waits for timers and nothing else: no tool
+   * call in flight. Null otherwise. (Whether its isolate is idle too is for the execution to find out.)
+   */
+  timersOnlyUntil(): number | null {
+    if (this.pendingToolCalls > 0 || this.timers.size === 0) return null;
+    let first = Number.POSITIVE_INFINITY;
+    for (const timer of this.timers.values()) first = Math.min(first, timer.dueAt);
+    return first;
   }
 
   private recordReplay(text: string): boolean {
@@ -147,12 +170,15 @@ export class HostBridge {
     const input = { serviceId: request.serviceId, toolId: request.toolId, parameters: request.parameters };
     this.pendingToolCalls++;
     void this.reporter.invokeTool(this.owner.executionId, input).then((outcome) => this.finishToolCall(id, outcome));
+    this.owner.waitChanged();
     return null;
   }
 
   private finishToolCall(id: number, outcome: string): void {
     this.pendingToolCalls--;
+    this.activity++;
     this.owner.deliver("toolResult", id, outcome);
+    this.owner.waitChanged();
   }
 
   private writeLog(stream: "stdout" | "stderr", text: string): void {
@@ -214,19 +240,23 @@ export class HostBridge {
     }
     const requested = Number(payload);
     const delay = Number.isFinite(requested) ? Math.min(Math.max(requested, 0), MAX_TIMER_DELAY_MS) : 0;
-    const timer = setTimeout(() => {
+    const handle = setTimeout(() => {
       this.timers.delete(id);
+      this.activity++;
       this.owner.deliver("timer", id, "");
+      this.owner.waitChanged();
     }, delay);
-    this.timers.set(id, timer);
+    this.timers.set(id, { handle, dueAt: Date.now() + delay });
+    this.owner.waitChanged();
     return null;
   }
 
   private clearTimer(id: number): void {
     const timer = this.timers.get(id);
     if (timer === undefined) return;
-    clearTimeout(timer);
+    clearTimeout(timer.handle);
     this.timers.delete(id);
+    this.owner.waitChanged();
   }
 }
 

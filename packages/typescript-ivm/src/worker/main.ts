@@ -35,6 +35,7 @@ const reporter: RunReporter = {
   emitStderr: (executionId, chunk) => send({ type: "stderr", executionId, chunk }),
   emitOutput: (executionId, patch) => send({ type: "output", executionId, patch }),
   recordReplay: (executionId, entries) => send({ type: "replay", executionId, entries }),
+  sleeping: (executionId, wakeAt) => send({ type: "sleeping", executionId, wakeAt }),
 };
 
 const log =

@@ -49,6 +49,11 @@ export class ReplayOrder {
     return this.next < this.order.length;
   }
 
+  /** Whether every delivery of the record went in: the run is live from here. */
+  get done(): boolean {
+    return !this.replaying;
+  }
+
   /** Whether the record has timer `id` firing still ahead: it is then ready as soon as it is set. */
   firesOnTurn(id: number): boolean {
     return this.replaying && this.firing.has(id);
