@@ -491,3 +491,102 @@ describe("a run that waits for an approval", () => {
     expect(ledger.count(`POST /payments ${key}`)).toBe(0);
   });
 });
+
+describe("a run that sleeps on a long timer", () => {
+  const liveInSandbox = async () => (await host.api("GET", "/stats")).body.capacity?.live;
+  const runRow = async (id: number) =>
+    (
+      await queryDatabase<{ wake_at: string | null; attempts: number }>(
+        host.dataDir,
+        "SELECT wake_at, attempts FROM executions WHERE process_id = ?",
+        [id],
+      )
+    )[0];
+  // PostgreSQL: the host that let the run go nudges the workers when it is due; a host killed meanwhile cannot,
+  // and then the workers' poll takes it (short here).
+  const sleepEnv: Record<string, string> = {
+    CYRNEL_SUSPEND_EVICT_MS: "500",
+    ...(postgres && { CYRNEL_QUEUE_POLL_MS: "1000" }),
+  };
+  /** Reads an item, sleeps `ms`, then pays: what it sent before the sleep must not be sent again after it. */
+  const sleeper = (key: string, ms: number) => `
+    const item = await cyrnel.services.ledger.tools.getItem.invoke({ id: "bed-${key}" });
+    const before = Date.now();
+    console.log("sleeping");
+    await new Promise((resolve) => setTimeout(resolve, ${ms}));
+    const paid = await cyrnel.services.ledger.tools.pay.invoke({ body: { key: "${key}", amount: item.price } });
+    console.log("woke");
+    cyrnel.output({ receipt: paid.receipt, slept: Date.now() - before });
+  `;
+
+  /** The run is let go of while it sleeps: its row says until when, no sandbox holds it, its process runs on. */
+  async function asleep(id: number): Promise<number> {
+    await expect.poll(async () => (await runRow(id))?.wake_at ?? null, { timeout: 60_000 }).not.toBeNull();
+    await expect.poll(liveInSandbox, { timeout: 30_000, interval: 200 }).toBe(0);
+    expect((await host.api("GET", `/processes/${id}`)).body.state).toBe("running");
+    return Date.parse((await runRow(id))?.wake_at ?? "");
+  }
+
+  it("holds no sandbox while it sleeps, outlives a restart, and wakes when due, sending nothing twice", async () => {
+    await startLedgerHost(sleepEnv);
+    const key = `sleep-${Date.now()}`;
+    const id = await start(sleeper(key, 12_000));
+    const wakeAt = await asleep(id);
+    expect(ledger.count(`GET /items/bed-${key}`)).toBe(1);
+
+    await host.kill();
+    host = await restart(host, { env: { ...env, ...sleepEnv } });
+    const done = await waitIdle(id);
+    expect(done, JSON.stringify(done)).toMatchObject({ exitState: "success" });
+    // Not before it was due; the program's clock says it slept its whole delay.
+    expect(Date.parse(done.finishedAt)).toBeGreaterThanOrEqual(wakeAt);
+    const output = (await host.api("GET", `/processes/${id}/output`)).body;
+    expect(output.receipt).toBe(`r-${key}`);
+    expect(output.slept).toBeGreaterThanOrEqual(12_000);
+    expect((await host.api("GET", `/processes/${id}/stdout`)).text).toBe("sleeping\nwoke\n");
+    expect(ledger.count(`GET /items/bed-${key}`)).toBe(1);
+    expect(ledger.count(`POST /payments ${key}`)).toBe(1);
+    expect(await runRow(id)).toMatchObject({ wake_at: null });
+    expect((await runRow(id))?.attempts).toBeGreaterThanOrEqual(2);
+  });
+
+  it("wakes on the host that let it go, without a restart", async () => {
+    // PostgreSQL: no poll of the queue would find it in time; the nudge of the host that let it go does.
+    await startLedgerHost({ ...sleepEnv, ...(postgres && { CYRNEL_QUEUE_POLL_MS: "600000" }) });
+    const key = `sleep-here-${Date.now()}`;
+    const id = await start(sleeper(key, 3_000));
+    const wakeAt = await asleep(id);
+    const done = await waitIdle(id);
+    expect(done, JSON.stringify(done)).toMatchObject({ exitState: "success" });
+    expect(Date.parse(done.finishedAt)).toBeGreaterThanOrEqual(wakeAt);
+    expect((await host.api("GET", `/processes/${id}/output`)).body.receipt).toBe(`r-${key}`);
+    expect(ledger.count(`GET /items/bed-${key}`)).toBe(1);
+    expect(ledger.count(`POST /payments ${key}`)).toBe(1);
+  });
+
+  it("is killed while asleep: canceled at once, and nothing is sent when it would have woken", async () => {
+    await startLedgerHost(sleepEnv);
+    const key = `sleep-killed-${Date.now()}`;
+    const id = await start(sleeper(key, 3_000));
+    const wakeAt = await asleep(id);
+    const killed = await host.api("POST", `/processes/${id}/signals/kill`);
+    expect(killed.status, killed.text).toBe(200);
+    expect(await waitIdle(id)).toMatchObject({ exitState: "canceled" });
+    // Past its wake-up, and a poll of the queue (PostgreSQL) later: it stayed canceled, nothing was sent.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, wakeAt - Date.now()) + 4_000));
+    expect((await host.api("GET", `/processes/${id}`)).body).toMatchObject({ state: "idle", exitState: "canceled" });
+    expect(ledger.count(`POST /payments ${key}`)).toBe(0);
+    expect(await liveInSandbox()).toBe(0);
+  });
+
+  it("keeps its sandbox when its deadline comes before its wake-up, and times out there", async () => {
+    await startLedgerHost(sleepEnv);
+    const key = `sleep-deadline-${Date.now()}`;
+    const response = await host.api("POST", "/processes", { code: sleeper(key, 600_000), timeoutMs: 3_000 });
+    expect(response.status, response.text).toBe(201);
+    const id = response.body.id as number;
+    expect(await waitIdle(id)).toMatchObject({ exitState: "timeout" });
+    expect(await runRow(id)).toMatchObject({ wake_at: null, attempts: 1 });
+    expect(ledger.count(`POST /payments ${key}`)).toBe(0);
+  });
+});

@@ -86,7 +86,7 @@ export class ExecutionClaims implements RunClaims {
 
   async claim(run: QueuedRun, hostId: string): Promise<boolean> {
     const { rows } = await this.pool.query(
-      `UPDATE executions e SET claimed_by = $2, claimed_at = now()
+      `UPDATE executions e SET claimed_by = $2, claimed_at = now(), wake_at = NULL
        FROM processes p
        WHERE e.id = $1 AND e.process_id = $3 AND p.id = e.process_id
          AND e.claimed_by IS NULL AND NOT e.kill_requested AND e.finished_at IS NULL
@@ -148,6 +148,7 @@ export class ExecutionRuns {
     const { rows } = await this.pool.query(
       `SELECT count(*)::int AS n FROM (
          SELECT 1 FROM executions e WHERE e.claimed_by IS NULL AND e.finished_at IS NULL
+           AND e.enqueued_at <= now()
            AND NOT EXISTS (SELECT 1 FROM processes p WHERE p.id = e.process_id AND p.state = 'suspended')
          LIMIT $1
        ) AS waiting`,
@@ -407,6 +408,23 @@ export class ExecutionRuns {
     );
     if (rows.length === 0) return [];
     return this.wakeEvicted(run.executionId, tx);
+  }
+
+  /**
+   * This host lets go of a run while it sleeps (it waits for nothing but a timer, due at `wakeAt`, ISO): unclaimed,
+   * a new attempt begun, its process left as it is, and queued for then — `enqueued_at` is its wake-up, so no sweep
+   * takes it for a run waiting for a host before it is due. Resolves the run (its job, due at `wakeAt`, is the
+   * caller's, in the same transaction); none when it was not this host's to let go of any more.
+   */
+  async sleep(run: QueuedRun, hostId: string, wakeAt: string, tx: Queryable): Promise<QueuedRun[]> {
+    const { rows } = await tx.query(
+      `UPDATE executions SET claimed_by = NULL, claimed_at = NULL, attempts = attempts + 1, wake_at = $3::text,
+         enqueued_at = $3::timestamptz
+       WHERE id = $1 AND claimed_by = $2 AND finished_at IS NULL AND not_durable IS NULL AND NOT kill_requested
+       RETURNING id AS "executionId", process_id AS "processId"`,
+      [run.executionId, hostId, wakeAt],
+    );
+    return toQueuedRuns(rows);
   }
 
   /**

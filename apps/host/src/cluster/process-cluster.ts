@@ -387,6 +387,20 @@ export class ProcessCluster {
           });
         });
       },
+      // Let go while it sleeps: its job waits in the queue until it is due, for any host to resume it then.
+      sleep: async (wakeAt) => {
+        await parts.flushCalls();
+        await publisher.end(async () => {
+          await inTransaction(this.options.db.$client, async (tx) => {
+            const asleep = await this.runs.sleep(run, hostId, wakeAt, tx);
+            await this.queue.dropJobs(asleep, tx);
+            for (const again of asleep) await this.queue.enqueue(again, tx, wakeAt);
+          });
+        });
+        // Workers learn of a due job by polling (CYRNEL_QUEUE_POLL_MS): this host nudges them when it is due. Were
+        // this host gone by then, the next poll of any host takes it.
+        this.queue.nudgeAt(Date.parse(wakeAt));
+      },
       // Let go without ending (this host stops): the run goes back in the queue, for a host to resume it.
       release: async () => {
         await parts.flushCalls();

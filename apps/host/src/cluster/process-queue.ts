@@ -95,6 +95,8 @@ export class ProcessQueue {
   /** The job each worker took last (graphile-worker's worker id → job id), for a worker that ends on a fault. */
   private readonly jobOfWorker = new Map<string, string>();
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** Timers that wake the workers when a run let go of while it slept is due (`nudgeAt`). */
+  private readonly nudges = new Set<NodeJS.Timeout>();
   private stopKicking: () => void = () => {};
   private readonly logger: Logger;
 
@@ -129,12 +131,40 @@ export class ProcessQueue {
    * same run again while its job waits replaces that job rather than adding
    * a second.
    */
-  async enqueue(run: QueuedRun, tx?: Queryable): Promise<void> {
+  /** `runAt` (ISO): not before then (a run let go of while it sleeps); absent: at once. */
+  async enqueue(run: QueuedRun, tx?: Queryable, runAt?: string): Promise<void> {
     await (tx ?? this.options.pool).query(
       `SELECT graphile_worker.add_job(
-         identifier => $1, payload => $2::json, job_key => $3, max_attempts => 1, flags => ARRAY[$4]::text[])`,
-      [RUN_TASK, JSON.stringify(run), runKey(run), RUN_FLAG],
+         identifier => $1, payload => $2::json, job_key => $3, max_attempts => 1, flags => ARRAY[$4]::text[],
+         run_at => coalesce($5::timestamptz, now()))`,
+      [RUN_TASK, JSON.stringify(run), runKey(run), RUN_FLAG, runAt ?? null],
     );
+  }
+
+  /**
+   * At `at` (ms since the epoch), wakes idle workers of every host to look for jobs (graphile-worker's own
+   * `jobs:insert` notification): a job added to run later is otherwise found only by their next poll.
+   */
+  nudgeAt(at: number): void {
+    let timer: NodeJS.Timeout;
+    const nudge = () => {
+      this.nudges.delete(timer);
+      if (Date.now() < at) {
+        schedule();
+        return;
+      }
+      this.options.pool.query(`SELECT pg_notify('jobs:insert', '{"count":1}')`).catch((error) =>
+        this.logger.warn("could not tell the workers of a run that is due; their next poll takes it", {
+          error: messageOf(error),
+        }),
+      );
+    };
+    // Node's timers wait at most ~24.8 days: a longer wait goes in steps.
+    const schedule = () => {
+      timer = setTimeout(nudge, Math.min(Math.max(0, at - Date.now()), 2_147_483_647)).unref();
+      this.nudges.add(timer);
+    };
+    schedule();
   }
 
   /**
@@ -255,6 +285,8 @@ export class ProcessQueue {
   /** Stops fetching; resolves once the runs in progress have ended (end them first for a quick stop). */
   async stop(): Promise<void> {
     clearInterval(this.sweepTimer);
+    for (const timer of this.nudges) clearTimeout(timer);
+    this.nudges.clear();
     clearTimeout(this.replaceTimer);
     this.stopKicking();
     this.events.off("job:start", this.noteJob);

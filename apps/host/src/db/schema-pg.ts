@@ -249,6 +249,8 @@ export const executions = pgTable(
     attempts: integer("attempts").notNull().default(1),
     journalBytes: integer("journal_bytes").notNull().default(0),
     notDurable: ctext("not_durable"),
+    /** When a run let go of while it slept (it waited only on timers) is due to resume (ISO); null: not asleep. */
+    wakeAt: ctext("wake_at"),
   },
   // SQLite finds a process's runs through its rowid order; PostgreSQL needs the index for the cascade and for
   // the latest run of a process. The partial indexes serve the queue: runs waiting for a host (the queue length

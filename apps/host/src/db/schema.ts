@@ -149,6 +149,8 @@ export const executions = sqliteTable("executions", {
   journalBytes: integer("journal_bytes").notNull().default(0),
   /** Why the run cannot be resumed (its journal outgrew its limit); null: it can. */
   notDurable: text("not_durable"),
+  /** When a run the host let go of while it slept is due to resume (ISO; it waited only on timers); null: not asleep. */
+  wakeAt: text("wake_at"),
 });
 
 /**

@@ -107,10 +107,18 @@ export class SqlJournalStore implements JournalStore {
     const { executions } = this.sql.tables;
     const [row] = await this.sql.db
       .update(executions)
-      .set({ attempts: sql`${executions.attempts} + 1` })
+      .set({ attempts: sql`${executions.attempts} + 1`, wakeAt: null })
       .where(eq(executions.id, executionId))
       .returning({ attempts: executions.attempts });
     return row?.attempts ?? 1;
+  }
+
+  async sleepUntil(executionId: number, wakeAt: string): Promise<void> {
+    const { executions } = this.sql.tables;
+    await this.sql.db
+      .update(executions)
+      .set({ wakeAt })
+      .where(and(eq(executions.id, executionId), isNull(executions.finishedAt)));
   }
 
   async unfinished(processId?: number): Promise<UnfinishedRun[]> {
@@ -121,6 +129,7 @@ export class SqlJournalStore implements JournalStore {
         executionId: executions.id,
         notDurable: executions.notDurable,
         state: processes.state,
+        wakeAt: executions.wakeAt,
       })
       .from(executions)
       .innerJoin(processes, eq(processes.id, executions.processId))

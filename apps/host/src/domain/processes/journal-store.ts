@@ -47,6 +47,8 @@ export interface UnfinishedRun {
   notDurable: string | null;
   /** Its process's state: `suspended` for a run that waits for an approval (maybe evicted, holding nothing). */
   state: string;
+  /** When a run let go of while it slept is due to resume (ISO); null: it was not asleep. */
+  wakeAt: string | null;
 }
 
 export interface JournalStore {
@@ -58,8 +60,10 @@ export interface JournalStore {
   write(executionId: number, attempt: number, write: JournalWrite): Promise<boolean>;
   /** The run's journal outgrew its limit: it says why, and is never resumed. */
   markNotDurable(executionId: number, reason: string): Promise<void>;
-  /** A new attempt of the run begins (it is resumed): resolves its number. */
+  /** A new attempt of the run begins (it is resumed; it sleeps no more): resolves its number. */
   beginAttempt(executionId: number): Promise<number>;
+  /** The host let go of the run while it sleeps: it is due to resume at `wakeAt` (ISO). */
+  sleepUntil(executionId: number, wakeAt: string): Promise<void>;
   /**
    * The runs of this database that have not ended and whose process is not idle (one host, at its start), or only
    * that process's (a kill of a run let go of).

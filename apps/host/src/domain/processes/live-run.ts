@@ -70,6 +70,11 @@ export interface RunRecorder {
    * is let go of without a job, to be queued again once its approvals are decided.
    */
   evict?(): Promise<void>;
+  /**
+   * The host let go of the run while it sleeps (it waits for nothing but a timer, due at `wakeAt`, ISO): it is
+   * resumed from its journal when it is due, on this host (one host) or through the queue (many).
+   */
+  sleep?(wakeAt: string): Promise<void>;
 }
 
 /** A run whose rows are written, as it is handed to the environment. */
@@ -99,7 +104,10 @@ export interface LiveRunContext {
   tracing: Tracing;
   /** Where runs journal their calls (durable runs), and the most each may journal (`CYRNEL_JOURNAL_LIMIT_BYTES`). */
   journal: { store: JournalStore; limitBytes: number };
-  /** `CYRNEL_SUSPEND_EVICT_MS`: how long a run waits for an approval holding its sandbox before it is evicted. */
+  /**
+   * `CYRNEL_SUSPEND_EVICT_MS`: how long a run waits for an approval holding its sandbox before it is evicted; a run
+   * that sleeps longer than this (and than a second) is evicted at once.
+   */
   suspendEvictMs: number;
 }
 
@@ -123,6 +131,8 @@ const TIMEOUT_BACKSTOP_MS = 1_000;
 const UNKEYED_CALLER = "(no key)";
 /** How long a kill waits for the environment to confirm before the host ends the run itself. */
 const KILL_GRACE_MS = 2_000;
+/** A run is let go of while it sleeps only for longer than this (and `CYRNEL_SUSPEND_EVICT_MS`): no churn. */
+const MIN_SLEEP_EVICT_MS = 1_000;
 
 export class LiveRun {
   readonly processId: number;
@@ -154,6 +164,8 @@ export class LiveRun {
   private detached: string | null = null;
   /** Set when the run was let go of because it waited too long for an approval (see `evict`). */
   private evicted = false;
+  /** Set when the run was let go of while it slept: when it is due to resume (ms since the epoch). */
+  private sleptUntil: number | null = null;
   private evictTimer: NodeJS.Timeout | undefined;
   private backstop: NodeJS.Timeout | undefined;
   /** When the backstop fires (`performance.now()` time) while its clock runs; what it then says. */
@@ -358,6 +370,26 @@ export class LiveRun {
     if (this.detach("evicted while it waits for an approval")) this.evicted = true;
   }
 
+  /**
+   * The environment says the run waits for nothing but its timers, the first due at `wakeAt` (ms since the epoch):
+   * nothing but a kill or its deadline can change that before then. A durable run that sleeps longer than the
+   * eviction delay is let go of at once, holding nothing, and resumed from its journal when it is due; one whose
+   * deadline comes first keeps its sandbox and times out there.
+   */
+  sleeping(wakeAt: number): void {
+    if (this.state !== "running" || this.forced || this.ended) return;
+    const sleepMs = wakeAt - Date.now();
+    if (!(sleepMs > Math.max(this.context.suspendEvictMs, MIN_SLEEP_EVICT_MS))) return;
+    const due = this.backstopDue;
+    if (due !== null && due.at - TIMEOUT_BACKSTOP_MS <= performance.now() + sleepMs) return;
+    if (this.detach(`evicted while it sleeps until ${new Date(wakeAt).toISOString()}`)) this.sleptUntil = wakeAt;
+  }
+
+  /** When the run let go of while it slept is due to resume (ms since the epoch); null: it was not. */
+  get sleepsUntil(): number | null {
+    return this.sleptUntil;
+  }
+
   /** Whether the run was evicted while it waited for an approval (and its final row is not written). */
   get wasEvicted(): boolean {
     return this.evicted;
@@ -477,7 +509,13 @@ export class LiveRun {
       await this.approvalsEnding;
       await this.journal.flushReplay().catch(() => {});
       await this.writes;
-      const release = this.evicted ? this.recorder.evict : this.recorder.release;
+      const wakeAt = this.sleptUntil === null ? null : new Date(this.sleptUntil).toISOString();
+      const release =
+        wakeAt !== null && this.recorder.sleep
+          ? () => this.recorder.sleep?.(wakeAt) ?? Promise.resolve()
+          : this.evicted
+            ? this.recorder.evict
+            : this.recorder.release;
       if (release) {
         await this.context.writes
           .durably(this, "the release", () => release.call(this.recorder))

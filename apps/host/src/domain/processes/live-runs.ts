@@ -37,6 +37,8 @@ export interface LiveRunsOptions extends LiveRunContext {
   unknownCalls?(run: { processId: number; executionId: number; keyId: string | null }, calls: JournalCall[]): void;
   /** A run was evicted while it waited for an approval, and its sandbox is let go of (see `LiveRun.evict`). */
   evicted?(run: { processId: number; executionId: number }): void;
+  /** A run was let go of while it slept (see `LiveRun.sleeping`); it is due to resume at `wakeAt` (ms since epoch). */
+  asleep?(run: { processId: number; executionId: number }, wakeAt: number): void;
 }
 
 export class LiveRuns {
@@ -59,6 +61,8 @@ export class LiveRuns {
       recorded: (recorded) => {
         if (this.byProcess.get(recorded.processId) === recorded) this.byProcess.delete(recorded.processId);
         if (recorded.wasEvicted) this.options.evicted?.(recorded);
+        const wakeAt = recorded.sleepsUntil;
+        if (wakeAt !== null) this.options.asleep?.(recorded, wakeAt);
       },
     });
     this.executing.set(run.executionId, live);
@@ -142,6 +146,9 @@ export class LiveRuns {
     },
     recordReplay: (executionId, entries) => {
       if (Array.isArray(entries)) this.executing.get(executionId)?.journal.recordReplay(entries);
+    },
+    sleeping: (executionId, wakeAt) => {
+      if (typeof wakeAt === "number" && Number.isFinite(wakeAt)) this.executing.get(executionId)?.sleeping(wakeAt);
     },
     setState: (executionId, state) => this.executing.get(executionId)?.setState(state),
     setError: (executionId, message) => this.executing.get(executionId)?.setError(message),

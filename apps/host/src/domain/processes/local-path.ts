@@ -28,8 +28,10 @@ export interface LocalPathOptions {
   storedApprovals?(processId: number): Promise<ApprovalSummary[]>;
   /** Ends a let-go run's approvals by their rows (it was killed while evicted). */
   expireStoredApprovals?(processId: number, reason: string): Promise<void>;
-  /** Where the run's journal says which runs are unfinished (a let-go run has no live run here). */
-  journal: Pick<JournalStore, "unfinished">;
+  /** Where the run's journal says which runs are unfinished (a let-go run has no live run here), and which sleep. */
+  journal: Pick<JournalStore, "unfinished" | "sleepUntil">;
+  /** A run let go of while it slept was killed: its wake-up is dropped. */
+  forgetSleeper?(processId: number): void;
   /** Whose current context (the request's) a run continues. */
   tracing: Pick<Tracing, "carrier">;
 }
@@ -160,6 +162,7 @@ export class LocalPath implements RunPath {
   private async killLetGo(processId: number): Promise<boolean> {
     const [unfinished] = await this.options.journal.unfinished(processId);
     if (!unfinished || this.options.runs.has(processId)) return false;
+    this.options.forgetSleeper?.(processId);
     await this.options.expireStoredApprovals?.(processId, "the process was canceled");
     await this.options.store.finish(processId, unfinished.executionId, {
       exitState: "canceled",
@@ -200,6 +203,8 @@ export class LocalPath implements RunPath {
       setState: (state) => store.setState(run.processId, state),
       setRunning: (startedAt) => store.setRunning(run.processId, startedAt),
       finish: (result) => store.finish(run.processId, run.executionId, result),
+      // Its row says when it is due, for this host's next start; until then a timer of this host resumes it.
+      sleep: (wakeAt) => this.options.journal.sleepUntil(run.executionId, wakeAt),
     };
   }
 }

@@ -21,7 +21,7 @@ import { NO_TRACING, type Tracing } from "../../telemetry/tracing.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { FollowerSeats } from "./follower-seats.js";
-import type { LiveEvent, LivePhase, StreamReader } from "./live-run.js";
+import { type LiveEvent, type LivePhase, MAX_TIMEOUT_MS, type StreamReader } from "./live-run.js";
 import { LiveRuns, type LiveRunsOptions } from "./live-runs.js";
 import { LocalPath } from "./local-path.js";
 import { type ActiveEnvironment, ProcessAdmission } from "./process-admission.js";
@@ -119,6 +119,8 @@ export class ProcessRunner {
   private readonly seats: FollowerSeats;
   /** Bindings handed to environment modules at setup. */
   readonly bindings: EnvironmentBindings;
+  /** One host: the runs let go of while they sleep, each with the timer that resumes it when it is due. */
+  private readonly sleepers = new Map<number, NodeJS.Timeout>();
 
   /** This host's runs that have not ended, by state (the metrics' gauges). */
   livePhases(): Record<LivePhase, number> {
@@ -129,7 +131,12 @@ export class ProcessRunner {
     const { store, logger, queue } = options;
     const tracing = options.tracing ?? NO_TRACING;
     this.writes = new RunWrites(logger, options.storage);
-    this.runs = new LiveRuns({ ...options, writes: this.writes, tracing });
+    this.runs = new LiveRuns({
+      ...options,
+      writes: this.writes,
+      tracing,
+      asleep: (run, wakeAt) => this.wakeLater({ ...run, wakeAt: new Date(wakeAt).toISOString() }),
+    });
     this.bindings = this.runs.bindings;
     this.admission = new ProcessAdmission(options);
     const parts = { store, admission: this.admission, runs: this.runs, tracing };
@@ -142,6 +149,7 @@ export class ProcessRunner {
         ...parts,
         pendingApprovals: options.pendingApprovals,
         journal: options.journal.store,
+        forgetSleeper: (processId) => this.forgetSleeper(processId),
         ...(options.storedApprovals && { storedApprovals: options.storedApprovals }),
         ...(options.expireStoredApprovals && { expireStoredApprovals: options.expireStoredApprovals }),
       });
@@ -331,16 +339,47 @@ export class ProcessRunner {
    * One host (SQLite), at its start: resumes the runs its last stop left unfinished (`runs`: their processes and
    * executions, oldest first), each from its journal. A run that cannot be resumed ends `failed` (logged).
    */
-  async resume(runs: readonly { processId: number; executionId: number }[]): Promise<void> {
+  async resume(runs: readonly { processId: number; executionId: number; wakeAt?: string | null }[]): Promise<void> {
     if (!(this.path instanceof LocalPath)) return;
     const environment = this.options.environment();
-    for (const { processId, executionId } of runs) {
+    for (const { processId, executionId, wakeAt } of runs) {
+      // A run let go of while it slept resumes when it is due, not before.
+      if (wakeAt != null && Date.parse(wakeAt) > Date.now()) {
+        this.wakeLater({ processId, executionId, wakeAt });
+        continue;
+      }
       try {
         await this.path.resume(processId, executionId, environment);
       } catch (error) {
         this.options.logger.error("could not resume a run", { process: processId, error: messageOf(error) });
       }
     }
+  }
+
+  /**
+   * One host (SQLite): a run let go of while it sleeps is resumed from its journal when it is due (its timer then
+   * fires at once, by the replayed clock). With many hosts its job waits in the queue until then instead.
+   */
+  private wakeLater(run: { processId: number; executionId: number; wakeAt: string }): void {
+    if (!(this.path instanceof LocalPath)) return;
+    this.forgetSleeper(run.processId);
+    const due = Date.parse(run.wakeAt);
+    // Node's timers wait at most ~24.8 days: a longer sleep waits in steps.
+    const timer = setTimeout(
+      () => {
+        this.sleepers.delete(run.processId);
+        if (Date.now() < due) this.wakeLater(run);
+        else void this.resume([{ processId: run.processId, executionId: run.executionId }]);
+      },
+      Math.min(Math.max(0, due - Date.now()), MAX_TIMEOUT_MS),
+    );
+    timer.unref();
+    this.sleepers.set(run.processId, timer);
+  }
+
+  private forgetSleeper(processId: number): void {
+    clearTimeout(this.sleepers.get(processId));
+    this.sleepers.delete(processId);
   }
 
   /**
