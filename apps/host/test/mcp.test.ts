@@ -61,6 +61,7 @@ const TOOL_NAMES = [
   "get_process",
   "get_tool_docs",
   "get_types",
+  "kill_process",
   "list_processes",
   "list_services",
   "run_code",
@@ -102,8 +103,10 @@ describe("/mcp on Streamable HTTP", () => {
     }
   });
 
-  it("sends instructions and lists the seven tools, each with a description", async () => {
+  it("sends instructions and lists the eight tools, each with a description, as a list that never changes", async () => {
     expect(client.getInstructions()).toContain("run_code");
+    // A fixed list: no client should wait for tools/list_changed.
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
     for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(80);
@@ -322,6 +325,28 @@ try {
     } finally {
       await host.api("PUT", "/services/weather/policy", {});
     }
+  });
+
+  it("stops a running process with kill_process, answers it ended, and answers an ended or unknown one", async () => {
+    const started = await call(client, "run_code", {
+      code: 'console.log("started"); await new Promise(() => {});',
+      timeoutMs: 600_000,
+      wait: false,
+    });
+    const id = (started.structuredContent as { id: number }).id;
+    await expect.poll(async () => (await host.api("GET", `/processes/${id}`)).body.state).toBe("running");
+    const killed = await call(client, "kill_process", { id });
+    expect(killed.isError, textOf(killed)).toBeFalsy();
+    expect(killed.structuredContent).toMatchObject({ id, state: "idle", exitState: "canceled" });
+    expect(typeof (killed.structuredContent as { stdout?: unknown }).stdout).toBe("string");
+    expect((await host.api("GET", `/processes/${id}`)).body).toMatchObject({ state: "idle", exitState: "canceled" });
+    // Again: nothing to stop, the process as it is.
+    const again = await call(client, "kill_process", { id });
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent).toMatchObject({ id, state: "idle", exitState: "canceled" });
+    const unknown = await call(client, "kill_process", { id: 999_999 });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain("not_found");
   });
 
   it("ends a program past its timeout with exitState timeout", async () => {

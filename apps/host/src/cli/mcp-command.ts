@@ -19,7 +19,7 @@ export const MCP_HELP = `Usage:
   ${USAGE}
 
 Serves cyrnel's MCP tools (list_services, search_tools, get_tool_docs, get_types, run_code, get_process,
-list_processes) over stdio, for MCP clients that start a command. Talks to a running host at --url
+kill_process, list_processes) over stdio, for MCP clients that start a command. Talks to a running host at --url
 (default CYRNEL_URL, else http://127.0.0.1:9371) with --api-key (default CYRNEL_API_KEY). Logs go to stderr.
 
   --wait-ms <ms>   longest a run_code or get_process call waits for a process before it answers that the

@@ -24,7 +24,7 @@ Workflow:
 2. search_tools: find the tools for the task (one tool per API operation).
 3. get_tool_docs for each tool you will call (parameters, result shape, a snippet), or get_types with serviceIds or tools for typed declarations of several.
 4. run_code with one program: \`const r = await cyrnel.services.<serviceId>.tools.<toolId>.invoke({ ... });\` ... \`cyrnel.output({ answer });\`
-5. Read output, stdout, stderr and error. If it failed, fix the program and run it again. A text too long to show whole keeps its start and end around a marker saying how to read the rest (get_process with stream and offset). A run still going when run_code stops waiting answers state "running": follow it with get_process {id, wait: true}. list_processes finds earlier runs.
+5. Read output, stdout, stderr and error. If it failed, fix the program and run it again. A text too long to show whole keeps its start and end around a marker saying how to read the rest (get_process with stream and offset). A run still going when run_code stops waiting answers state "running": follow it with get_process {id, wait: true}; kill_process stops one you no longer want. list_processes finds earlier runs.
 
 Tools can only be called from code inside run_code. Disabled services or tools, missing configuration or secrets, and a missing environment can only be fixed by an operator of the host: report them instead of retrying.
 
@@ -161,6 +161,9 @@ export function createMcpServer(access: HostAccess, options: McpServerOptions): 
   );
 
   registerProcessTools(server, access, options.waitMs, guarded);
+  // The tools are the same for every session and never change while it lasts: no client should wait for a
+  // tools/list_changed (the SDK advertises one as soon as a tool is registered).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
 
   return server;
 }

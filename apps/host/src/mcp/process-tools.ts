@@ -1,5 +1,5 @@
 /**
- * The MCP tools about processes: run_code, get_process and list_processes.
+ * The MCP tools about processes: run_code, get_process, kill_process and list_processes.
  *
  * Answers are sized for an LLM: the host bounds a run's texts
  * (`GET /processes/:id/results`, CYRNEL_AGENT_TEXT_LIMIT_CHARS) and pages
@@ -199,6 +199,26 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
       if (stream !== undefined) {
         return structured({ id, page: await access.processText(id, stream, offset ?? 0, limit) });
       }
+      return answer(await access.getProcess(id), () => false);
+    }),
+  );
+
+  server.registerTool(
+    "kill_process",
+    {
+      title: "Stop a process",
+      description:
+        "Stop a process run_code started, by id: a queued one never runs; a running or suspended one ends " +
+        "canceled, its tool calls in flight aborted and the approvals it waits for expired. Use it for a run that " +
+        'answered state "running" and is no longer wanted (a loop, a wrong program) instead of waiting for its ' +
+        "timeout. Answers the process as it ended, with what it wrote until then; a process that already ended is " +
+        "answered as it is.",
+      inputSchema: { id: z.number().int().min(1).describe("Process id returned by run_code") },
+      outputSchema: PROCESS_SUMMARY,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    guarded("kill_process", async ({ id }) => {
+      await access.killProcess(id);
       return answer(await access.getProcess(id), () => false);
     }),
   );
