@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import AjvDraft7 from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemoWeather } from "../../../examples/demo-weather/src/server.mjs";
 import { startHost, type TestHost } from "./support/host.js";
@@ -340,6 +341,20 @@ try {
     expect(killed.structuredContent).toMatchObject({ id, state: "idle", exitState: "canceled" });
     expect(typeof (killed.structuredContent as { stdout?: unknown }).stdout).toBe("string");
     expect((await host.api("GET", `/processes/${id}`)).body).toMatchObject({ state: "idle", exitState: "canceled" });
+    // What a client checks the answer against: the listed output schema (compact: no bounds zod adds, no unions
+    // of constants, no descriptions below the top) accepts it.
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === "kill_process")?.outputSchema;
+    expect(listed?.properties?.state).toEqual({
+      type: "string",
+      enum: ["queued", "running", "suspended", "idle", "terminating"],
+    });
+    expect(JSON.stringify(listed)).not.toMatch(/minimum|"const"|patternProperties/);
+    expect(JSON.stringify(listed?.properties)).not.toContain('"description"');
+    const schema: Record<string, unknown> = { ...listed };
+    delete schema.$schema;
+    const valid = new AjvDraft7.default({ strict: false }).compile(schema);
+    expect(valid(killed.structuredContent), JSON.stringify(valid.errors)).toBe(true);
+    expect(valid({ id, state: "idle", exitState: "bogus" })).toBe(false);
     // Again: nothing to stop, the process as it is.
     const again = await call(client, "kill_process", { id });
     expect(again.isError).toBeFalsy();

@@ -83,5 +83,74 @@ export type ToolSummary = Static<typeof ToolSummary>;
 export type ProcessSummary = Static<typeof ProcessSummary>;
 export type ListedProcess = Static<typeof ListedProcess>;
 
-/** A zod schema that accepts exactly what `schema` does (the MCP SDK validates structured output with it). */
-export const toZod = (schema: TObject) => z.fromJSONSchema(JSON.parse(JSON.stringify(schema)));
+/**
+ * A zod schema that accepts exactly what `schema` does (the MCP SDK validates structured output with it), listed
+ * to clients as `schema` itself made compact (`compactSchema`): zod's own rendering of it doubled the tool list
+ * (integer bounds, a union per enum), for nothing a client needs.
+ */
+export function toZod(schema: TObject) {
+  const json = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  const listed = compactSchema(json, true);
+  // Without its description, which zod keeps as a parent schema that its rendering would look for.
+  const { description: _description, ...checked } = json;
+  const zod = z.fromJSONSchema(checked);
+  (zod._zod as { toJSONSchema?: () => unknown }).toJSONSchema = () => structuredClone(listed);
+  return zod;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/** The pattern TypeBox gives a record's property names: any name. */
+const ANY_NAME = "^(.*)$";
+
+/**
+ * The same constraints, said shorter: a union of string constants becomes an `enum` (with `null` folded in for a
+ * nullable one), a record's any-name pattern `additionalProperties`, and descriptions below the top are dropped
+ * (the tool's description says what the fields mean).
+ */
+export function compactSchema(schema: JsonSchema, top = false): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "description" && !top) continue;
+    if (key === "properties" && isObject(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, compactSub(sub)]));
+    } else if ((key === "items" || key === "additionalProperties") && isObject(value)) {
+      out[key] = compactSchema(value);
+    } else if (key === "patternProperties" && isObject(value) && Object.keys(value).join() === ANY_NAME) {
+      // A record: every property name matches, so it is what `additionalProperties` says (nothing: any value).
+      const each = compactSub(value[ANY_NAME]);
+      if (!isObject(each) || Object.keys(each).length > 0) out.additionalProperties = each;
+    } else if ((key === "anyOf" || key === "oneOf") && Array.isArray(value)) {
+      Object.assign(out, compactUnion(key, value.map(compactSub)));
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+function compactSub(value: unknown): unknown {
+  return isObject(value) ? compactSchema(value) : value;
+}
+
+/** `anyOf` of string constants (and `null`) as one `enum`; any other union as it is. */
+function compactUnion(key: string, members: unknown[]): JsonSchema {
+  const flat = members.flatMap((member) =>
+    isObject(member) && Object.keys(member).length === 1 && Array.isArray(member.anyOf) ? member.anyOf : [member],
+  );
+  const constants: unknown[] = [];
+  let nullable = false;
+  for (const member of flat) {
+    if (!isObject(member)) return { [key]: members };
+    const keys = Object.keys(member).sort().join();
+    if (keys === "const,type" && member.type === "string") constants.push(member.const);
+    else if (keys === "type" && member.type === "null") nullable = true;
+    else return { [key]: members };
+  }
+  if (constants.length === 0) return { [key]: members };
+  return nullable ? { type: ["string", "null"], enum: [...constants, null] } : { type: "string", enum: constants };
+}
+
+function isObject(value: unknown): value is JsonSchema {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
