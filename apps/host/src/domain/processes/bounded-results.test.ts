@@ -113,4 +113,23 @@ describe("sliceText", () => {
     // A limit of one at a pair still moves on, by the whole pair.
     expect(sliceText(text, 2, 1)).toEqual({ offset: 2, text: "🙂", nextOffset: 4 });
   });
+
+  it("counts a page's limit as its text takes it in JSON: a page of quotes holds half as many", () => {
+    const quotes = '"'.repeat(100_000);
+    const page = sliceText(quotes, 0, 60_000);
+    expect(page).toMatchObject({ offset: 0, nextOffset: 30_000 });
+    expect(jsonChars(page.text)).toBe(60_000);
+    // Mixed text: every page fits, and the pages join to the whole.
+    const mixed = 'say "hi"\n\t\u0001 and 🙂\n'.repeat(5_000);
+    let joined = "";
+    for (let next: number | null = 0; next !== null; ) {
+      const part = sliceText(mixed, next, 1_000);
+      expect(jsonChars(part.text)).toBeLessThanOrEqual(1_000);
+      joined += part.text;
+      next = part.nextOffset;
+    }
+    expect(joined).toBe(mixed);
+    // A limit smaller than one character still moves on, by that character.
+    expect(sliceText("\u0001x", 0, 1)).toEqual({ offset: 0, text: "\u0001", nextOffset: 1 });
+  });
 });

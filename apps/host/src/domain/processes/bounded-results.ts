@@ -131,10 +131,16 @@ export interface TextPage {
   nextOffset: number | null;
 }
 
-/** Up to `limit` characters of `text` from `offset` (which must be ≤ `text.length`). */
+/**
+ * The part of `text` from `offset` (which must be ≤ `text.length`) that takes at most `limit` characters inside a
+ * JSON string, as the limit of a whole answer counts them (a page of quotes is half as long as one of letters);
+ * at least one character, so that paging always moves on.
+ */
 export function sliceText(text: string, offset: number, limit: number): TextPage {
   const start = offset > 0 && isLowSurrogate(text, offset) && isHighSurrogate(text, offset - 1) ? offset - 1 : offset;
-  let end = Math.min(text.length, start + limit);
-  if (end < text.length && isHighSurrogate(text, end - 1)) end = end - 1 > start ? end - 1 : end + 1;
+  // Walks at most `limit` characters: a page costs what it holds, not the whole text.
+  const window = text.slice(start, start + limit + 1);
+  let end = start + headUnits(window, limit);
+  if (end === start && start < text.length) end = start + unitAt(text, start).units;
   return { offset: start, text: text.slice(start, end), nextOffset: end < text.length ? end : null };
 }

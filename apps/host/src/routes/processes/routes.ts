@@ -228,8 +228,9 @@ export function processRoutes(
       access: "agent",
       summary: "A page of an idle process's stdout, stderr, output JSON or error",
       description:
-        "Offsets and lengths count UTF-16 code units (JavaScript's string length); a page never ends inside a " +
-        "surrogate pair. Read on from `nextOffset` until it is null: the pages join to the whole text (for " +
+        "Offsets count UTF-16 code units (JavaScript's string length); `limit` counts characters as the page's " +
+        "text takes them inside JSON (a quote or a newline two), like the limit of a process's results, so no " +
+        "page is longer than it; a page never ends inside a surrogate pair. Read on from `nextOffset` until it is null: the pages join to the whole text (for " +
         "`output`, exactly the body of `GET /processes/{id}/output`).",
       tags,
       params: IdParams,
