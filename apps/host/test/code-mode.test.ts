@@ -284,6 +284,17 @@ describe("gating seen from code", () => {
 });
 
 describe("how code ends", () => {
+  it("cuts a flood of stdout at its limit with one marker naming exactly how much was dropped", async () => {
+    // 2,000 lines of 1,000 bytes, newlines included: 2,000,000 bytes; the first MiB is kept.
+    const result = await run(`for (let i = 0; i < 2000; i++) console.log("x".repeat(999));`);
+    expect(result.exitState).toBe("success");
+    const stdout = (await host.api("GET", `/processes/${result.id}/stdout`)).text;
+    const marker = "[cyrnel: stdout truncated at 1048576 bytes; 951424 more bytes dropped]\n";
+    expect(stdout.endsWith(`\n${marker}`)).toBe(true);
+    expect(Buffer.byteLength(stdout.slice(0, -marker.length - 1))).toBe(1_048_576);
+    expect(stdout.match(/\[cyrnel/g)).toHaveLength(1);
+  });
+
   it("supports top-level await", async () => {
     const result = await run(`
       const value = await new Promise<number>((resolve) => setTimeout(resolve, 10, 41));

@@ -147,6 +147,14 @@ export interface EnvironmentBindings {
    * falls asleep.
    */
   sleeping?(executionId: number, wakeAt: number): void;
+  /**
+   * A cyrnel extension: the environment cut a stream of the run at its own
+   * limit, and has dropped `bytes` of it past that so far (a running total;
+   * its last call, before the run ends, is exact). A host that has this
+   * says so in its own end marker of the stream, with the exact count; an
+   * environment then writes no marker line of its own into the stream.
+   */
+  streamDropped?(executionId: number, stream: "stdout" | "stderr", bytes: number): void;
 }
 
 /** Setup context of an environment module: the common context plus the host bindings. */

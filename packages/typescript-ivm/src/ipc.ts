@@ -66,6 +66,11 @@ export type FromWorker =
    * flight, nothing running in its isolate (see `EnvironmentBindings.sleeping`). After its replay entries.
    */
   | { type: "sleeping"; executionId: number; wakeAt: number }
+  /**
+   * The worker cut a stream at `maxLogBytes` and dropped `bytes` of it past that so far (a total: sent when it
+   * cuts, and once more before `done` if it dropped more since).
+   */
+  | { type: "dropped"; executionId: number; stream: "stdout" | "stderr"; bytes: number }
   /** Always after the run's `error` message, if any. */
   | { type: "done"; executionId: number; exit: ExecutionExitState }
   /**

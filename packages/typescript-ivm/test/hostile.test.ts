@@ -204,6 +204,38 @@ describe("huge and unserialisable output", () => {
     expect(result.stdout.match(/truncated/g)).toHaveLength(1);
   });
 
+  it("tells a host that marks cuts itself exactly how much it dropped, with no marker line in the stream", async () => {
+    class CountingHost extends FakeHost {
+      readonly dropped: { stream: string; bytes: number }[] = [];
+      streamDropped(_executionId: number, stream: "stdout" | "stderr", bytes: number): void {
+        this.dropped.push({ stream, bytes });
+      }
+    }
+    const counting = new CountingHost();
+    await counting.start({ maxExecutions: 1, memoryLimitMb: 64 });
+    try {
+      // 2,000 lines of 1,000 bytes (newline included): 2,000,000 bytes, of which 1 MiB goes out.
+      const result = await counting.run(`for (let i = 0; i < 2000; i++) console.log("x".repeat(999));`);
+      expect(result.exit).toBe("success");
+      expect(result.stdout).not.toContain("[cyrnel]");
+      const forwarded = Buffer.byteLength(result.stdout);
+      expect(forwarded).toBe(1024 * 1024);
+      // A running total, growing; the last, before the run ended, is exact.
+      const last = counting.dropped.at(-1);
+      expect(last).toEqual({ stream: "stdout", bytes: 2_000_000 - forwarded });
+      expect(counting.dropped.every((told) => told.stream === "stdout" && told.bytes <= last!.bytes)).toBe(true);
+      // A giant line of two-byte characters, cut inside the sandbox and again here: still exact.
+      counting.dropped.length = 0;
+      const giant = await counting.run(`console.error("é".repeat(3 * 1024 * 1024)); console.error("after");`);
+      expect(giant.exit).toBe("success");
+      expect(giant.stderr).toMatch(/^é+$/);
+      const total = 3 * 1024 * 1024 * 2 + 1 + "after\n".length;
+      expect(counting.dropped.at(-1)).toEqual({ stream: "stderr", bytes: total - Buffer.byteLength(giant.stderr) });
+    } finally {
+      await counting.stop();
+    }
+  });
+
   it("a single giant console line is cut without being copied whole", async () => {
     const result = await host.run(`console.error("é".repeat(5 * 1024 * 1024)); console.error("after");`);
     expect(result.exit).toBe("success");

@@ -479,6 +479,7 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
         // A program that ends with recorded deliveries or values still ahead took another path than the record.
         if (replaying) diverge("finished");
         reportLeftovers();
+        if (unsent.stdout > 0 || unsent.stderr > 0) send("dropped", 0, `${unsent.stdout},${unsent.stderr}`);
         // What was recorded since the last call out reaches the host before the run's end does.
         if (recorded.length > 0 || clockReads > 0) send("replay", 0, "");
         resolve(stringify(outcome));
@@ -764,14 +765,36 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   }
 
   const logged: Record<Stream, number> = { stdout: 0, stderr: 0 };
+  /** UTF-8 bytes of console text never sent (past the limit), told to the host when the run ends. */
+  const unsent: Record<Stream, number> = { stdout: 0, stderr: 0 };
+
+  /** The UTF-8 length of `text` (a lone surrogate as the 3 bytes of U+FFFD, as the host encodes it). */
+  function utf8Length(text: string): number {
+    let bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code < 0x80) bytes += 1;
+      else if (code < 0x800) bytes += 2;
+      else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    }
+    return bytes;
+  }
 
   function writeLine(stream: Stream, line: string): void {
     const used = logged[stream];
-    // Past the limit the host has already written its truncation marker.
-    if (used > limits.maxLogChars) return;
-    // One unit past the limit is enough for the host to notice the overflow.
-    const room = limits.maxLogChars - used + 1;
+    // Past the limit the host has already cut the stream: only the size of what is dropped is kept.
+    if (used > limits.maxLogChars) {
+      unsent[stream] += utf8Length(line) + 1;
+      return;
+    }
+    // One unit past the limit is enough for the host to notice the overflow. The cut never splits a pair.
+    let room = limits.maxLogChars - used + 1;
+    if (room < line.length && (line.charCodeAt(room) & 0xfc00) === 0xdc00) room--;
     const text = line.length > room ? line.slice(0, room) : line;
+    if (text.length < line.length) unsent[stream] += utf8Length(line.slice(room));
     logged[stream] = used + text.length + 1;
     send(stream, 0, text);
   }

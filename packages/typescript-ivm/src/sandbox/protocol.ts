@@ -20,6 +20,11 @@ export type SandboxCall =
   | "clearTimer"
   /** Nothing but the entries of the call's fourth argument (sent when many wait, and when the run ends). */
   | "replay"
+  /**
+   * When the run ends: the UTF-8 bytes of console text the prelude dropped past its own cap and never sent,
+   * `payload` `"<stdout>,<stderr>"` (the host counts what it cuts of what it was sent).
+   */
+  | "dropped"
   /** On replay, the program did something the record does not have; `payload`: JSON `[what the record had, what the program did]`. */
   | "diverged";
 

@@ -18,6 +18,7 @@ import {
   interruptedByCatastrophe,
   interruptedByExit,
   interruptedByStall,
+  logTruncated,
   memoryCatastrophe,
   timedOutInQueue,
   timedOutWhileChecking,
@@ -37,6 +38,8 @@ interface Tracked extends RunRequest {
   queueDeadline: NodeJS.Timeout | undefined;
   /** Set while its code is being type-checked (before it joins the queue). */
   checking: boolean;
+  /** The streams the worker cut, for a host without `streamDropped` (it gets a marker line once). */
+  cut: Set<"stdout" | "stderr">;
 }
 
 /** Who submitted the execution, for sharing the type checker fairly (see TypeChecks). */
@@ -196,6 +199,7 @@ export class Supervisor {
         killRequested: false,
         queueDeadline: undefined,
         checking: typecheck,
+        cut: new Set(),
       };
       this.tracked.set(executionId, tracked);
       this.report("setState", () => this.bindings.setState(executionId, "queued"));
@@ -491,6 +495,18 @@ export class Supervisor {
       case "replay":
         // Before whatever the run reported after reading these values: the worker sends them first.
         this.report("recordReplay", () => this.bindings.recordReplay?.(executionId, message.entries));
+        break;
+      case "dropped":
+        if (this.bindings.streamDropped) {
+          this.report("streamDropped", () => this.bindings.streamDropped?.(executionId, message.stream, message.bytes));
+        } else if (!current.cut.has(message.stream)) {
+          // A host that cannot mark the cut itself gets the marker line in the stream.
+          current.cut.add(message.stream);
+          const marker = `\n${logTruncated(message.stream, this.config.maxLogBytes)}`;
+          if (message.stream === "stdout")
+            this.report("emitStdout", () => this.bindings.emitStdout(executionId, marker));
+          else this.report("emitStderr", () => this.bindings.emitStderr(executionId, marker));
+        }
         break;
       case "sleeping":
         if (Number.isFinite(message.wakeAt)) {

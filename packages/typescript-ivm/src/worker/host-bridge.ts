@@ -1,5 +1,5 @@
 import type { InvokeInput, Logger } from "@cyrnel/sdk";
-import { clampMessage, logTruncated, nondeterministicReplay, outputTooLarge } from "../messages.js";
+import { clampMessage, nondeterministicReplay, outputTooLarge } from "../messages.js";
 import type { HostDelivery, SandboxCall } from "../sandbox/protocol.js";
 
 /** Where a run's effects go. In the worker each of these becomes an IPC message to the host process. */
@@ -14,6 +14,8 @@ export interface RunReporter {
   recordReplay(executionId: number, entries: string[]): void;
   /** The run waits for nothing but its timers, the first due at `wakeAt` (see `EnvironmentBindings.sleeping`). */
   sleeping(executionId: number, wakeAt: number): void;
+  /** A stream was cut at `maxLogBytes`; `bytes` dropped past it so far (see `EnvironmentBindings.streamDropped`). */
+  streamDropped(executionId: number, stream: "stdout" | "stderr", bytes: number): void;
 }
 
 export interface BridgeLimits {
@@ -53,6 +55,9 @@ export class HostBridge {
   private pendingToolCalls = 0;
   private readonly logBytes = { stdout: 0, stderr: 0 };
   private readonly logCut = { stdout: false, stderr: false };
+  /** Bytes of each stream dropped past the cut, and how many of them the host was told of. */
+  private readonly logDropped = { stdout: 0, stderr: 0 };
+  private readonly logDroppedTold = { stdout: 0, stderr: 0 };
   private readonly outputSizes = new Map<string, number>();
   /** Byte length of the merged output as JSON: `{}` plus each `"key":value` and the commas between them. */
   private outputBytes = 2;
@@ -100,6 +105,9 @@ export class HostBridge {
           return null;
         case "replay":
           return null;
+        case "dropped":
+          this.addUnsent(payload);
+          return null;
         case "diverged":
           return this.diverged(payload);
         default:
@@ -119,6 +127,28 @@ export class HostBridge {
   close(): void {
     for (const timer of this.timers.values()) clearTimeout(timer.handle);
     this.timers.clear();
+    // What was dropped since the cut was told: the exact totals, before the run's end.
+    for (const stream of ["stdout", "stderr"] as const) this.tellDropped(stream);
+  }
+
+  /** What the prelude dropped without sending (`"<stdout>,<stderr>"` bytes), added to what was cut here. */
+  private addUnsent(payload: string): void {
+    const [stdout, stderr] = payload.split(",").map(Number);
+    for (const [stream, bytes] of [
+      ["stdout", stdout],
+      ["stderr", stderr],
+    ] as const) {
+      if (bytes !== undefined && Number.isSafeInteger(bytes) && bytes > 0 && this.logCut[stream]) {
+        this.logDropped[stream] += bytes;
+      }
+    }
+  }
+
+  private tellDropped(stream: "stdout" | "stderr"): void {
+    const bytes = this.logDropped[stream];
+    if (!this.logCut[stream] || bytes === this.logDroppedTold[stream]) return;
+    this.logDroppedTold[stream] = bytes;
+    this.reporter.streamDropped(this.owner.executionId, stream, bytes);
   }
 
   /** How many calls and answers crossed the bridge so far: the same count twice means nothing crossed between. */
@@ -182,19 +212,26 @@ export class HostBridge {
   }
 
   private writeLog(stream: "stdout" | "stderr", text: string): void {
-    if (this.logCut[stream]) return;
     const line = `${text}\n`;
     const bytes = Buffer.byteLength(line);
+    if (this.logCut[stream]) {
+      this.logDropped[stream] += bytes;
+      return;
+    }
     const room = this.limits.maxLogBytes - this.logBytes[stream];
     if (bytes <= room) {
       this.logBytes[stream] += bytes;
       this.emit(stream, line);
       return;
     }
+    // Cut: what fits goes out, the host is told how much is dropped (and again, exactly, when the run ends) and
+    // marks the end itself (see the supervisor for a host that cannot).
     this.logCut[stream] = true;
     const head = utf8Prefix(line, room);
-    const separator = head === "" || head.endsWith("\n") ? "" : "\n";
-    this.emit(stream, head + separator + logTruncated(stream, this.limits.maxLogBytes));
+    this.logBytes[stream] += Buffer.byteLength(head);
+    this.logDropped[stream] = bytes - Buffer.byteLength(head);
+    if (head !== "") this.emit(stream, head);
+    this.tellDropped(stream);
   }
 
   private emit(stream: "stdout" | "stderr", chunk: string): void {

@@ -36,6 +36,7 @@ const reporter: RunReporter = {
   emitOutput: (executionId, patch) => send({ type: "output", executionId, patch }),
   recordReplay: (executionId, entries) => send({ type: "replay", executionId, entries }),
   sleeping: (executionId, wakeAt) => send({ type: "sleeping", executionId, wakeAt }),
+  streamDropped: (executionId, stream, bytes) => send({ type: "dropped", executionId, stream, bytes }),
 };
 
 const log =

@@ -22,4 +22,18 @@ describe("CappedText", () => {
     expect(text.append("aaaa\u00e9")).toBe("aaaa\n[cyrnel: stdout truncated at 5 bytes; the rest is dropped]\n");
     expect(text.toString()).toBe("aaaa\n[cyrnel: stdout truncated at 5 bytes; 2 more bytes dropped]\n");
   });
+
+  it("counts what the environment dropped at its own cap: the marker's figure is the whole of it", () => {
+    // The environment cut first (its cap below this one): the stream ends where it stopped.
+    const upstream = new CappedText(100, "stdout");
+    expect(upstream.append("abc")).toBe("abc");
+    expect(upstream.droppedElsewhere(10)).toBe("\n[cyrnel: stdout truncated at 3 bytes; the rest is dropped]\n");
+    expect(upstream.droppedElsewhere(951_424)).toBe("");
+    expect(upstream.toString()).toBe("abc\n[cyrnel: stdout truncated at 3 bytes; 951424 more bytes dropped]\n");
+    // Both cut: what this host dropped of what it was sent, plus what was never sent.
+    const both = new CappedText(4, "stderr");
+    expect(both.append("abcdef")).toBe("abcd\n[cyrnel: stderr truncated at 4 bytes; the rest is dropped]\n");
+    expect(both.droppedElsewhere(1_000)).toBe("");
+    expect(both.toString()).toBe("abcd\n[cyrnel: stderr truncated at 4 bytes; 1002 more bytes dropped]\n");
+  });
 });

@@ -1,8 +1,17 @@
-/** A text stream (stdout or stderr) kept up to a byte cap; past it, one marker line says how much was dropped. */
+/**
+ * A text stream (stdout or stderr) kept up to a byte cap; past it, one marker line says how much was dropped —
+ * what this host cut of what it was sent, plus what the environment cut at its own cap and never sent
+ * (`EnvironmentBindings.streamDropped`), so the count is exact.
+ */
 export class CappedText {
   private readonly chunks: string[] = [];
   private bytes = 0;
+  /** Set once the stream is cut (here, or by the environment): the size the marker names. */
+  private cutAt: number | null = null;
+  /** Bytes this host was sent past the cut. */
   private dropped = 0;
+  /** Bytes the environment dropped past its own cap, as it last told (a total). */
+  private droppedUpstream = 0;
 
   constructor(
     private readonly limit: number,
@@ -14,7 +23,7 @@ export class CappedText {
    * part, plus a marker line the moment the cap is first crossed ("" after).
    */
   append(chunk: string): string {
-    if (this.dropped > 0) {
+    if (this.cutAt !== null) {
       this.dropped += Buffer.byteLength(chunk);
       return "";
     }
@@ -32,16 +41,32 @@ export class CappedText {
     this.chunks.push(kept);
     this.bytes += Buffer.byteLength(kept);
     this.dropped = size - Buffer.byteLength(kept);
-    // Happens once per stream, so joining what was kept to find its last character is cheap enough.
-    const soFar = this.chunks.join("");
-    const separator = soFar.endsWith("\n") || soFar === "" ? "" : "\n";
-    return `${kept}${separator}[cyrnel: ${this.name} truncated at ${this.limit} bytes; the rest is dropped]\n`;
+    return kept + this.cut(this.limit);
+  }
+
+  /**
+   * The environment cut the stream at its own cap and has dropped `total` bytes past it so far. Returns the
+   * marker line for live readers if that is where the stream ends ("" when it was cut already).
+   */
+  droppedElsewhere(total: number): string {
+    this.droppedUpstream = Math.max(this.droppedUpstream, total);
+    return this.cutAt === null ? this.cut(this.bytes) : "";
   }
 
   toString(): string {
     const text = this.chunks.join("");
-    if (this.dropped === 0) return text;
-    const separator = text.endsWith("\n") || text === "" ? "" : "\n";
-    return `${text}${separator}[cyrnel: ${this.name} truncated at ${this.limit} bytes; ${this.dropped} more bytes dropped]\n`;
+    if (this.cutAt === null) return text;
+    const dropped = this.dropped + this.droppedUpstream;
+    return `${text}${separatorAfter(text)}[cyrnel: ${this.name} truncated at ${this.cutAt} bytes; ${dropped} more bytes dropped]\n`;
+  }
+
+  /** Cuts the stream at `at` bytes: the marker line live readers see (the count comes with the final text). */
+  private cut(at: number): string {
+    this.cutAt = at;
+    // Happens once per stream, so joining what was kept to find its last character is cheap enough.
+    const soFar = this.chunks.join("");
+    return `${separatorAfter(soFar)}[cyrnel: ${this.name} truncated at ${at} bytes; the rest is dropped]\n`;
   }
 }
+
+const separatorAfter = (text: string) => (text.endsWith("\n") || text === "" ? "" : "\n");

@@ -288,6 +288,14 @@ export class LiveRun {
     this.deliver({ type: stream, text });
   }
 
+  /** The environment cut a stream at its own cap and has dropped `bytes` of it so far (a total). */
+  streamDropped(stream: StreamName, bytes: number): void {
+    const text = this[stream].droppedElsewhere(bytes);
+    if (text === "") return;
+    this.recorder.write?.(stream, text);
+    this.deliver({ type: stream, text });
+  }
+
   /** A patch of the output; past the output cap the run ends `failed`. */
   mergeOutput(patch: Record<string, unknown>): void {
     if (this.forced) return;

@@ -150,6 +150,11 @@ export class LiveRuns {
     sleeping: (executionId, wakeAt) => {
       if (typeof wakeAt === "number" && Number.isFinite(wakeAt)) this.executing.get(executionId)?.sleeping(wakeAt);
     },
+    streamDropped: (executionId, stream, bytes) => {
+      if ((stream === "stdout" || stream === "stderr") && Number.isSafeInteger(bytes) && bytes >= 0) {
+        this.executing.get(executionId)?.streamDropped(stream, bytes);
+      }
+    },
     setState: (executionId, state) => this.executing.get(executionId)?.setState(state),
     setError: (executionId, message) => this.executing.get(executionId)?.setError(message),
     emitStdout: (executionId, chunk) => this.executing.get(executionId)?.emit("stdout", chunk),
