@@ -81,6 +81,22 @@ const keys: string[] = Object.keys(cyrnel.services);`),
     ]);
   });
 
+  it("says what the sandbox is for a missing global or module, instead of pointing at npm or a tsconfig", () => {
+    const messages = (
+      checker.check([`document.title;\nprocess.exit(1);\nrequire("fs");\nimport("os");`], ALL)[0] ?? []
+    ).map((e) => e.message);
+    expect(messages).toHaveLength(5);
+    for (const message of messages) {
+      expect(message).not.toMatch(/npm|@types|tsconfig|compiler option/);
+      expect(message).toContain("cyrnel.services.<serviceId>.tools.<toolId>.invoke");
+    }
+    expect(messages[0]).toMatch(/^Cannot find name 'document': the sandbox is neither Node\.js nor a browser/);
+    expect(messages[1]).toMatch(/^Cannot find name 'process'/);
+    expect(messages[2]).toMatch(/^Cannot find name 'require'/);
+    expect(messages[3]).toMatch(/^Cannot import a module: the sandbox cannot import or require modules/);
+    expect(messages[4]).toMatch(/^Cannot find module 'os': the sandbox cannot import or require modules/);
+  });
+
   it("offers only the tools the run can reach (a narrower list than the declarations)", () => {
     const code = `await cyrnel.services.shop.tools.listItems.invoke({});`;
     expect(errors(code, shopAt(["getItem"]))).toEqual(["1:34 TS2339"]);

@@ -118,7 +118,7 @@ export class Checker {
           return {
             ...userPosition(code, at.line, at.character),
             code: diagnostic.code,
-            message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
+            message: sandboxMessage(diagnostic.code, ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")),
           };
         });
     });
@@ -142,4 +142,29 @@ export class Checker {
     }
     return this.libFiles.get(fileName);
   }
+}
+
+/**
+ * TypeScript's hints for a missing global or module point at what a sandboxed program cannot use: an npm package
+ * of type definitions, a tsconfig's `lib` or `types`. Said instead: what the sandbox is, and how tools are called.
+ */
+const MISSING_GLOBAL = new Set([2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593, 2867, 2868]);
+/** A module not found, and a dynamic import (TS1323, which points at a `--module` flag). */
+const MISSING_MODULE = new Set([2307, 2792, 1323]);
+const CALL_TOOLS = "call tools with `await cyrnel.services.<serviceId>.tools.<toolId>.invoke({...})`";
+
+export function sandboxMessage(code: number, message: string): string {
+  if (MISSING_GLOBAL.has(code)) {
+    const name = /'([^']+)'/.exec(message)?.[1] ?? "it";
+    return (
+      `Cannot find name '${name}': the sandbox is neither Node.js nor a browser, so it has no '${name}', ` +
+      `and nothing can be installed; ${CALL_TOOLS}`
+    );
+  }
+  if (MISSING_MODULE.has(code)) {
+    const name = code === 1323 ? undefined : /'([^']+)'/.exec(message)?.[1];
+    const what = name === undefined ? "Cannot import a module" : `Cannot find module '${name}'`;
+    return `${what}: the sandbox cannot import or require modules; ${CALL_TOOLS}`;
+  }
+  return message;
 }
