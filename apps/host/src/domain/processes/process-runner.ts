@@ -405,6 +405,8 @@ export class ProcessRunner {
    * or by another host through the queue), the rest end `canceled` with `reason`.
    */
   async release(reason: string): Promise<void> {
+    // The runs asleep stay as their rows say, for the next start: none is woken while the host stops.
+    for (const processId of [...this.sleepers.keys()]) this.forgetSleeper(processId);
     const affected = this.runs.unended(null);
     const left = affected.filter((run) => !run.detach(reason));
     const elsewhere = this.path.cancel(null, reason);
