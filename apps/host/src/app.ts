@@ -377,8 +377,6 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     environment: () => moduleEntries.activeEnvironment(),
     ...(clusterQueueDepth && { clusterQueueDepth }),
   });
-  // Approvals no call of this host waits for (their runs were let go of) expire by the rows, on every host.
-  const stopApprovalSweep = approvals.sweepEvery(APPROVAL_SWEEP_MS);
   const retention = new ProcessRetention({ store: processStore, logger, spaceFreed: () => db.spaceFreed() });
   retention.keepFor(config.processesRetentionDays);
   const modulesDir = join(config.dataDir, "modules");
@@ -454,6 +452,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   await sync.restoreModules(moduleStore);
   await moduleLoader.start();
   await moduleRegistry.start();
+  // Approvals no call of this host waits for (their runs were let go of) expire by the rows, on every host. Not
+  // before the modules are up: a run whose approval expires resumes at once, and needs its environment then.
+  const stopApprovalSweep = approvals.sweepEvery(APPROVAL_SWEEP_MS);
   await sync.follow({
     serviceStore: store,
     services,

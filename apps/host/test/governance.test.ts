@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { everyRowText, queryDatabase, testDialect } from "./support/database.js";
-import { startHost, type TestHost } from "./support/host.js";
+import { installFixtureModule, startHost, type TestHost } from "./support/host.js";
 import { followProcess, readEvents } from "./support/process-events.js";
 import { type ShopApi, shopDocument, startShopApi } from "./support/shop-api.js";
 
@@ -701,6 +701,38 @@ describe("restarts and expiry", () => {
       state: "expired",
       reason: "nobody decided within 1500 ms",
     });
+    expect(notesSent()).toBe(before);
+  });
+
+  it("an approval that expires while the host starts resumes its run once the environment is up", async () => {
+    const before = notesSent();
+    const id = await start(createNoteCatching("slow start"));
+    const approval = await pendingApproval(id);
+    // A start whose modules take 5 s before the environment comes up (adapters first, one at a time): the approval
+    // expires meanwhile, by its row, and its run must wait for the environment rather than end with none.
+    await host.kill();
+    installFixtureModule(host.dataDir, "slow-setup");
+    const env = { CYRNEL_API_KEY: API_KEY };
+    host = await startHost({
+      ...host.options,
+      modules: [],
+      dataDir: host.dataDir,
+      env: { ...env, CYRNEL_APPROVAL_TIMEOUT_MS: "600000" },
+    });
+    expect((await host.api("PATCH", "/modules/slow-setup/config", { delayMs: 5_000 })).status).toBe(200);
+    expect((await host.api("POST", "/modules/slow-setup/enabled", { enabled: true })).status).toBe(200);
+    await host.kill();
+    host = await startHost({
+      ...host.options,
+      modules: [],
+      dataDir: host.dataDir,
+      env: { ...env, CYRNEL_APPROVAL_TIMEOUT_MS: "1500" },
+    });
+    const done = await waitIdle(id);
+    expect(done, JSON.stringify(done)).toMatchObject({ exitState: "success", pendingApprovalIds: [] });
+    const { failed } = (await host.api("GET", `/processes/${id}/output`)).body;
+    expect(failed).toMatchObject({ status: 403, code: "approval_expired" });
+    expect((await host.api("GET", `/approvals/${approval.id}`)).body).toMatchObject({ state: "expired" });
     expect(notesSent()).toBe(before);
   });
 
