@@ -105,7 +105,8 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
         "504 invoke_timeout) that you can catch. A tool whose policy is ask (search_tools shows it) makes its call " +
         "wait for an operator's decision: the process is suspended meanwhile (its timeout paused), and the call " +
         "then runs or throws 403 approval_denied (with the operator's reason) or approval_expired; do not retry a " +
-        "denied call. There is no fetch, require, import, process or file system. " +
+        "denied call. There is no fetch, require, import, process or file system; atob/btoa, TextEncoder/TextDecoder " +
+        "(UTF-8) and structuredClone are there. " +
         `It waits for the program to end, at most ${waitSeconds} s, and answers the process id, exitState ` +
         "(success, failed, timeout, canceled), error, output, stdout, stderr and calls (tool calls made and failed, " +
         "per tool); anything but success is flagged as " +

@@ -71,7 +71,10 @@ await new Promise((resolve) => setTimeout(resolve, 10));
 await new Promise<void>((resolve) => setTimeout(resolve, 10));
 clearTimeout(id);
 cyrnel.output({ sorted });
-const keys: string[] = Object.keys(cyrnel.services);`),
+const keys: string[] = Object.keys(cyrnel.services);
+const bytes: Uint8Array = new TextEncoder().encode(atob(btoa("hi")));
+const text: string = new TextDecoder("utf-8", { fatal: true }).decode(bytes.buffer);
+const copy: { a: number[] } = structuredClone({ a: [1] });`),
     ).toEqual([]);
     expect(errors(`document.title;\nprocess.exit(1);\nconst r = await fetch("x");\nrequire("fs");`)).toEqual([
       "1:1 TS2584",

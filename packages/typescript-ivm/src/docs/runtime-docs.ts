@@ -57,12 +57,13 @@ cyrnel.output({ forecast });
 | \`console.log/info/debug(...args)\` | One line on stdout per call. Strings print as they are, other values in an inspect-like form. |
 | \`console.warn/error(...args)\` | The same, on stderr. |
 | \`setTimeout(callback, ms, ...args)\` / \`clearTimeout(id)\` | Timers; \`setTimeout\` returns a number. |
+| \`atob\` / \`btoa\`, \`TextEncoder\` / \`TextDecoder\`, \`structuredClone\` | Base64 (of Latin-1 strings: bytes), UTF-8 encoding and decoding (no other encodings, no streaming), deep copies of plain data. |
 | Standard JavaScript | \`Promise\`, \`JSON\`, \`Math\`, \`Date\`, \`Map\`, \`Set\`, \`RegExp\`, \`Intl\`, typed arrays, … |
 
 ## What does not exist
 
 No \`require\`, \`import\` (static or dynamic), \`process\`, \`fetch\` or any network access, no file
-system, no \`Buffer\`, \`setInterval\`, \`queueMicrotask\`, \`structuredClone\`, \`WebAssembly\`,
+system, no \`Buffer\`, \`URL\`, \`crypto\`, \`setInterval\`, \`queueMicrotask\`, \`WebAssembly\`,
 \`Atomics.waitAsync\`, DOM or Node APIs. Reach the outside world only through tools. Every process runs
 in a sandbox of its own, created for it and destroyed when it ends: nothing carries over between
 processes, and nothing a process leaves behind (a \`FinalizationRegistry\` callback, a promise chain

@@ -859,6 +859,267 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
     }
   }
 
+  // ---- web globals: base64, UTF-8 text, structured clone ----------------------------
+  // The sandbox's V8 has ECMAScript only; these are the Web APIs programs reach for most when they handle API data
+  // (GitHub sends file contents as base64). They work on values inside the isolate and never cross the bridge.
+
+  const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const fromCharCode = StringCtor.fromCharCode;
+  const Uint8ArrayCtor = Uint8Array;
+  const ArrayBufferCtor = ArrayBuffer;
+  const SharedBufferCtor = typeof SharedArrayBuffer === "function" ? SharedArrayBuffer : undefined;
+
+  function webError(name: string, message: string): Error {
+    const error = new ErrorCtor(message);
+    error.name = name;
+    return error;
+  }
+
+  function btoa(...args: unknown[]): string {
+    if (args.length === 0) throw new TypeErrorCtor("btoa() expects a string");
+    const text = StringCtor(args[0]);
+    let out = "";
+    for (let i = 0; i < text.length; i += 3) {
+      const a = text.charCodeAt(i);
+      const b = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      const c = i + 2 < text.length ? text.charCodeAt(i + 2) : 0;
+      if (a > 255 || b > 255 || c > 255) {
+        throw webError(
+          "InvalidCharacterError",
+          "btoa(): the string has characters outside Latin-1; encode it to UTF-8 bytes first (TextEncoder)",
+        );
+      }
+      const n = (a << 16) | (b << 8) | c;
+      out += BASE64.charAt((n >> 18) & 63) + BASE64.charAt((n >> 12) & 63);
+      out += i + 1 < text.length ? BASE64.charAt((n >> 6) & 63) : "=";
+      out += i + 2 < text.length ? BASE64.charAt(n & 63) : "=";
+    }
+    return out;
+  }
+
+  function atob(...args: unknown[]): string {
+    if (args.length === 0) throw new TypeErrorCtor("atob() expects a string");
+    // Forgiving base64: ASCII whitespace is skipped, and one or two "=" may pad a length that is a multiple of 4.
+    let text = StringCtor(args[0]).replace(/[\t\n\f\r ]/g, "");
+    if (text.length % 4 === 0) text = text.replace(/==?$/, "");
+    if (text.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(text)) {
+      throw webError("InvalidCharacterError", "atob(): the string is not valid base64");
+    }
+    let out = "";
+    let bits = 0;
+    let count = 0;
+    for (let i = 0; i < text.length; i++) {
+      bits = (bits << 6) | BASE64.indexOf(text[i] as string);
+      count += 6;
+      if (count >= 8) {
+        count -= 8;
+        out += fromCharCode((bits >> count) & 255);
+      }
+    }
+    return out;
+  }
+
+  function utf8Encode(text: string): number[] {
+    const bytes: number[] = [];
+    for (let i = 0; i < text.length; i++) {
+      let code = text.charCodeAt(i);
+      if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (text.charCodeAt(i + 1) - 0xdc00);
+        i++;
+      } else if (code >= 0xd800 && code <= 0xdfff) {
+        code = 0xfffd;
+      }
+      if (code < 0x80) bytes.push(code);
+      else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
+      else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+      else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+    }
+    return bytes;
+  }
+
+  /** WHATWG's UTF-8 decoder: each invalid sequence is one U+FFFD, or an error when `fatal`. */
+  function utf8Decode(bytes: Uint8Array, fatal: boolean): string {
+    let out = "";
+    let i = 0;
+    const bad = () => {
+      if (fatal) throw new TypeErrorCtor("TextDecoder: the data is not valid UTF-8");
+      out += "\ufffd";
+    };
+    while (i < bytes.length) {
+      const first = bytes[i] as number;
+      if (first < 0x80) {
+        out += fromCharCode(first);
+        i++;
+        continue;
+      }
+      let needed = 0;
+      let code = 0;
+      let lower = 0x80;
+      let upper = 0xbf;
+      if (first >= 0xc2 && first <= 0xdf) {
+        needed = 1;
+        code = first & 0x1f;
+      } else if (first >= 0xe0 && first <= 0xef) {
+        needed = 2;
+        code = first & 0xf;
+        if (first === 0xe0) lower = 0xa0;
+        if (first === 0xed) upper = 0x9f;
+      } else if (first >= 0xf0 && first <= 0xf4) {
+        needed = 3;
+        code = first & 0x7;
+        if (first === 0xf0) lower = 0x90;
+        if (first === 0xf4) upper = 0x8f;
+      } else {
+        bad();
+        i++;
+        continue;
+      }
+      let seen = 0;
+      i++;
+      while (seen < needed) {
+        const next = bytes[i];
+        if (next === undefined || next < lower || next > upper) break;
+        code = (code << 6) | (next & 0x3f);
+        lower = 0x80;
+        upper = 0xbf;
+        seen++;
+        i++;
+      }
+      if (seen < needed) {
+        bad();
+        continue;
+      }
+      if (code >= 0x10000) {
+        code -= 0x10000;
+        out += fromCharCode(0xd800 + (code >> 10), 0xdc00 + (code & 0x3ff));
+      } else {
+        out += fromCharCode(code);
+      }
+    }
+    return out;
+  }
+
+  /** The bytes of an ArrayBuffer or a view of one, without copying. */
+  function bytesOf(input: unknown, what: string): Uint8Array {
+    if (input instanceof ArrayBufferCtor || (SharedBufferCtor !== undefined && input instanceof SharedBufferCtor)) {
+      return new Uint8ArrayCtor(input);
+    }
+    if (isView(input)) return new Uint8ArrayCtor(input.buffer, input.byteOffset, input.byteLength);
+    throw new TypeErrorCtor(`${what} expects an ArrayBuffer or a typed array, got ${typeName(input)}`);
+  }
+
+  class TextEncoder {
+    get encoding(): string {
+      return "utf-8";
+    }
+    encode(input: unknown = ""): Uint8Array {
+      return new Uint8ArrayCtor(utf8Encode(StringCtor(input)));
+    }
+    encodeInto(source: unknown, destination: unknown): { read: number; written: number } {
+      if (!(destination instanceof Uint8ArrayCtor)) throw new TypeErrorCtor("encodeInto() expects a Uint8Array");
+      const text = StringCtor(source);
+      let read = 0;
+      let written = 0;
+      while (read < text.length) {
+        const pair = (text.charCodeAt(read) & 0xfc00) === 0xd800 && (text.charCodeAt(read + 1) & 0xfc00) === 0xdc00;
+        const units = pair ? 2 : 1;
+        const bytes = utf8Encode(text.slice(read, read + units));
+        if (written + bytes.length > destination.length) break;
+        for (const byte of bytes) destination[written++] = byte;
+        read += units;
+      }
+      return { read, written };
+    }
+  }
+
+  class TextDecoder {
+    readonly #fatal: boolean;
+    readonly #ignoreBOM: boolean;
+    constructor(label: unknown = "utf-8", options: { fatal?: unknown; ignoreBOM?: unknown } = {}) {
+      const name = StringCtor(label).trim().toLowerCase();
+      if (name !== "utf-8" && name !== "utf8" && name !== "unicode-1-1-utf-8") {
+        throw new RangeErrorCtor(`TextDecoder: the sandbox decodes only UTF-8, not "${StringCtor(label)}"`);
+      }
+      this.#fatal = options?.fatal === true;
+      this.#ignoreBOM = options?.ignoreBOM === true;
+    }
+    get encoding(): string {
+      return "utf-8";
+    }
+    get fatal(): boolean {
+      return this.#fatal;
+    }
+    get ignoreBOM(): boolean {
+      return this.#ignoreBOM;
+    }
+    decode(input?: unknown, options?: { stream?: unknown }): string {
+      if (options?.stream === true) throw new TypeErrorCtor("TextDecoder: { stream: true } is not supported here");
+      if (input === undefined) return "";
+      const bytes = bytesOf(input, "decode()");
+      const start = !this.#ignoreBOM && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+      return utf8Decode(bytes.subarray(start), this.#fatal);
+    }
+  }
+
+  /** The structured clone of plain data, as the HTML standard defines it for what a program here can hold. */
+  function structuredClone(...args: unknown[]): unknown {
+    if (args.length === 0) throw new TypeErrorCtor("structuredClone() expects a value");
+    const value = args[0];
+    const copies = new MapCtor<object, unknown>();
+    const clone = (item: unknown): unknown => {
+      if (typeof item === "function" || typeof item === "symbol") {
+        throw webError("DataCloneError", `structuredClone(): ${formatValue(item, 0, [])} could not be cloned`);
+      }
+      if (typeof item !== "object" || item === null) return item;
+      const known = copies.get(item);
+      if (known !== undefined) return known;
+      let copy: unknown;
+      if (isArray(item)) {
+        const array: unknown[] = [];
+        copies.set(item, array);
+        for (let i = 0; i < item.length; i++) array[i] = clone(item[i]);
+        copy = array;
+      } else if (item instanceof DateCtor) {
+        copy = new DateCtor(item.getTime());
+      } else if (item instanceof RegExpCtor) {
+        copy = new RegExpCtor(item.source, item.flags);
+      } else if (item instanceof MapCtor) {
+        const map = new MapCtor();
+        copies.set(item, map);
+        for (const [key, entry] of item) map.set(clone(key), clone(entry));
+        copy = map;
+      } else if (item instanceof SetCtor) {
+        const set = new SetCtor();
+        copies.set(item, set);
+        for (const entry of item) set.add(clone(entry));
+        copy = set;
+      } else if (item instanceof ArrayBufferCtor) {
+        copy = item.slice(0);
+      } else if (isView(item)) {
+        const View = (item as unknown as { constructor: new (b: ArrayBufferLike, o: number, l: number) => unknown })
+          .constructor;
+        const bytes = item.buffer.slice(item.byteOffset, item.byteOffset + item.byteLength);
+        const size = (item as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1;
+        copy = new View(bytes, 0, item instanceof DataView ? item.byteLength : item.byteLength / size);
+      } else if (item instanceof ErrorCtor) {
+        const error = new ErrorCtor(item.message);
+        error.name = item.name;
+        if (typeof item.stack === "string") error.stack = item.stack;
+        copy = error;
+      } else if (item instanceof PromiseCtor || item instanceof WeakMap || item instanceof WeakSet) {
+        throw webError("DataCloneError", "structuredClone(): a Promise, WeakMap or WeakSet could not be cloned");
+      } else {
+        const object: Record<string, unknown> = {};
+        copies.set(item, object);
+        for (const key of keys(item)) object[key] = clone((item as Record<string, unknown>)[key]);
+        copy = object;
+      }
+      copies.set(item, copy);
+      return copy;
+    };
+    return clone(value);
+  }
+
   // ---- the global object -----------------------------------------------------------
 
   const cyrnel = freeze(assign(create(null), { services: openTable(services, (id) => makeService(id, [])), output }));
@@ -886,6 +1147,11 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   install("setTimeout", setTimeout);
   install("clearTimeout", clearTimeout);
   install("Date", DateShim);
+  install("atob", atob);
+  install("btoa", btoa);
+  install("TextEncoder", TextEncoder);
+  install("TextDecoder", TextDecoder);
+  install("structuredClone", structuredClone);
 
   function deliver(kind: HostDelivery, id: number, payload: string): void {
     if (kind === "toolResult") settleToolCall(id, payload);

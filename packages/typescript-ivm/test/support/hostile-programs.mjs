@@ -84,7 +84,17 @@ export const STANDARD_GLOBALS = new Set([
   "SharedArrayBuffer",
   "Atomics",
 ]);
-export const SANDBOX_GLOBALS = ["cyrnel", "console", "setTimeout", "clearTimeout"];
+export const SANDBOX_GLOBALS = [
+  "cyrnel",
+  "console",
+  "setTimeout",
+  "clearTimeout",
+  "atob",
+  "btoa",
+  "TextEncoder",
+  "TextDecoder",
+  "structuredClone",
+];
 
 /** Ways out of the sandbox through constructors, prototypes, the global object and `.caller`. */
 export const ESCAPES = [
