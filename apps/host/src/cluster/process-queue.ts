@@ -51,6 +51,7 @@ import {
   type WorkerEvents,
 } from "graphile-worker";
 import type pg from "pg";
+import { timerUntil } from "../lib/timer-until.js";
 import type { QueuedRun, RunClaims } from "./run-claims.js";
 import { inTransaction, messageOf, type Queryable, silentLogger } from "./sql.js";
 
@@ -95,8 +96,8 @@ export class ProcessQueue {
   /** The job each worker took last (graphile-worker's worker id → job id), for a worker that ends on a fault. */
   private readonly jobOfWorker = new Map<string, string>();
   private sweepTimer: NodeJS.Timeout | undefined;
-  /** Timers that wake the workers when a run let go of while it slept is due (`nudgeAt`). */
-  private readonly nudges = new Set<NodeJS.Timeout>();
+  /** What cancels each timer that wakes the workers when a run let go of while it slept is due (`nudgeAt`). */
+  private readonly nudges = new Set<() => void>();
   private stopKicking: () => void = () => {};
   private readonly logger: Logger;
 
@@ -146,25 +147,15 @@ export class ProcessQueue {
    * `jobs:insert` notification): a job added to run later is otherwise found only by their next poll.
    */
   nudgeAt(at: number): void {
-    let timer: NodeJS.Timeout;
-    const nudge = () => {
-      this.nudges.delete(timer);
-      if (Date.now() < at) {
-        schedule();
-        return;
-      }
+    const cancel = timerUntil(at, () => {
+      this.nudges.delete(cancel);
       this.options.pool.query(`SELECT pg_notify('jobs:insert', '{"count":1}')`).catch((error) =>
         this.logger.warn("could not tell the workers of a run that is due; their next poll takes it", {
           error: messageOf(error),
         }),
       );
-    };
-    // Node's timers wait at most ~24.8 days: a longer wait goes in steps.
-    const schedule = () => {
-      timer = setTimeout(nudge, Math.min(Math.max(0, at - Date.now()), 2_147_483_647)).unref();
-      this.nudges.add(timer);
-    };
-    schedule();
+    });
+    this.nudges.add(cancel);
   }
 
   /**
@@ -285,7 +276,7 @@ export class ProcessQueue {
   /** Stops fetching; resolves once the runs in progress have ended (end them first for a quick stop). */
   async stop(): Promise<void> {
     clearInterval(this.sweepTimer);
-    for (const timer of this.nudges) clearTimeout(timer);
+    for (const cancel of this.nudges) cancel();
     this.nudges.clear();
     clearTimeout(this.replaceTimer);
     this.stopKicking();

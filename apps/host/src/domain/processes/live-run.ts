@@ -517,16 +517,18 @@ export class LiveRun {
       await this.approvalsEnding;
       await this.journal.flushReplay().catch(() => {});
       await this.writes;
-      const wakeAt = this.sleptUntil === null ? null : new Date(this.sleptUntil).toISOString();
+      const { recorder, sleptUntil } = this;
       const release =
-        wakeAt !== null && this.recorder.sleep
-          ? () => this.recorder.sleep?.(wakeAt) ?? Promise.resolve()
+        sleptUntil !== null
+          ? recorder.sleep && (() => recorder.sleep?.(new Date(sleptUntil).toISOString()))
           : this.evicted
-            ? this.recorder.evict
-            : this.recorder.release;
+            ? recorder.evict?.bind(recorder)
+            : recorder.release?.bind(recorder);
       if (release) {
         await this.context.writes
-          .durably(this, "the release", () => release.call(this.recorder))
+          .durably(this, "the release", async () => {
+            await release();
+          })
           .catch((failure) => {
             this.context.logger.warn("could not put a run back in the queue", {
               process: this.processId,

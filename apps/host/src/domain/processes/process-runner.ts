@@ -16,12 +16,13 @@ import type { EnvironmentBindings } from "@cyrnel/sdk";
 import type { CallCounts } from "../../contract/governance.js";
 import { CyrnelError, messageOf, notFound } from "../../errors.js";
 import type { StorageHealth } from "../../lib/storage-faults.js";
+import { timerUntil } from "../../lib/timer-until.js";
 import type { HostLogger } from "../../log.js";
 import { NO_TRACING, type Tracing } from "../../telemetry/tracing.js";
 import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { ModuleEvents } from "../modules/module-events.js";
 import { FollowerSeats } from "./follower-seats.js";
-import { type LiveEvent, type LivePhase, MAX_TIMEOUT_MS, type StreamReader } from "./live-run.js";
+import type { LiveEvent, LivePhase, StreamReader } from "./live-run.js";
 import { LiveRuns, type LiveRunsOptions } from "./live-runs.js";
 import { LocalPath } from "./local-path.js";
 import { type ActiveEnvironment, ProcessAdmission } from "./process-admission.js";
@@ -119,8 +120,8 @@ export class ProcessRunner {
   private readonly seats: FollowerSeats;
   /** Bindings handed to environment modules at setup. */
   readonly bindings: EnvironmentBindings;
-  /** One host: the runs let go of while they sleep, each with the timer that resumes it when it is due. */
-  private readonly sleepers = new Map<number, NodeJS.Timeout>();
+  /** One host: the runs let go of while they sleep, each with what cancels the timer that resumes it when due. */
+  private readonly sleepers = new Map<number, () => void>();
 
   /** This host's runs that have not ended, by state (the metrics' gauges). */
   livePhases(): Record<LivePhase, number> {
@@ -363,22 +364,15 @@ export class ProcessRunner {
   private wakeLater(run: { processId: number; executionId: number; wakeAt: string }): void {
     if (!(this.path instanceof LocalPath)) return;
     this.forgetSleeper(run.processId);
-    const due = Date.parse(run.wakeAt);
-    // Node's timers wait at most ~24.8 days: a longer sleep waits in steps.
-    const timer = setTimeout(
-      () => {
-        this.sleepers.delete(run.processId);
-        if (Date.now() < due) this.wakeLater(run);
-        else void this.resume([{ processId: run.processId, executionId: run.executionId }]);
-      },
-      Math.min(Math.max(0, due - Date.now()), MAX_TIMEOUT_MS),
-    );
-    timer.unref();
-    this.sleepers.set(run.processId, timer);
+    const cancel = timerUntil(Date.parse(run.wakeAt), () => {
+      this.sleepers.delete(run.processId);
+      void this.resume([{ processId: run.processId, executionId: run.executionId }]);
+    });
+    this.sleepers.set(run.processId, cancel);
   }
 
   private forgetSleeper(processId: number): void {
-    clearTimeout(this.sleepers.get(processId));
+    this.sleepers.get(processId)?.();
     this.sleepers.delete(processId);
   }
 
