@@ -369,6 +369,8 @@ describe("the console, end to end", () => {
     expect(await confirm.textContent()).toContain("every tool call it makes is made again");
     await confirm.getByRole("button", { name: "Run again" }).click();
     await page().getByRole("button", { name: "Kill" }).waitFor();
+    // stdout still shows the first run's "waiting" until the new run's stream opens (live): its own "waiting" after.
+    await page().getByRole("status").getByText("live", { exact: true }).waitFor();
     await page().getByTestId("stdout").getByText("waiting").waitFor();
     await page().getByRole("button", { name: "Kill" }).click();
     await page().getByRole("button", { name: "Run again" }).waitFor();
@@ -391,6 +393,8 @@ describe("the console, end to end", () => {
     const asAgent = await host.api("GET", "/services", undefined, { authorization: `Bearer ${key}` });
     expect([asAgent.status, asAgent.body.items.map((s: any) => s.id)]).toEqual([200, ["weather"]]);
     await page().getByRole("button", { name: "Done" }).click();
+    // The list showed the new row while the key was still on screen: wait for the key to go, not for the row.
+    await shown.waitFor({ state: "detached" });
     const row = page().getByRole("row", { name: /e2e-agent/ });
     await row.waitFor();
     // Shown once: not in the list, not anywhere on the page any more.
@@ -549,6 +553,8 @@ describe("the console, end to end", () => {
     for (const path of ["", "services/weather", "processes", "approvals", "keys"]) {
       await page().goto(ui(path));
       await page().locator("main h1").waitFor();
+      // The heading comes before the page's lists have loaded: measure the loaded page.
+      await page().waitForFunction(() => document.querySelector("main .loading") === null);
       const overflow = await page().evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect([path, overflow]).toEqual([path, 0]);
     }

@@ -327,6 +327,8 @@ describe("narrow windows and the dark theme", () => {
         await page().goto(ui(path));
         await page().locator("main h1").waitFor();
         await page().locator("main .card, main table").first().waitFor();
+        // The page's first card can come before the rest of it has loaded (a service's tools, say).
+        await page().waitForFunction(() => document.querySelector("main .loading") === null);
         const [body] = await colours("main");
         expect(contrast(body!.background, "rgb(0, 0, 0)")).toBeLessThan(2); // a dark page
         for (const selector of ["main h1", "main p", ".muted", "main a", ".button", ".badge", "th", "td", "label"]) {
@@ -368,7 +370,8 @@ describe("installs", () => {
     await page().goto(ui("tools?search=forecast&service=held"));
     const why = page().getByRole("status").filter({ hasText: "No callable tool matches" });
     await why.waitFor();
-    expect(await why.textContent()).toContain("the service is disabled");
+    // Which services are disabled comes from a read of its own: until it answers, the note gives the general reason.
+    await expect.poll(() => why.textContent()).toContain("the service is disabled");
     await why.getByRole("link", { name: "held" }).waitFor();
     await why.getByRole("button", { name: "show them" }).click();
     await page().locator(".tool-list").getByText("held.getForecast").waitFor();
