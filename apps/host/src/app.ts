@@ -18,6 +18,7 @@ import { secureDataDir } from "./data-dir.js";
 import { openStore, type Store } from "./db/store.js";
 import { Connections } from "./domain/connections/connections.js";
 import { EnvironmentDocs } from "./domain/environment-docs.js";
+import { EnvironmentPreparation } from "./domain/environment-prepare.js";
 import { ApiKeys } from "./domain/governance/api-keys.js";
 import { Approvals } from "./domain/governance/approvals.js";
 import { CallLog } from "./domain/governance/call-log.js";
@@ -450,6 +451,9 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   });
 
   await sync.restoreModules(moduleStore);
+  // The active environment hears of the services its runs can reach ahead of the runs (type declarations made once).
+  const preparation = new EnvironmentPreparation(store, moduleEntries, logger);
+  preparation.start(moduleEvents);
   await moduleLoader.start();
   await moduleRegistry.start();
   // Approvals no call of this host waits for (their runs were let go of) expire by the rows, on every host. Not
@@ -566,6 +570,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       // No other host's change is applied while modules are torn down.
       await sync.stop();
       await listener?.stop();
+      preparation.stop();
       await moduleRegistry.stop();
       retention.stop();
       stopApprovalSweep();

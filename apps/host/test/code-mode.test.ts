@@ -555,6 +555,19 @@ describe("types and docs for clients", () => {
     expect(types).not.toMatch(/readonly offline:/);
   });
 
+  it("GET /environment/types follows every change of the tools (its answers are kept until one)", async () => {
+    expect((await host.api("GET", "/environment/types")).text).toBe(types);
+    expect((await host.api("POST", "/tools/shop/getItem/enabled", { enabled: false })).status).toBe(200);
+    try {
+      const without = (await host.api("GET", "/environment/types")).text;
+      expect(without).not.toMatch(/readonly getItem:/);
+      expect(without).toMatch(/readonly shop: CyrnelServices\.shop;/);
+    } finally {
+      expect((await host.api("POST", "/tools/shop/getItem/enabled", { enabled: true })).status).toBe(200);
+    }
+    expect((await host.api("GET", "/environment/types")).text).toBe(types);
+  });
+
   it("GET /environment/docs documents the runtime surface", async () => {
     const response = await host.api("GET", "/environment/docs");
     expect(response.status).toBe(200);

@@ -1,5 +1,11 @@
 import type { InvokeInput, JSONSchema, ServiceDefinition, ServiceState, ToolDocsInput } from "./definitions.js";
-import type { ExecutionExitState, ExecutionInput, ExecutionState, ServiceCatalogEntry } from "./execution.js";
+import type {
+  ExecutionExitState,
+  ExecutionInput,
+  ExecutionState,
+  ServiceCatalog,
+  ServiceCatalogEntry,
+} from "./execution.js";
 
 /** Structured logger handed to modules. Fields are redacted by the host (keys named like secrets, tokens, passwords). */
 export interface Logger {
@@ -289,6 +295,18 @@ export interface EnvironmentModule extends Module {
   pauseDeadline?(executionId: number): void;
   /** Optional: restart the clock {@link pauseDeadline} stopped, with the time the run had left. */
   resumeDeadline?(executionId: number): void;
+  /**
+   * Optional (a cyrnel extension): the services runs can reach now (the
+   * whole catalog, as a run gets it, at its revisions). The host calls it
+   * once the environment is active and again after every change of the
+   * catalog (a service installed, updated, enabled, disabled or removed, a
+   * tool switched), on this host or another sharing its database. An
+   * environment may prepare what it derives from the services' schemas
+   * (typescript-ivm: their type declarations) ahead of the first run that
+   * needs it, off the request path. Must return at once (start the work in
+   * the background) and must not throw; a later call supersedes an earlier.
+   */
+  prepare?(services: ServiceCatalog): void;
   /**
    * Optional (a cyrnel extension): whether `execute` honours
    * `options.typecheck` (type-checks code before running it). The host

@@ -6,6 +6,7 @@ import type {
   EnvironmentStats,
   ExecutionExitState,
   ExecutionInput,
+  ServiceCatalog,
   ToolDocsInput,
   ToolDocsOptions,
   TypesOptions,
@@ -82,6 +83,11 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
         rssBytes: null,
       }
     );
+  }
+
+  /** Prepares the declarations of the services runs can reach, ahead of the first check that needs them. */
+  prepare(services: ServiceCatalog): void {
+    this.supervisor?.prepare(services);
   }
 
   async kill(executionId: number): Promise<void> {

@@ -44,9 +44,9 @@ export const typecheckNotRetried = (budgetMs: number) =>
 export const typecheckCrashed = (message: string) =>
   `Type check failed in the compiler (${clampMessage(message, 500)}), so the code did not run: ${RUN_UNCHECKED}`;
 
-/** A queued execution's deadline passed while its types were being checked. */
-export const timedOutWhileChecking = (timeoutMs: number) =>
-  `Timed out after ${timeoutMs} ms while the code was being type-checked (preparing the types of a service that changed can take seconds), so it never ran`;
+/** A queued execution's deadline passed while its types were being checked; `phase` says what the check was doing (CheckProgress). */
+export const timedOutWhileChecking = (timeoutMs: number, phase: string) =>
+  `Timed out after ${timeoutMs} ms in the type check while ${phase || "starting it"}, so the code never ran: submit it again (what was prepared is kept), give it a longer timeoutMs, or ${RUN_UNCHECKED}`;
 
 export const typecheckUnavailable = (reason: string) =>
   `[cyrnel] the code was not type-checked: the type checker is unavailable (${clampMessage(reason, 500)})\n`;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeHost, type FakeService } from "./support/fake-host.js";
+import { FakeHost, type FakeService, waitFor } from "./support/fake-host.js";
 
 /**
  * Type checks through the environment: the checker thread, the render
@@ -37,7 +37,9 @@ beforeAll(async () => {
   host.services.shop = shop();
   // A budget far above what an ordinary program's check takes even on a loaded machine (a good check is tens of
   // milliseconds, and was seen past 1 s under load), and far below what the hostile types take (tens of seconds).
-  await host.start({ typecheck: true, typecheckTimeoutMs: BUDGET_MS });
+  // A heap the hostile types do not fill within the budget (they grow by tens of megabytes a second): these checks
+  // end at their budget, whatever the machine's speed (running out of memory is the suite below).
+  await host.start({ typecheck: true, typecheckTimeoutMs: BUDGET_MS, typecheckMemoryMb: 2048 });
 });
 afterAll(() => host.stop());
 
@@ -111,7 +113,8 @@ describe("with typecheck on by default (the module's config)", () => {
   it("checks submitted together are checked together; one past the budget fails alone", async () => {
     const good = Array.from({ length: 20 }, (_, i) => host.submit(`${GOOD}\n// together ${i}`).result);
     const wrong = host.submit(`${GOOD}\nconst n: number = "together";`).result;
-    const hostile = host.submit(`${HOSTILE_TYPES}\n// together`).result;
+    // It names the service as the good ones do, so it is batched with them (checks of one scope go together).
+    const hostile = host.submit(`${HOSTILE_TYPES}\nvoid cyrnel.services.shop;\n// together`).result;
     const results = await Promise.all(good);
     expect(results.map((result) => [result.exit, result.errors])).toEqual(Array(20).fill(["success", []]));
     expect((await wrong).errors).toEqual([
@@ -126,7 +129,9 @@ describe("with typecheck on by default (the module's config)", () => {
     const result = await host.run(`${HOSTILE_TYPES}\n// deadline`, { timeoutMs: 200 });
     expect(result.exit).toBe("timeout");
     expect(result.states).toEqual(["queued"]);
-    expect(result.errors[0]).toMatch(/^Timed out after 200 ms while the code was being type-checked/);
+    expect(result.errors[0]).toBe(
+      'Timed out after 200 ms in the type check while checking the code, so the code never ran: submit it again (what was prepared is kept), give it a longer timeoutMs, or submit it with "typecheck": false to run it unchecked',
+    );
   });
 
   it("a run killed while it is being checked ends canceled at once, not when the check would have ended", async () => {
@@ -175,6 +180,53 @@ describe("with typecheck on by default (the module's config)", () => {
       host.serviceTools = serviceTools;
       delete host.services.flaky;
     }
+  });
+});
+
+describe("what a check waits for", () => {
+  const cold = new FakeHost();
+  /** Tools of "stalled" are never answered: a service whose declarations take forever. */
+  let stalledRequests = 0;
+  beforeAll(async () => {
+    cold.services.shop = shop();
+    cold.services.stalled = { enabled: true, tools: { ping: { enabled: true, call: async () => "pong" } } };
+    const serviceTools = cold.serviceTools.bind(cold);
+    cold.serviceTools = (serviceId, toolIds) => {
+      if (serviceId !== "stalled") return serviceTools(serviceId, toolIds);
+      stalledRequests++;
+      return new Promise(() => {});
+    };
+    await cold.start({ typecheck: true });
+  });
+  afterAll(() => cold.stop());
+
+  it("prepares the services the host names ahead of any run, so the first check does not ask for them", async () => {
+    // The host hands over its catalog (EnvironmentModule.prepare) once the environment is active.
+    cold.env?.prepare?.({ shop: cold.catalog().shop! });
+    await waitFor(() => cold.toolRequests.includes("shop"), 60_000);
+    const asked = cold.toolRequests.length;
+    const ran = await cold.run(GOOD);
+    expect(ran.exit, ran.errors.join("\n")).toBe("success");
+    expect(cold.toolRequests.length).toBe(asked);
+  });
+
+  it("checks code against only the services it names: one whose types never come does not hold it up", async () => {
+    const ran = await cold.run(GOOD);
+    expect(ran.exit, ran.errors.join("\n")).toBe("success");
+    const none = await cold.run("const n: number = 1;\nconsole.log(n, Object.keys(cyrnel.services).length);");
+    expect(none.exit, none.errors.join("\n")).toBe("success");
+    expect(none.stdout).toBe("1 2\n");
+    // A service the code does not name is typed `any`, and is not asked for.
+    expect(stalledRequests).toBe(0);
+  });
+
+  it("a run that times out in its check says what the check was waiting for", async () => {
+    const result = await cold.run("await cyrnel.services.stalled.tools.ping.invoke({});", { timeoutMs: 300 });
+    expect(result.exit).toBe("timeout");
+    expect(result.errors).toEqual([
+      'Timed out after 300 ms in the type check while preparing the types of service "stalled" (once per change of a service; a large API takes seconds), so the code never ran: submit it again (what was prepared is kept), give it a longer timeoutMs, or submit it with "typecheck": false to run it unchecked',
+    ]);
+    expect(stalledRequests).toBe(1);
   });
 });
 

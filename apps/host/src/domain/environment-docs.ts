@@ -42,14 +42,21 @@ export const NARROW_TYPES_HINT =
 export const EXPAND_HINT =
   "ask for the tool's docs again with `expand` set to the type's name (HTTP `?expand=<Type>`, MCP get_tool_docs `expand`)";
 
+/** Answers of `GET /environment/types` kept (each at most the text limit). */
+const TYPES_KEPT = 16;
 /** Room left for the marker `cutText` appends (`… [cut: N more characters]`). */
 const CUT_MARKER_CHARS = 64;
 
 export class EnvironmentDocs {
+  /** Answers of {@link types} by environment, policies and tools at their revisions; most recently used last. */
+  private readonly typesMade = new Map<string, string>();
+  /** The environment instance `typesMade` was made by (another instance, e.g. after a restart of it, starts afresh). */
+  private typesOwner: EnvironmentModule | undefined;
+
   constructor(
     private readonly modules: Pick<ModuleEntries, "activeEnvironment">,
     private readonly store: ServiceStore,
-    private readonly policies: Pick<Policies, "actionFor">,
+    private readonly policies: Pick<Policies, "actionFor" | "revision">,
     private readonly hookTimeoutMs: number,
     private readonly textLimitChars: number,
     private readonly budget: TypesBudget,
@@ -106,7 +113,20 @@ export class EnvironmentDocs {
       revision,
       toolIds: rows === "all" ? ("all" as const) : rows.map((row) => row.id),
     }));
-    return this.budget.within(budgeted, NARROW_TYPES_HINT, async () => {
+    // The same tools at the same revisions under the same policies give the same text: made once (rendering every
+    // tool of five large APIs takes seconds), then answered from here until any of them changes.
+    const key = JSON.stringify([id, this.policies.revision, budgeted]);
+    if (this.typesOwner !== module) {
+      this.typesOwner = module;
+      this.typesMade.clear();
+    }
+    const known = this.typesMade.get(key);
+    if (known !== undefined) {
+      this.typesMade.delete(key);
+      this.typesMade.set(key, known);
+      return known;
+    }
+    const text = await this.budget.within(budgeted, NARROW_TYPES_HINT, async () => {
       const rows: ToolRow[] = [];
       for (const selected of selection) {
         rows.push(...(selected.rows === "all" ? await this.store.effectiveTools(selected.serviceId) : selected.rows));
@@ -114,6 +134,9 @@ export class EnvironmentDocs {
       const inputs = await Promise.all(rows.map((tool) => this.docsInput(tool)));
       return this.capped(await this.bounded(id, "generateTypes", () => generateTypes(inputs, options)));
     });
+    this.typesMade.set(key, text);
+    if (this.typesMade.size > TYPES_KEPT) this.typesMade.delete(this.typesMade.keys().next().value as string);
+    return text;
   }
 
   /**

@@ -33,6 +33,24 @@ const waitIdle = async (id: number) => {
   return (await host.api("GET", `/processes/${id}`)).body;
 };
 
+describe("the environment hears of the services ahead of the runs", () => {
+  const prepared = async () =>
+    (await host.api("POST", "/processes", { code: "prepared", block: true })).body.output.prepared;
+
+  it("once it is active, and again after each change of what runs can reach", async () => {
+    // Told at activation, then after the installs of beforeAll: the catalog a run gets (svc's callable tools).
+    await expect.poll(prepared).toMatchObject({ svc: ["ok", "bad"] });
+    await installRecorded(host, "later", [{ id: "one" }], { enabled: true });
+    await expect.poll(prepared).toMatchObject({ svc: ["ok", "bad"], later: ["one"] });
+    expect((await host.api("POST", "/tools/svc/bad/enabled", { enabled: false })).status).toBe(200);
+    await expect.poll(prepared).toMatchObject({ svc: ["ok"], later: ["one"] });
+    expect((await host.api("POST", "/services/later/enabled", { enabled: false })).status).toBe(200);
+    await expect.poll(async () => Object.keys(await prepared())).not.toContain("later");
+    expect((await host.api("POST", "/tools/svc/bad/enabled", { enabled: true })).status).toBe(200);
+    await expect.poll(prepared).toMatchObject({ svc: ["ok", "bad"] });
+  });
+});
+
 describe("creating and reading processes", () => {
   it("runs code and, with block, answers with output, stdout and stderr", async () => {
     const response = await host.api("POST", "/processes", { code: "hello", ref: "  greeting  ", block: true });

@@ -6,15 +6,9 @@
  * event loop and outside the type checker's heap limit.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { ToolDocsInput } from "@cyrnel/sdk";
-import { renderServiceFile } from "../docs/types-file.js";
-import type { RenderedService, RenderRequest } from "./protocol.js";
+import type { RenderRequest } from "./protocol.js";
+
+import { renderTools } from "./render-tools.js";
 
 const { serviceId, toolsJson } = workerData as RenderRequest;
-const parsed: unknown = JSON.parse(toolsJson);
-const tools = (Array.isArray(parsed) ? parsed : []).filter(
-  (tool): tool is ToolDocsInput =>
-    typeof tool === "object" && tool !== null && tool.serviceId === serviceId && typeof tool.toolId === "string",
-);
-const rendered: RenderedService = renderServiceFile(serviceId, tools);
-parentPort?.postMessage(rendered);
+parentPort?.postMessage(renderTools(serviceId, toolsJson));

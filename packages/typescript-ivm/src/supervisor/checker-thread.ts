@@ -59,9 +59,14 @@ export class CheckerThread {
 
   constructor(private readonly memoryMb: number) {}
 
-  /** Starts the thread ahead of the first request (loading the compiler takes a while). */
-  warm(): void {
-    void this.start();
+  /** Whether a thread is running or starting (not one that ended, nor never started). */
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  /** Starts the thread ahead of the first request (loading the compiler takes a while); resolves once it is ready or could not start. */
+  async warm(): Promise<void> {
+    await this.start();
   }
 
   /** Sends one message and waits for its answer, at most `budgetMs`. One at a time: the caller waits for each answer. */

@@ -26,7 +26,7 @@ import {
 } from "../messages.js";
 import { encodeToolFailure, encodeToolSuccess } from "../tool-outcome.js";
 import { CompletionRate } from "./completion-rate.js";
-import { ANONYMOUS_CALLER, type CheckOutcome, type CheckScope, TypeChecks } from "./type-checks.js";
+import { ANONYMOUS_CALLER, type CheckOutcome, type CheckProgress, type CheckScope, TypeChecks } from "./type-checks.js";
 import { describeExit, type WorkerExit, type WorkerMessage, WorkerProcess } from "./worker-process.js";
 
 interface Tracked extends RunRequest {
@@ -38,6 +38,8 @@ interface Tracked extends RunRequest {
   queueDeadline: NodeJS.Timeout | undefined;
   /** Set while its code is being type-checked (before it joins the queue). */
   checking: boolean;
+  /** What its check is doing (for the message of a run that times out in it). */
+  progress: CheckProgress;
   /** The streams the worker cut, for a host without `streamDropped` (it gets a marker line once). */
   cut: Set<"stdout" | "stderr">;
 }
@@ -47,6 +49,8 @@ function callerOf(input: ExecutionInput): string {
   return typeof input.caller === "string" ? input.caller : ANONYMOUS_CALLER;
 }
 
+/** Longest the setup waits for the type checker to load (on a machine so busy it takes longer, the first check waits). */
+const MAX_CHECKER_WAIT_MS = 10_000;
 /** Consecutive workers that die before `ready` before the environment gives up. */
 const MAX_START_FAILURES = 3;
 /** A worker that has not reported `ready` after this long (or the watchdog timeout, if longer) is replaced. */
@@ -142,9 +146,19 @@ export class Supervisor {
 
   /** Starts the first worker; rejects when it cannot start (setup then fails). */
   async start(): Promise<void> {
-    // The compiler takes a while to load: when code is checked by default, have it ready for the first run.
-    if (this.config.typecheck) this.typeChecks.warm();
-    await this.spawn().ready;
+    // The compiler takes a while to load (~1 s): when code is checked by default, it is loaded while the sandbox
+    // process starts, and the setup waits for both, so the host's first checked run does not wait for it. A checker
+    // that cannot start does not fail the setup (checks then say why they could not run).
+    const checker = this.config.typecheck ? this.typeChecks.warm() : Promise.resolve();
+    let waited: NodeJS.Timeout | undefined;
+    const enough = new Promise<void>((resolve) => {
+      waited = setTimeout(resolve, MAX_CHECKER_WAIT_MS);
+    });
+    try {
+      await Promise.all([this.spawn().ready, Promise.race([checker, enough])]);
+    } finally {
+      clearTimeout(waited);
+    }
   }
 
   /**
@@ -199,6 +213,7 @@ export class Supervisor {
         killRequested: false,
         queueDeadline: undefined,
         checking: typecheck,
+        progress: { phase: "" },
         cut: new Set(),
       };
       this.tracked.set(executionId, tracked);
@@ -206,7 +221,7 @@ export class Supervisor {
       if (typecheck) {
         this.checking.add(tracked);
         void this.typeChecks
-          .check(tracked.source, catalog.scope, callerOf(input))
+          .check(tracked.source, catalog.scope, callerOf(input), tracked.progress)
           .then((outcome) => this.checked(tracked, outcome));
       } else {
         this.waiting.push(tracked);
@@ -253,6 +268,15 @@ export class Supervisor {
       );
     }
     return { status: "ok" };
+  }
+
+  /**
+   * The services runs can reach now: their declarations are prepared ahead
+   * of the first check that needs them (when code is checked by default).
+   */
+  prepare(services: unknown): void {
+    if (this.closed || !this.config.typecheck) return;
+    this.typeChecks.prepareAhead(this.catalogOf(services).scope.services);
   }
 
   kill(executionId: number): void {
@@ -391,7 +415,11 @@ export class Supervisor {
   private expireInQueue(tracked: Tracked, timeoutMs: number): void {
     if (tracked.worker !== null) return;
     this.leaveQueue(tracked);
-    this.finish(tracked, "timeout", tracked.checking ? timedOutWhileChecking(timeoutMs) : timedOutInQueue(timeoutMs));
+    this.finish(
+      tracked,
+      "timeout",
+      tracked.checking ? timedOutWhileChecking(timeoutMs, tracked.progress.phase) : timedOutInQueue(timeoutMs),
+    );
   }
 
   private leaveQueue(tracked: Tracked): void {

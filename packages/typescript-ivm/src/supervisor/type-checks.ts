@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { EnvironmentBindings, Logger } from "@cyrnel/sdk";
 import { formatTypeErrors, type TypeErrorLine } from "../checker/code-file.js";
 import type { CheckedService, RenderedService } from "../checker/protocol.js";
+import { renderTools } from "../checker/render-tools.js";
 import { renderServiceFile } from "../docs/types-file.js";
 import {
   serviceNotTypeChecked,
@@ -23,6 +24,17 @@ export interface ReachableService {
   tools: string[];
   /** Declared for these tools only (the ones the code names), not from the service's whole declarations. */
   named?: true;
+  /** The code never writes the service's id: it is typed `any` and its declarations are not needed. */
+  unreferenced?: true;
+}
+
+/**
+ * What a check is doing now, for the message of a run that times out before
+ * its code started: preparing the declarations of services (named), waiting
+ * for a checker thread, or being checked.
+ */
+export interface CheckProgress {
+  phase: string;
 }
 
 /** The services of one catalog, with a digest of them for the result cache. */
@@ -46,10 +58,17 @@ interface QueuedCheck {
   scope: CheckScope;
   /** Who submitted it: checks are shared fairly between callers. */
   caller: string;
-  /** The declarations of `scope.services`, in order. */
-  prepared: Declarations[];
+  /** The declarations of `scope.services`, in order (none for an unreferenced service). */
+  prepared: (Declarations | null)[];
   resolve(decided: Decided): void;
+  progress: CheckProgress;
 }
+
+/** Nothing to declare: a service the code does not reference. */
+const UNNEEDED = null;
+
+/** Who a render is for: a check waiting for it, or the work ahead of checks (see TypeChecks.prepareAhead). */
+type RenderLane = "check" | "ahead";
 
 /** The limits of the checks (see the module's config: typecheckTimeoutMs, typecheckMemoryMb, typecheckThreads). */
 export interface CheckLimits {
@@ -89,6 +108,13 @@ const MAX_FAILED_RECHECKS = 2;
  * even fit in one string. GitHub's ~1,100 and Stripe's 452 are declared whole.
  */
 export const MAX_WHOLE_SERVICE_TOOLS = 2_000;
+/**
+ * Tools JSON up to this many characters is rendered on the calling thread
+ * (a few milliseconds: the demo weather API's is ~3 K, Petstore's ~40 K);
+ * more goes to a render thread (loading one takes ~70 ms, Stripe's 177 MB
+ * take seconds).
+ */
+const MAX_INLINE_RENDER_CHARS = 256 * 1024;
 /** Declarations of named tools kept (by service, revision and tools), most recently used last. */
 const NAMED_DECLARATIONS_KEPT = 64;
 /** A word of code: what a tool id (an ASCII identifier) can be, wherever it is written (`.x`, `{ x }`, `"x"`). */
@@ -154,8 +180,16 @@ export class TypeChecks {
   /** Threads each caller holds now. */
   private readonly holding = new Map<string, number>();
   private readonly maxPerCaller: number;
-  /** Renders run one after another: each can take seconds of CPU and hundreds of megabytes. */
+  /** Renders for checks run one after another: each can take seconds of CPU and hundreds of megabytes. */
   private renders: Promise<unknown> = Promise.resolve();
+  /** Services to prepare ahead of the checks that will need them (see prepareAhead), next first. */
+  private ahead: ReachableService[] = [];
+  /** Whether the work ahead is under way (one service at a time). */
+  private workingAhead = false;
+  /** Checks waiting for declarations: the work ahead starts nothing new meanwhile. */
+  private preparing = 0;
+  /** The thread the work ahead holds (parsing a service's declarations), if any. */
+  private aheadThread: CheckerThread | null = null;
   private readonly closing = new AbortController();
   readonly counts: CheckCounts = { requests: 0, timeouts: 0 };
 
@@ -171,11 +205,35 @@ export class TypeChecks {
     this.maxPerCaller = Math.max(1, count - 1);
   }
 
-  warm(): void {
-    this.threads[0]?.warm();
+  /** Starts the first checker thread; resolves once it is ready (or could not start: checks then say why). */
+  warm(): Promise<void> {
+    return this.threads[0]?.warm() ?? Promise.resolve();
   }
 
-  check(code: string, scope: CheckScope, caller: string = ANONYMOUS_CALLER): Promise<CheckOutcome> {
+  /**
+   * Prepares, in the background, the declarations of the services runs can
+   * reach now (their catalog, at its revisions), smallest first, so that
+   * the first check that needs one does not wait for it: each is rendered
+   * once no check waits for a render, and parsed by a checker thread that
+   * is running and has nothing else to do. A check needing a service jumps
+   * ahead of this work. Services too large to declare whole are skipped
+   * (they are declared per program, with the tools it names).
+   */
+  prepareAhead(services: readonly ReachableService[]): void {
+    const wanted = services
+      .filter((service) => service.tools.length > 0 && service.tools.length <= MAX_WHOLE_SERVICE_TOOLS)
+      .filter((service) => this.tooLarge.get(service.serviceId) !== service.revision)
+      .sort((a, b) => a.tools.length - b.tools.length);
+    this.ahead = wanted;
+    void this.workAhead();
+  }
+
+  check(
+    code: string,
+    scope: CheckScope,
+    caller: string = ANONYMOUS_CALLER,
+    progress: CheckProgress = { phase: "" },
+  ): Promise<CheckOutcome> {
     const key = `${createHash("sha256").update(code).digest("base64")}:${scope.digest}`;
     const known = this.results.get(key);
     if (known !== undefined) {
@@ -187,8 +245,11 @@ export class TypeChecks {
     // Shared only within a caller: another caller's identical check must not wait in this caller's queue.
     const flightKey = `${JSON.stringify(caller)}:${key}`;
     const running = this.inFlight.get(flightKey);
-    if (running !== undefined) return running;
-    const checked = this.run(code, scope, caller).then(({ outcome, cacheable }) => {
+    if (running !== undefined) {
+      progress.phase = "waiting for the check of the same code, submitted before";
+      return running;
+    }
+    const checked = this.run(code, scope, caller, progress).then(({ outcome, cacheable }) => {
       this.inFlight.delete(flightKey);
       if (cacheable) {
         this.results.set(key, outcome);
@@ -205,29 +266,38 @@ export class TypeChecks {
     await Promise.all(this.threads.map((thread) => thread.close()));
   }
 
-  private async run(code: string, catalogScope: CheckScope, caller: string): Promise<Decided> {
+  private async run(code: string, catalogScope: CheckScope, caller: string, progress: CheckProgress): Promise<Decided> {
     let scope = this.programScope(code, catalogScope);
-    let prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
-    if (prepared.some((declarations) => !declarations.ok && declarations.tooLarge)) {
+    let prepared = await this.prepareAll(scope, progress);
+    if (prepared.some((declarations) => declarations !== UNNEEDED && !declarations.ok && declarations.tooLarge)) {
       // Refused whole (noted in tooLarge by prepare): declared with the tools the code names instead.
       scope = this.programScope(code, catalogScope);
-      prepared = await Promise.all(scope.services.map((service) => this.prepare(service)));
+      prepared = await this.prepareAll(scope, progress);
     }
+    progress.phase = "waiting for a free type checker (other checks were ahead of it)";
     return new Promise((resolve) => {
       const queue = this.queues.get(caller);
-      const queued = { code, scope, caller, prepared, resolve };
+      const queued = { code, scope, caller, prepared, resolve, progress };
       if (queue === undefined) this.queues.set(caller, [queued]);
       else queue.push(queued);
       this.pump();
     });
   }
 
-  /** Gives each idle thread the next caller's batch, in turn, while there is work a thread may take. */
+  /**
+   * Gives each idle thread the next caller's batch, in turn, while there is
+   * work a thread may take. A running thread goes first; a new one is
+   * started only when no running thread will be free soon (one busy with
+   * the work ahead is: it parses one service and is back, sooner than a new
+   * thread loads the compiler).
+   */
   private pump(): void {
     while (this.idle.length > 0) {
+      const running = this.idle.findIndex((thread) => thread.running);
+      if (running === -1 && this.aheadThread?.running) return;
       const batch = this.nextBatch();
       if (batch === null) return;
-      const thread = this.idle.pop() as CheckerThread;
+      const thread = this.idle.splice(running === -1 ? this.idle.length - 1 : running, 1)[0] as CheckerThread;
       const { caller } = batch[0] as QueuedCheck;
       this.holding.set(caller, (this.holding.get(caller) ?? 0) + 1);
       void this.serve(thread, batch).finally(() => {
@@ -331,17 +401,21 @@ export class TypeChecks {
     const { scope, prepared } = batch[0] as QueuedCheck;
     const notes: string[] = [];
     const checked: CheckedService[] = [];
+    const phase = (text: string) => {
+      for (const queued of batch) queued.progress.phase = text;
+    };
     for (const [index, service] of scope.services.entries()) {
-      const declarations = prepared[index] as Declarations;
+      const declarations = prepared[index] as Declarations | null;
+      if (declarations === UNNEEDED) {
+        // Typed `any`: the code never writes its id, so it cannot call it by name.
+        checked.push({ serviceId: service.serviceId, tools: [], declared: false });
+        continue;
+      }
       let declared = declarations.ok;
       if (declarations.ok && thread.declared.get(service.serviceId) !== declarations) {
-        const { namespace, tools, text } = declarations.rendered;
-        const answer = await thread.request(
-          { type: "declare", serviceId: service.serviceId, namespace, tools, text },
-          DECLARE_TIMEOUT_MS,
-        );
-        if (answer.ok) thread.declared.set(service.serviceId, declarations);
-        else {
+        phase(`parsing the types of service "${service.serviceId}" (once per change of the service)`);
+        const answer = await this.declare(thread, service.serviceId, declarations);
+        if (!answer.ok) {
           declared = false;
           notes.push(
             serviceNotTypeChecked(service.serviceId, `its declarations could not be parsed: ${answer.message}`),
@@ -352,6 +426,7 @@ export class TypeChecks {
       checked.push({ serviceId: service.serviceId, tools: service.tools, declared });
     }
     this.counts.requests++;
+    phase("checking the code");
     const answer = await thread.request(
       { type: "check", programs: batch.map((queued) => queued.code), services: checked },
       budgetMs,
@@ -394,23 +469,111 @@ export class TypeChecks {
   private programScope(code: string, scope: CheckScope): CheckScope {
     const large = (service: ReachableService) =>
       service.tools.length > MAX_WHOLE_SERVICE_TOOLS || this.tooLarge.get(service.serviceId) === service.revision;
-    if (!scope.services.some(large)) return scope;
-    const words = new Set(code.match(WORD));
+    let words: Set<string> | undefined;
+    let narrowed = false;
     const services = scope.services.map((service): ReachableService => {
+      // A cheap scan: a service whose id is nowhere in the code is not called by name (`cyrnel.services.x`,
+      // `["x"]`, `{ x }` all write it), so its declarations are not needed and it is typed `any`.
+      if (!code.includes(service.serviceId)) {
+        narrowed = true;
+        return { serviceId: service.serviceId, revision: service.revision, tools: [], unreferenced: true };
+      }
       if (!large(service)) return service;
-      return { ...service, tools: service.tools.filter((tool) => words.has(tool)), named: true };
+      narrowed = true;
+      words ??= new Set(code.match(WORD));
+      const named = words;
+      return { ...service, tools: service.tools.filter((tool) => named.has(tool)), named: true };
     });
-    const named = services.filter((service) => service.named).map(({ serviceId, tools }) => [serviceId, tools]);
-    const digest = createHash("sha256").update(scope.digest).update(JSON.stringify(named)).digest("base64");
+    if (!narrowed) return scope;
+    // Programs are batched by digest, and a batch is checked in one scope: it says which services are declared how.
+    const shape = services.map((service) =>
+      service.unreferenced ? [service.serviceId] : [service.serviceId, service.named ? service.tools : true],
+    );
+    const digest = createHash("sha256").update(scope.digest).update(JSON.stringify(shape)).digest("base64");
     return { services, digest };
   }
 
+  /**
+   * The declarations of the services a program references (null for the
+   * others), while `progress` names the services still being prepared; the
+   * work ahead waits meanwhile.
+   */
+  private async prepareAll(scope: CheckScope, progress: CheckProgress): Promise<(Declarations | null)[]> {
+    const pending = new Set<string>();
+    const say = () => {
+      progress.phase = `preparing the types of ${[...pending].map((id) => `service "${id}"`).join(", ")} (once per change of a service; a large API takes seconds)`;
+    };
+    this.preparing++;
+    try {
+      const all = Promise.all(
+        scope.services.map((service) => {
+          if (service.unreferenced) return UNNEEDED;
+          pending.add(service.serviceId);
+          return this.prepare(service).finally(() => {
+            pending.delete(service.serviceId);
+            if (pending.size > 0) say();
+          });
+        }),
+      );
+      if (pending.size > 0) say();
+      return await all;
+    } finally {
+      if (--this.preparing === 0) void this.workAhead();
+    }
+  }
+
+  /**
+   * Prepares the services of {@link prepareAhead}, one at a time, while no
+   * check waits for declarations: renders each (unless a check did), then
+   * has each checker thread that is running and idle parse it.
+   */
+  private async workAhead(): Promise<void> {
+    if (this.workingAhead) return;
+    this.workingAhead = true;
+    try {
+      while (this.preparing === 0 && !this.closing.signal.aborted) {
+        const service = this.ahead.shift();
+        if (service === undefined) return;
+        const declarations = await this.prepare(service, "ahead");
+        if (!declarations.ok) continue;
+        for (const thread of this.threads) {
+          // Only a thread with nothing to do, and only while no check waits for one.
+          if (!thread.running || this.queues.size > 0 || !this.idle.includes(thread)) continue;
+          if (thread.declared.get(service.serviceId) === declarations) continue;
+          this.idle.splice(this.idle.indexOf(thread), 1);
+          this.aheadThread = thread;
+          try {
+            await this.declare(thread, service.serviceId, declarations);
+          } finally {
+            this.aheadThread = null;
+            this.idle.push(thread);
+            this.pump();
+          }
+        }
+      }
+    } finally {
+      this.workingAhead = false;
+    }
+  }
+
+  /** Has `thread` parse a service's declarations (kept in `thread.declared` when it did). */
+  private async declare(
+    thread: CheckerThread,
+    serviceId: string,
+    declarations: Extract<Declarations, { ok: true }>,
+  ): Promise<CheckerAnswer> {
+    const { namespace, tools, text } = declarations.rendered;
+    const answer = await thread.request({ type: "declare", serviceId, namespace, tools, text }, DECLARE_TIMEOUT_MS);
+    if (answer.ok) thread.declared.set(serviceId, declarations);
+    return answer;
+  }
+
   /** A service's declarations at its revision: kept while the revision stays the same. */
-  private prepare(service: ReachableService): Promise<Declarations> {
+  private prepare(service: ReachableService, lane: RenderLane = "check"): Promise<Declarations> {
     if (service.named) return this.prepareNamed(service);
     const known = this.declarations.get(service.serviceId);
     if (known?.revision === service.revision) return known.result;
-    const result = this.render(service.serviceId, service.revision).catch((error: unknown): Declarations => {
+    const result = this.render(service.serviceId, service.revision, lane).catch((error: unknown): Declarations => {
       const reason = error instanceof Error ? error.message : String(error);
       const tooLarge = (error as { code?: unknown } | null)?.code === "types_too_large";
       if (tooLarge) {
@@ -467,10 +630,20 @@ export class TypeChecks {
     return { ok: true, rendered: await rendered };
   }
 
-  private async render(serviceId: string, requested: string): Promise<Declarations> {
+  /**
+   * `check`: a check waits for it, after the other renders checks wait for.
+   * `ahead`: at once (the work ahead renders one service at a time, and
+   * never while a check waits for declarations).
+   */
+  private async render(serviceId: string, requested: string, lane: RenderLane): Promise<Declarations> {
     const { revision, toolsJson } = await this.bindings.serviceTools(serviceId);
-    const rendered = this.renders.then(() => renderInThread({ serviceId, toolsJson }, this.closing.signal));
-    this.renders = rendered.catch(() => {});
+    // A small service renders in a few milliseconds here, sooner than a render thread loads.
+    const start = () =>
+      toolsJson.length <= MAX_INLINE_RENDER_CHARS
+        ? Promise.resolve().then(() => renderTools(serviceId, toolsJson))
+        : renderInThread({ serviceId, toolsJson }, this.closing.signal);
+    const rendered = lane === "ahead" ? start() : this.renders.then(start);
+    if (lane === "check") this.renders = rendered.catch(() => {});
     const declarations: Declarations = { ok: true, rendered: await rendered };
     // The service changed since the run's catalog: these are its declarations at the newer revision.
     const entry = this.declarations.get(serviceId);

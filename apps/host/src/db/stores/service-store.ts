@@ -49,6 +49,10 @@ export class SqlServiceStore implements ServiceStore {
     else this.revisions.touch(serviceId);
   }
 
+  watch(listener: () => void): () => void {
+    return this.revisions.watch(listener);
+  }
+
   async get(id: string): Promise<ServiceRow | undefined> {
     const { services } = this.sql.tables;
     const [row] = await this.sql.db

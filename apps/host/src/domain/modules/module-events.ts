@@ -21,6 +21,8 @@ export interface ModuleEventMap {
    * setup context). Services mark it stale, if it is that adapter's.
    */
   serviceStale: { adapterId: string; serviceId: string; reason: string };
+  /** An environment's `setup()` succeeded and it is the active one. Its services are prepared (environment-prepare.ts). */
+  environmentActivated: { environmentId: string };
   /**
    * Another environment became the active one. This one is torn down once subscribers resolve: the process runner
    * resolves when its running processes have ended.

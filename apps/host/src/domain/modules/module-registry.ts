@@ -306,7 +306,10 @@ export class ModuleRegistry {
     entry.activationError = null;
     this.applied.set(entry.id, digest);
     logger.info("module active", { version: manifest.version });
-    if (manifest.type === "environment") this.options.entries.environmentId = entry.id;
+    if (manifest.type === "environment") {
+      this.options.entries.environmentId = entry.id;
+      await this.options.events.emit("environmentActivated", { environmentId: entry.id });
+    }
     if (manifest.type === "adapter") {
       await this.regenerateServices(entry);
       await this.options.events.emit("adapterActivated", { adapterId: entry.id });

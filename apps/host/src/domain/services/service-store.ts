@@ -139,6 +139,8 @@ export interface ServiceStore {
    * is kept per revision of it (the catalog, the tool gate's lookups, the environment's tool docs) is read again.
    */
   changedElsewhere(serviceId: string | null): void;
+  /** Calls `listener` after every write counted here or elsewhere (see {@link Revisions.watch}); returns the unsubscribe. */
+  watch(listener: () => void): () => void;
   get(id: string): Promise<ServiceRow | undefined>;
   /** Ordered by id; `limit + 1` rows so the caller can tell whether there is a next page. */
   list(filter: ServiceFilter): Promise<ServiceRow[]>;
@@ -230,6 +232,7 @@ export class Revisions {
   /** The value of `written` when every service last counted as written (changes from other hosts were missed). */
   private everyService = 0;
   private catalogCache: { revision: number; catalog: ServiceCatalog } | undefined;
+  private readonly listeners = new Set<() => void>();
 
   get revision(): number {
     return this.written;
@@ -239,12 +242,24 @@ export class Revisions {
   touch(serviceId: string): void {
     this.written++;
     this.serviceWritten.set(serviceId, this.written);
+    this.changed();
   }
 
   /** Every service may have changed (another host's changes were missed): every revision moves. */
   touchAll(): void {
     this.written++;
     this.everyService = this.written;
+    this.changed();
+  }
+
+  /** Calls `listener` after every write (synchronously: it should only schedule work); returns the unsubscribe. */
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /** Runs a write, then counts it (also when it failed part-way: a reader re-reads rather than trust a cache). */
