@@ -327,7 +327,8 @@ describe("signals", () => {
       state: "idle",
       exitState: "timeout",
       startedAt: null,
-      error: "timed out after 300 ms waiting in the queue; the code never ran",
+      error:
+        "timed out after 300 ms before its code started (the environment held it queued or in its type check past its deadline); the code never ran",
     });
   });
 

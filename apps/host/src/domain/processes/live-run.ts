@@ -227,7 +227,10 @@ export class LiveRun {
     // A resumed run's code passed its checks on its first attempt; its journal's values are handed back.
     const typecheck = resume === undefined ? this.run.typecheck : false;
     // Queued: the environment may keep the run waiting at most its timeoutMs.
-    this.armBackstop(`timed out after ${timeoutMs} ms waiting in the queue; the code never ran`);
+    // The environment holds it (queued for room, or in its type check) and should have ended it itself by now.
+    this.armBackstop(
+      `timed out after ${timeoutMs} ms before its code started (the environment held it queued or in its type check past its deadline); the code never ran`,
+    );
     this.environment
       .execute({
         executionId,
