@@ -45,6 +45,7 @@ import { loadSecretsKey } from "./domain/secrets/key-file.js";
 import { SecretBox } from "./domain/secrets/secret-box.js";
 import { SecretMasks } from "./domain/secrets/secret-masks.js";
 import { SecretStore } from "./domain/secrets/secret-store.js";
+import { InputOverrides } from "./domain/services/input-overrides.js";
 import { valuesToMask } from "./domain/services/secret-headers.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
@@ -484,6 +485,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       serviceStore: store,
       registryInstalls,
       gate,
+      inputOverrides: new InputOverrides(store, validator, logger),
       docs,
       policies,
       moduleEntries,

@@ -25,6 +25,7 @@ import type { ProcessRetention } from "./domain/processes/process-retention.js";
 import type { ProcessRunner } from "./domain/processes/process-runner.js";
 import type { Registries } from "./domain/registries/registries.js";
 import type { RegistryServiceInstalls } from "./domain/registries/service-installs.js";
+import type { InputOverrides } from "./domain/services/input-overrides.js";
 import type { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import type { ServiceStore } from "./domain/services/service-store.js";
 import type { ToolGate } from "./domain/services/tool-gate.js";
@@ -67,6 +68,7 @@ export interface ServedDomain {
   serviceStore: ServiceStore;
   registryInstalls: RegistryServiceInstalls;
   gate: ToolGate;
+  inputOverrides: InputOverrides;
   docs: EnvironmentDocs;
   policies: Policies;
   moduleEntries: ModuleEntries;
@@ -121,7 +123,7 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
     ...systemRoutes(HOST_VERSION, () => (document ??= buildOpenApiDocument(routes, HOST_VERSION)), domain.health),
     ...serviceRoutes(domain.services, domain.serviceStore),
     ...serviceRegistryRoutes(domain.registryInstalls),
-    ...toolRoutes(domain.serviceStore, domain.gate, domain.docs, domain.policies),
+    ...toolRoutes(domain.serviceStore, domain.gate, domain.docs, domain.policies, domain.inputOverrides),
     ...policyRoutes(domain.policies),
     ...moduleRoutes(domain.moduleEntries, domain.moduleRegistry, domain.moduleLoader),
     ...moduleInstallRoutes(domain.moduleInstaller),

@@ -280,9 +280,13 @@ describe("parameters are validated as sent", () => {
 
   it("rejections name the offending key and state each problem once", async () => {
     const unknown = await invoke({ source: "x" });
-    expect(unknown.body.error).toBe('invalid parameters for quirky.stats: unknown field "source"');
+    const overridable =
+      " (constraints of the API's document; nothing was sent. If the API accepts these parameters, an operator can override the tool's input constraints: PUT /tools/quirky/stats/input-override)";
+    expect(unknown.body.error).toBe(`invalid parameters for quirky.stats: unknown field "source"${overridable}`);
     const badEnum = await invoke({ unit: "day" });
-    expect(badEnum.body.error).toBe('invalid parameters for quirky.stats: "unit" must be one of "minute", "hour"');
+    expect(badEnum.body.error).toBe(
+      `invalid parameters for quirky.stats: "unit" must be one of "minute", "hour"${overridable}`,
+    );
     const union = await invoke({ shape: {} });
     expect(union.status).toBe(400);
     expect(union.body.error.split('missing required field "shape.kind"')).toHaveLength(2);

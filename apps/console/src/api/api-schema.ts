@@ -220,6 +220,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tools/{serviceId}/{toolId}/input-override": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Override a tool's input constraints where the API's document is wrong
+         * @description A JSON Merge Patch (RFC 7396) over the input schema the adapter made from the API's document, with the reason, recorded with who set it and when (shown as `inputOverride` on the tool). From then on the patched schema is the tool's: calls are validated against it, and types, docs and tool lists show it. It replaces an earlier override of the tool (it is always applied to the document's schema), and an update of the service applies it to the new document's schema. A patch that leaves no usable JSON Schema is a 400 naming why.
+         */
+        put: operations["setToolInputOverride"];
+        post?: never;
+        /** Remove a tool's input override: its input schema is the document's again */
+        delete: operations["removeToolInputOverride"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tools/{serviceId}/{toolId}/docs": {
         parameters: {
             query?: never;
@@ -3152,6 +3173,19 @@ export interface operations {
                         outputSchema: {
                             [key: string]: unknown;
                         };
+                        /** @description On a single tool's answer: the operator's override of its input constraints (inputSchema is the patched one), or null when the schema is the document's */
+                        inputOverride?: {
+                            patch: {
+                                [key: string]: unknown;
+                            };
+                            reason: string;
+                            /** @description The key's name (or "the host's API key") */
+                            setBy: string;
+                            /** Format: date-time */
+                            setAt: string;
+                            /** @description The input schema the adapter made from the API's document, before the patch */
+                            documentInputSchema: unknown;
+                        } | null;
                     };
                 };
             };
@@ -3174,6 +3208,307 @@ export interface operations {
                 };
             };
             /** @description cross_site_refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setToolInputOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                toolId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A JSON Merge Patch (RFC 7396) applied to the input schema the API's document gives, e.g. `{"properties": {"orderId": {"maximum": null}}}` lifts a maximum; `null` removes a keyword */
+                    patch: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Why (recorded with it): e.g. the API returns orders past the documented maximum */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tool, with its patched input schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceId: string;
+                        /** @description The id used in code: cyrnel.services.<serviceId>.tools.<id> */
+                        id: string;
+                        name: string;
+                        description: string;
+                        enabled: boolean;
+                        /** @description Tool and service enabled, service not stale; false: calls fail */
+                        effectivelyEnabled: boolean;
+                        /** @description What the adapter says calling the tool does (the meaning of MCP's tool annotations); hints only */
+                        annotations: {
+                            /** @description Calling it changes nothing (e.g. HTTP GET) */
+                            readOnly?: boolean;
+                            /** @description It may delete or overwrite data (e.g. HTTP DELETE) */
+                            destructive?: boolean;
+                            /** @description Repeating a call has no further effect (PUT, DELETE) */
+                            idempotent?: boolean;
+                            /** @description It reaches a service outside the host */
+                            openWorld?: boolean;
+                        };
+                        /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
+                        policy: "allow" | "ask" | "deny";
+                        inputSchema: {
+                            [key: string]: unknown;
+                        };
+                        outputSchema: {
+                            [key: string]: unknown;
+                        };
+                        /** @description On a single tool's answer: the operator's override of its input constraints (inputSchema is the patched one), or null when the schema is the document's */
+                        inputOverride?: {
+                            patch: {
+                                [key: string]: unknown;
+                            };
+                            reason: string;
+                            /** @description The key's name (or "the host's API key") */
+                            setBy: string;
+                            /** Format: date-time */
+                            setAt: string;
+                            /** @description The input schema the adapter made from the API's document, before the patch */
+                            documentInputSchema: unknown;
+                        } | null;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description issuer_unavailable, shutting_down, database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_storage */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeToolInputOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+                toolId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tool, with the document's input schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceId: string;
+                        /** @description The id used in code: cyrnel.services.<serviceId>.tools.<id> */
+                        id: string;
+                        name: string;
+                        description: string;
+                        enabled: boolean;
+                        /** @description Tool and service enabled, service not stale; false: calls fail */
+                        effectivelyEnabled: boolean;
+                        /** @description What the adapter says calling the tool does (the meaning of MCP's tool annotations); hints only */
+                        annotations: {
+                            /** @description Calling it changes nothing (e.g. HTTP GET) */
+                            readOnly?: boolean;
+                            /** @description It may delete or overwrite data (e.g. HTTP DELETE) */
+                            destructive?: boolean;
+                            /** @description Repeating a call has no further effect (PUT, DELETE) */
+                            idempotent?: boolean;
+                            /** @description It reaches a service outside the host */
+                            openWorld?: boolean;
+                        };
+                        /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
+                        policy: "allow" | "ask" | "deny";
+                        inputSchema: {
+                            [key: string]: unknown;
+                        };
+                        outputSchema: {
+                            [key: string]: unknown;
+                        };
+                        /** @description On a single tool's answer: the operator's override of its input constraints (inputSchema is the patched one), or null when the schema is the document's */
+                        inputOverride?: {
+                            patch: {
+                                [key: string]: unknown;
+                            };
+                            reason: string;
+                            /** @description The key's name (or "the host's API key") */
+                            setBy: string;
+                            /** Format: date-time */
+                            setAt: string;
+                            /** @description The input schema the adapter made from the API's document, before the patch */
+                            documentInputSchema: unknown;
+                        } | null;
+                    };
+                };
+            };
+            /** @description validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description cross_site_refused, forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3396,6 +3731,19 @@ export interface operations {
                         outputSchema: {
                             [key: string]: unknown;
                         };
+                        /** @description On a single tool's answer: the operator's override of its input constraints (inputSchema is the patched one), or null when the schema is the document's */
+                        inputOverride?: {
+                            patch: {
+                                [key: string]: unknown;
+                            };
+                            reason: string;
+                            /** @description The key's name (or "the host's API key") */
+                            setBy: string;
+                            /** Format: date-time */
+                            setAt: string;
+                            /** @description The input schema the adapter made from the API's document, before the patch */
+                            documentInputSchema: unknown;
+                        } | null;
                     };
                 };
             };

@@ -16,10 +16,48 @@ export const ToolRecord = Type.Object({
   policy: PolicyAction,
 });
 
+/** An operator's override of a tool's input constraints (see `PUT /tools/{serviceId}/{toolId}/input-override`). */
+export const InputOverride = Type.Object({
+  patch: JsonObject,
+  reason: Type.String(),
+  setBy: Type.String({ description: "The key's name (or \"the host's API key\")" }),
+  setAt: Type.String({ format: "date-time" }),
+  documentInputSchema: Type.Unknown({
+    description: "The input schema the adapter made from the API's document, before the patch",
+  }),
+});
+
 export const ToolDetail = Type.Composite([
   ToolRecord,
-  Type.Object({ inputSchema: JsonObject, outputSchema: JsonObject }),
+  Type.Object({
+    inputSchema: JsonObject,
+    outputSchema: JsonObject,
+    inputOverride: Type.Optional(
+      Type.Union([InputOverride, Type.Null()], {
+        description:
+          "On a single tool's answer: the operator's override of its input constraints (inputSchema is the " +
+          "patched one), or null when the schema is the document's",
+      }),
+    ),
+  }),
 ]);
+
+/** `PUT /tools/{serviceId}/{toolId}/input-override`. */
+export const InputOverrideBody = Type.Object(
+  {
+    patch: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "A JSON Merge Patch (RFC 7396) applied to the input schema the API's document gives, e.g. " +
+        '`{"properties": {"orderId": {"maximum": null}}}` lifts a maximum; `null` removes a keyword',
+    }),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: "Why (recorded with it): e.g. the API returns orders past the documented maximum",
+    }),
+  },
+  { additionalProperties: false },
+);
 
 /** A list item: the schemas come along with `?include=schemas` (one request for an agent that wants them all). */
 export const ToolListItem = Type.Composite([
@@ -68,4 +106,5 @@ export const ToolsEnabledResult = Type.Object({
 
 export type ToolRecord = Static<typeof ToolRecord>;
 export type ToolDetail = Static<typeof ToolDetail>;
+export type InputOverride = Static<typeof InputOverride>;
 export type ToolListItem = Static<typeof ToolListItem>;

@@ -31,6 +31,7 @@ export type Tables = Pick<
   | "modules"
   | "services"
   | "tools"
+  | "toolInputOverrides"
   | "secrets"
   | "processes"
   | "executions"

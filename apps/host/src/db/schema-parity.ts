@@ -93,6 +93,8 @@ export type SchemaParity = [
   Assert<SameWrite<typeof sqlite.calls, typeof pg.calls>>,
   Assert<SameRead<typeof sqlite.serviceOAuth, typeof pg.serviceOAuth>>,
   Assert<SameWrite<typeof sqlite.serviceOAuth, typeof pg.serviceOAuth>>,
+  Assert<SameRead<typeof sqlite.toolInputOverrides, typeof pg.toolInputOverrides>>,
+  Assert<SameWrite<typeof sqlite.toolInputOverrides, typeof pg.toolInputOverrides>>,
   Assert<SameRead<typeof sqlite.connections, typeof pg.connections>>,
   Assert<SameWrite<typeof sqlite.connections, typeof pg.connections>>,
   Assert<SameRead<typeof sqlite.connectionRequests, typeof pg.connectionRequests>>,

@@ -168,6 +168,23 @@ export const tools = pgTable(
   ],
 );
 
+/** See schema.ts. */
+export const toolInputOverrides = pgTable(
+  "tool_input_overrides",
+  {
+    serviceId: ctext("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    toolId: ctext("tool_id").notNull(),
+    patch: json("patch").$type<Json>().notNull(),
+    original: json("original").$type<Json>().notNull(),
+    reason: ctext("reason").notNull(),
+    setBy: ctext("set_by").notNull(),
+    setAt: ctext("set_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.serviceId, table.toolId] })],
+);
+
 export const secrets = pgTable(
   "secrets",
   {

@@ -80,6 +80,30 @@ export const tools = sqliteTable(
 );
 
 /**
+ * An operator's override of a tool's input constraints: a JSON Merge Patch
+ * (RFC 7396) applied to the input schema the adapter made from the API's
+ * document (`original`, kept to restore it and to patch a regenerated one).
+ * The tool's `input_schema` holds the patched schema while the row exists,
+ * so every reader (validation, types, docs, tool lists) sees the same one.
+ */
+export const toolInputOverrides = sqliteTable(
+  "tool_input_overrides",
+  {
+    serviceId: text("service_id")
+      .notNull()
+      .references(() => services.id, { onDelete: "cascade" }),
+    toolId: text("tool_id").notNull(),
+    patch: text("patch", { mode: "json" }).$type<Json>().notNull(),
+    original: text("original", { mode: "json" }).$type<Json>().notNull(),
+    reason: text("reason").notNull(),
+    /** Who set it: the key's name (or "the host's API key"). */
+    setBy: text("set_by").notNull(),
+    setAt: text("set_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.serviceId, table.toolId] })],
+);
+
+/**
  * One encrypted value per row: AES-256-GCM with a random 12-byte IV, the
  * owner and name bound as additional data (a ciphertext moved to another row
  * fails to decrypt), and the id of the key that sealed it.

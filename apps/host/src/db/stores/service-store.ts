@@ -9,6 +9,7 @@ import type { ServiceCatalog } from "@cyrnel/sdk";
 import { and, asc, desc, eq, getTableColumns, gt, inArray, like, or, type SQL, sql } from "drizzle-orm";
 import {
   type DefinitionUpdate,
+  type InputOverrideRow,
   inRankOrder,
   type NewService,
   Revisions,
@@ -23,7 +24,8 @@ import {
   type ToolSummaryRow,
   toolsJsonText,
 } from "../../domain/services/service-store.js";
-import type { SqlDialect, Tables } from "../dialect.js";
+import { mergePatch } from "../../lib/merge-patch.js";
+import type { SharedDb, SqlDialect, Tables } from "../dialect.js";
 import type { ServiceDialect } from "./service-dialect.js";
 
 /** Tool ids bound in one statement of a bulk switch: far below either dialect's limit on bound parameters. */
@@ -189,10 +191,34 @@ export class SqlServiceStore implements ServiceStore {
             .where(eq(services.id, id));
           await tx.delete(tools).where(eq(tools.serviceId, id));
           await batch.insert(tx, new Map(previous.map((row) => [row.id, row.enabled])));
+          await this.reapplyInputOverrides(tx, id, update);
           await this.sql.publish(tx, { kind: "service", id, action: "updated" });
         }),
       ),
     );
+  }
+
+  /**
+   * The operators' overrides of a regenerated service's tools, applied to the
+   * new schemas (the document changed: what it says now is the new original).
+   * A tool the new definition lacks keeps its override for when it returns.
+   */
+  private async reapplyInputOverrides(tx: SharedDb, serviceId: string, update: DefinitionUpdate): Promise<void> {
+    const { tools, toolInputOverrides: overrides } = this.sql.tables;
+    const kept = await tx.select().from(overrides).where(eq(overrides.serviceId, serviceId));
+    if (kept.length === 0) return;
+    const generated = new Map(update.tools.map((tool) => [tool.id, tool.inputSchema]));
+    for (const override of kept) {
+      const text = generated.get(override.toolId);
+      if (text === undefined) continue;
+      const original = JSON.parse(text) as Record<string, unknown>;
+      const where = and(eq(overrides.serviceId, serviceId), eq(overrides.toolId, override.toolId));
+      await tx.update(overrides).set({ original }).where(where);
+      await tx
+        .update(tools)
+        .set({ inputSchema: mergePatch(original, override.patch) as Record<string, unknown> })
+        .where(and(eq(tools.serviceId, serviceId), eq(tools.id, override.toolId)));
+    }
   }
 
   async update(id: string, values: ServiceUpdate): Promise<void> {
@@ -319,6 +345,49 @@ export class SqlServiceStore implements ServiceStore {
       .offset(search.offset);
     if (page.length === 0) return [];
     return inRankOrder(page, await read(page.map((row) => row.rowId)));
+  }
+
+  async inputOverride(serviceId: string, toolId: string): Promise<InputOverrideRow | undefined> {
+    const overrides = this.sql.tables.toolInputOverrides;
+    const [row] = await this.sql.db
+      .select()
+      .from(overrides)
+      .where(and(eq(overrides.serviceId, serviceId), eq(overrides.toolId, toolId)));
+    return row === undefined ? undefined : { ...row, patch: row.patch as Record<string, unknown> };
+  }
+
+  async setInputOverride(override: InputOverrideRow, patched: Record<string, unknown>): Promise<void> {
+    const { tools, toolInputOverrides: overrides } = this.sql.tables;
+    const { serviceId, toolId } = override;
+    await this.revisions.write(serviceId, () =>
+      this.sql.write({ kind: "tools", id: serviceId }, async (tx) => {
+        await tx.delete(overrides).where(and(eq(overrides.serviceId, serviceId), eq(overrides.toolId, toolId)));
+        await tx.insert(overrides).values(override);
+        await tx
+          .update(tools)
+          .set({ inputSchema: patched })
+          .where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId)));
+      }),
+    );
+  }
+
+  async removeInputOverride(serviceId: string, toolId: string): Promise<boolean> {
+    const { tools, toolInputOverrides: overrides } = this.sql.tables;
+    return this.revisions.write(serviceId, () =>
+      this.sql.write({ kind: "tools", id: serviceId }, async (tx) => {
+        const removed = await tx
+          .delete(overrides)
+          .where(and(eq(overrides.serviceId, serviceId), eq(overrides.toolId, toolId)))
+          .returning({ original: overrides.original });
+        const original = removed[0]?.original;
+        if (original === undefined) return false;
+        await tx
+          .update(tools)
+          .set({ inputSchema: original })
+          .where(and(eq(tools.serviceId, serviceId), eq(tools.id, toolId)));
+        return true;
+      }),
+    );
   }
 
   async setToolEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<void> {

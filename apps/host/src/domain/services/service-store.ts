@@ -53,6 +53,23 @@ export interface StoredTool {
   endpoint: string | null;
 }
 
+/**
+ * An operator's override of a tool's input constraints: `patch` (a JSON
+ * Merge Patch) over `original`, the input schema the adapter made from the
+ * API's document. While it exists the tool's `inputSchema` is the patched
+ * one, for every reader.
+ */
+export interface InputOverrideRow {
+  serviceId: string;
+  toolId: string;
+  patch: Record<string, unknown>;
+  original: Json;
+  reason: string;
+  /** Who set it: the key's name (or "the host's API key"). */
+  setBy: string;
+  setAt: string;
+}
+
 /** A service without its definition text (which is large and never returned). */
 export type ServiceRow = Omit<StoredService, "definition"> & { toolCount: number };
 /** A tool as lists and calls see it (its endpoint is only indexed for search). */
@@ -172,6 +189,16 @@ export interface ServiceStore {
   searchTools(search: ToolSearch): Promise<ToolSummaryRow[]>;
   searchToolsWithSchemas(search: ToolSearch): Promise<ToolRow[]>;
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<void>;
+  /** The operator's override of the tool's input constraints, if it has one. */
+  inputOverride(serviceId: string, toolId: string): Promise<InputOverrideRow | undefined>;
+  /**
+   * Sets (or replaces) the override and makes the tool's input schema
+   * `patched` (`override.patch` over `override.original`): one transaction,
+   * one new revision of the service, one change for the other hosts.
+   */
+  setInputOverride(override: InputOverrideRow, patched: Json): Promise<void>;
+  /** Removes the override: the tool's input schema is `original` again. Answers whether there was one. */
+  removeInputOverride(serviceId: string, toolId: string): Promise<boolean>;
   /** Switches many tools of one service in one transaction (one change, one new revision); answers how many changed. */
   setToolsEnabled(serviceId: string, toolIds: readonly string[], enabled: boolean): Promise<number>;
   /** Effectively enabled services and tools (tool and service enabled, service not stale), for sandboxes; frozen. */

@@ -85,6 +85,8 @@ interface Lookup {
   /** The tool's `inputSchema` compiled, or why it cannot be. */
   validate: ValidateFunction | { error: string };
   action: PolicyAction;
+  /** Whether an operator overrode the tool's input constraints (its schema is then the patched document's). */
+  overridden: boolean;
 }
 
 /** What an operator is asked about a call that was in flight when its host died (`approvals.question`). */
@@ -341,9 +343,14 @@ export class ToolGate {
     // Compiled without defaults or coercion, so validating cannot change the parameters.
     if (validate(parameters) !== true) {
       const issues = describeIssues(validate.errors ?? []);
+      // Where the constraint comes from: the API's document can be wrong, and the fix is an operator's.
+      const source = lookup.overridden
+        ? "constraints of the API's document as an operator overrode them; nothing was sent"
+        : "constraints of the API's document; nothing was sent. If the API accepts these parameters, an operator " +
+          `can override the tool's input constraints: PUT /tools/${serviceId}/${toolId}/input-override`;
       throw new CyrnelError(
         "validation_failed",
-        summariseIssues(`invalid parameters for ${serviceId}.${toolId}`, issues),
+        `${summariseIssues(`invalid parameters for ${serviceId}.${toolId}`, issues)} (${source})`,
         issues,
       );
     }
@@ -375,7 +382,13 @@ export class ToolGate {
     } catch (error) {
       validate = { error: messageOf(error) };
     }
-    const lookup = { service, tool, validate, action: await this.options.policies.actionFor(tool) };
+    const lookup = {
+      service,
+      tool,
+      validate,
+      action: await this.options.policies.actionFor(tool),
+      overridden: (await this.options.store.inputOverride(serviceId, toolId)) !== undefined,
+    };
     if (current() && this.lookupsRevision === revision) this.lookups.set(key, lookup);
     return lookup;
   }

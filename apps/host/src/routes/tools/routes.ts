@@ -1,11 +1,20 @@
 import { Type } from "@sinclair/typebox";
 import { EnabledBody, JsonObject, ListOf, ListQuery } from "../../contract/common.js";
-import { ToolDetail, ToolDocsQuery, ToolListItem, ToolsEnabledBody, ToolsEnabledResult } from "../../contract/tools.js";
+import {
+  type InputOverride,
+  InputOverrideBody,
+  ToolDetail,
+  ToolDocsQuery,
+  ToolListItem,
+  ToolsEnabledBody,
+  ToolsEnabledResult,
+} from "../../contract/tools.js";
 import { searchQuery } from "../../db/search-query.js";
 import { type EnvironmentDocs, requireTool } from "../../domain/environment-docs.js";
 import type { Policies } from "../../domain/governance/policies.js";
+import type { InputOverrides } from "../../domain/services/input-overrides.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
-import type { ServiceStore, ToolRow, ToolSummaryRow } from "../../domain/services/service-store.js";
+import type { InputOverrideRow, ServiceStore, ToolRow, ToolSummaryRow } from "../../domain/services/service-store.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isRankCursor, isStringPair, toPage } from "../../http/pagination.js";
@@ -22,9 +31,15 @@ export function toolRoutes(
   gate: ToolGate,
   docs: EnvironmentDocs,
   policies: Pick<Policies, "actionFor">,
+  overrides: InputOverrides,
 ): RouteDefinition[] {
   const record = async (row: ToolSummaryRow) => toolRecord(row, await policies.actionFor(row));
   const detail = async (row: ToolRow) => toolDetail(row, await policies.actionFor(row));
+  /** One tool's answer: with its input override (or null). */
+  const single = async (row: ToolRow) => ({
+    ...(await detail(row)),
+    inputOverride: overrideView(await overrides.of(row)),
+  });
   // Search results are read by an agent choosing a tool: descriptions as text, not the document's HTML (Stripe's).
   const readable = <Row extends { description: string }>(row: Row): Row => ({
     ...row,
@@ -134,7 +149,47 @@ export function toolRoutes(
       responses: { 200: { description: "The tool", schema: ToolDetail } },
       errors: ["not_found"],
       handler: async ({ params, caller }) =>
-        json(200, await detail(await requireTool(store, caller, params.serviceId, params.toolId))),
+        json(200, await single(await requireTool(store, caller, params.serviceId, params.toolId))),
+    }),
+    defineRoute({
+      method: "put",
+      path: "/tools/{serviceId}/{toolId}/input-override",
+      operationId: "setToolInputOverride",
+      access: "admin",
+      summary: "Override a tool's input constraints where the API's document is wrong",
+      description:
+        "A JSON Merge Patch (RFC 7396) over the input schema the adapter made from the API's document, with the " +
+        "reason, recorded with who set it and when (shown as `inputOverride` on the tool). From then on the " +
+        "patched schema is the tool's: calls are validated against it, and types, docs and tool lists show it. " +
+        "It replaces an earlier override of the tool (it is always applied to the document's schema), and an " +
+        "update of the service applies it to the new document's schema. A patch that leaves no usable JSON " +
+        "Schema is a 400 naming why.",
+      tags,
+      params: ToolParams,
+      body: InputOverrideBody,
+      responses: { 200: { description: "The tool, with its patched input schema", schema: ToolDetail } },
+      errors: ["bad_request", "validation_failed", "not_found"],
+      handler: async ({ params, body, caller }) => {
+        const tool = await requireTool(store, caller, params.serviceId, params.toolId);
+        await overrides.set(tool, body.patch, body.reason, caller);
+        return json(200, await single(await requireTool(store, caller, params.serviceId, params.toolId)));
+      },
+    }),
+    defineRoute({
+      method: "delete",
+      path: "/tools/{serviceId}/{toolId}/input-override",
+      operationId: "removeToolInputOverride",
+      access: "admin",
+      summary: "Remove a tool's input override: its input schema is the document's again",
+      tags,
+      params: ToolParams,
+      responses: { 200: { description: "The tool, with the document's input schema", schema: ToolDetail } },
+      errors: ["not_found"],
+      handler: async ({ params, caller }) => {
+        const tool = await requireTool(store, caller, params.serviceId, params.toolId);
+        await overrides.remove(tool, caller);
+        return json(200, await single(await requireTool(store, caller, params.serviceId, params.toolId)));
+      },
     }),
     defineRoute({
       method: "get",
@@ -259,4 +314,10 @@ export function toolRoutes(
       },
     }),
   ];
+}
+
+function overrideView(row: InputOverrideRow | undefined): InputOverride | null {
+  if (row === undefined) return null;
+  const { patch, reason, setBy, setAt, original } = row;
+  return { patch, reason, setBy, setAt, documentInputSchema: original };
 }
