@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeHost } from "./support/fake-host.js";
 
 /**
- * The Web APIs the sandbox adds to ECMAScript (base64, UTF-8 text, structured clone), checked against Node's own
+ * The Web APIs the sandbox adds to ECMAScript (base64, UTF-8 text, structured clone, URL), checked against Node's own
  * implementations of the same standards on the same inputs.
  */
 const host = new FakeHost();
@@ -18,7 +18,80 @@ afterAll(async () => {
 const TEXT = "héllo wörld 🙂 \u0001 end";
 const MALFORMED = [0x61, 0xff, 0xe2, 0x82, 0x62, 0xf0, 0x9f, 0x99, 0xed, 0xa0, 0x80, 0xc0, 0xaf, 0x63];
 
+/** The same program in the sandbox and here (Node's URL and URLSearchParams): its results must be the same. */
+const URL_PROGRAM = `
+  const u = new URL("/a/../b/./c?x=1&y=%20z#frag", "https://user:pa ss@EXAMPLE.com:443/base/");
+  const parts = [u.href, u.origin, u.protocol, u.username, u.password, u.host, u.hostname, u.port, u.pathname, u.search, u.hash];
+  u.searchParams.append("q", "a b&c=d/é🙂");
+  const afterAppend = u.href;
+  u.search = "?k=v&k=w";
+  const params = [...u.searchParams];
+  u.searchParams.delete("k", "v");
+  const afterDelete = [u.href, u.search];
+  u.searchParams.delete("k");
+  const emptied = [u.href, u.search, u.searchParams.size];
+  u.port = "8080"; u.hostname = "api.example.org"; u.hash = ""; u.pathname = "/v1/items";
+  const set = u.href;
+  u.port = "nope";
+  const ignored = u.port;
+  u.href = "http://other.example/x?y=1";
+  const replaced = [u.href, u.searchParams.get("y")];
+  let badHref = "";
+  try { u.href = "no scheme"; } catch (e) { badHref = e.name; }
+  const idn = new URL("http://münchen.de/ä?ö=ü").href;
+  const ipv6 = new URL("http://[::1]:3000/").host;
+  const file = new URL("file:///tmp/x").origin;
+  let invalid = "";
+  try { new URL("not a url"); } catch (e) { invalid = e.name; }
+  const canParse = [URL.canParse("https://a"), URL.canParse("/x"), URL.canParse("/x", "https://a")];
+  const p = new URLSearchParams({ b: "2", a: "1 +%", c: "ü" });
+  p.append("a", "0");
+  p.sort();
+  const sorted = p.toString();
+  const got = [p.get("a"), p.getAll("a"), p.has("a", "0"), p.has("a", "9"), p.get("zz"), p.size];
+  p.set("a", "x");
+  const setted = p.toString();
+  const parsed = [...new URLSearchParams("?a=1&&b=%zz&c=%F0%9F%99%82&d+e=f+g&=h&i&j=%")];
+  const fromPairs = new URLSearchParams([["x", "1"], ["y", "2"]]).toString();
+  const copied = new URLSearchParams(new URLSearchParams("a=1")).toString();
+  const visited = [];
+  new URLSearchParams("a=1&b=2").forEach((value, name) => visited.push(name + ":" + value));
+  const json = JSON.stringify({ u: new URL("https://a.b/c") });
+  const text = String(new URL("https://a.b/c d"));
+  cyrnel.output({
+    parts, afterAppend, params, afterDelete, emptied, set, ignored, replaced, badHref, idn, ipv6, file, invalid,
+    canParse, sorted, got, setted, parsed, fromPairs, copied, visited, json, text,
+  });
+`;
+
 describe("web globals in the sandbox", () => {
+  it("parse and build URLs and query strings as the WHATWG URL standard (and Node) does", async () => {
+    const result = await host.run(URL_PROGRAM, { typecheck: false });
+    expect(result.errors).toEqual([]);
+    let expected: unknown;
+    new Function("cyrnel", URL_PROGRAM)({ output: (value: unknown) => (expected = value) });
+    expect(result.output).toEqual(expected);
+    expect((result.output as { sorted: string }).sorted).toBe("a=1+%2B%25&a=0&b=2&c=%C3%BC");
+  });
+
+  it("declares URL and URLSearchParams for the type check", async () => {
+    const typed = await host.run(
+      `const u: URL = new URL("/items?page=2", "https://api.example.com");
+      u.searchParams.set("page", String(Number(u.searchParams.get("page") ?? "1") + 1));
+      const pairs: [string, string][] = [...new URLSearchParams({ q: "a b" })];
+      cyrnel.output({ href: u.href, pairs, ok: URL.canParse(u.href) });`,
+      { typecheck: true },
+    );
+    expect(typed.errors).toEqual([]);
+    expect(typed.output).toEqual({
+      href: "https://api.example.com/items?page=3",
+      pairs: [["q", "a b"]],
+      ok: true,
+    });
+    const wrong = await host.run("const n: number = new URL('https://a').port;", { typecheck: true });
+    expect(wrong.errors[0]).toMatch(/TS2322 Type 'string' is not assignable to type 'number'/);
+  });
+
   it("encode and decode base64 and UTF-8 as the standards (and Node) do", async () => {
     const result = await host.run(`
       const text = ${JSON.stringify(TEXT)};

@@ -58,6 +58,7 @@ cyrnel.output({ forecast });
 | \`console.warn/error(...args)\` | The same, on stderr. |
 | \`setTimeout(callback, ms, ...args)\` / \`clearTimeout(id)\` | Timers; \`setTimeout\` returns a number. |
 | \`atob\` / \`btoa\`, \`TextEncoder\` / \`TextDecoder\`, \`structuredClone\` | Base64 (of Latin-1 strings: bytes), UTF-8 encoding and decoding (no other encodings, no streaming), deep copies of plain data. |
+| \`URL\`, \`URLSearchParams\` | The WHATWG URL standard: parse and build URLs (\`new URL(path, base)\`, \`url.searchParams.set(...)\`) and query strings. |
 | Standard JavaScript | \`Promise\`, \`JSON\`, \`Math\`, \`Date\`, \`Map\`, \`Set\`, \`RegExp\`, \`Intl\`, typed arrays, … |
 
 ## What does not exist

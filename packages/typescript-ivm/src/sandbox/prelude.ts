@@ -1120,6 +1120,300 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
     return clone(value);
   }
 
+  // ---- URL and URLSearchParams ------------------------------------------------------
+
+  /** What a parsed URL is made of: the WHATWG parser's own results (the worker's Node answers, see host-bridge.ts). */
+  interface UrlParts {
+    href: string;
+    origin: string;
+    protocol: string;
+    username: string;
+    password: string;
+    host: string;
+    hostname: string;
+    port: string;
+    pathname: string;
+    search: string;
+    hash: string;
+  }
+
+  /** Parses through the bridge (`url`): the standard's parser is Node's, not a copy of it here; null: not a URL. */
+  function urlParts(request: unknown[]): UrlParts | null {
+    const answer = send("url", 0, stringify(request));
+    return answer === null ? null : (parse(answer) as UrlParts);
+  }
+
+  /** application/x-www-form-urlencoded bytes that stay as they are: `*-._`, digits, letters. */
+  const FORM_SAFE = /[*\-._0-9A-Za-z]/;
+  const HEX = "0123456789ABCDEF";
+
+  function formEncode(text: string): string {
+    let out = "";
+    for (const byte of utf8Encode(text)) {
+      if (byte === 0x20) out += "+";
+      else if (byte < 0x80 && FORM_SAFE.test(fromCharCode(byte))) out += fromCharCode(byte);
+      else out += `%${HEX.charAt(byte >> 4)}${HEX.charAt(byte & 15)}`;
+    }
+    return out;
+  }
+
+  function formDecode(text: string): string {
+    const bytes = utf8Encode(text.replace(/\+/g, " "));
+    const out: number[] = [];
+    const hex = (byte: number | undefined) => (byte === undefined ? -1 : HEX.indexOf(fromCharCode(byte).toUpperCase()));
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i] as number;
+      const high = byte === 0x25 ? hex(bytes[i + 1]) : -1;
+      const low = high === -1 ? -1 : hex(bytes[i + 2]);
+      if (low === -1) out.push(byte);
+      else {
+        out.push(high * 16 + low);
+        i += 2;
+      }
+    }
+    return utf8Decode(new Uint8ArrayCtor(out), false);
+  }
+
+  function formParse(query: string): [string, string][] {
+    const pairs: [string, string][] = [];
+    for (const part of query.split("&")) {
+      if (part === "") continue;
+      const at = part.indexOf("=");
+      pairs.push(at === -1 ? [formDecode(part), ""] : [formDecode(part.slice(0, at)), formDecode(part.slice(at + 1))]);
+    }
+    return pairs;
+  }
+
+  /** The URL a URLSearchParams belongs to: told when the list changes, and tells it when its query changes. */
+  const paramsOwner = new WeakMap<URLSearchParams, URL>();
+  let resetParams: (params: URLSearchParams, query: string) => void = () => {};
+  let queryChanged: (url: URL, query: string) => void = () => {};
+
+  class URLSearchParams {
+    #list: [string, string][] = [];
+
+    constructor(init: unknown = "") {
+      if (typeof init === "object" && init !== null) {
+        if (init instanceof URLSearchParams) this.#list = init.#list.map(([name, value]) => [name, value]);
+        else if (typeof (init as { [Symbol.iterator]?: unknown })[Symbol.iterator] === "function") {
+          for (const pair of init as Iterable<unknown>) {
+            const entry = typeof pair === "object" && pair !== null ? [...(pair as Iterable<unknown>)] : [];
+            if (entry.length !== 2) {
+              throw new TypeErrorCtor("URLSearchParams: each pair must have exactly two items, a name and a value");
+            }
+            this.#list.push([StringCtor(entry[0]), StringCtor(entry[1])]);
+          }
+        } else {
+          for (const key of keys(init)) this.#list.push([key, StringCtor((init as Record<string, unknown>)[key])]);
+        }
+      } else {
+        const text = StringCtor(init);
+        this.#list = formParse(text.startsWith("?") ? text.slice(1) : text);
+      }
+    }
+
+    static {
+      // Not a method: the standard's surface stays as it is, and only the URL it belongs to can reset the list.
+      resetParams = (params, query) => {
+        params.#list = formParse(query.startsWith("?") ? query.slice(1) : query);
+      };
+    }
+
+    get size(): number {
+      return this.#list.length;
+    }
+    append(name: unknown, value: unknown): void {
+      this.#list.push([StringCtor(name), StringCtor(value)]);
+      this.#changed();
+    }
+    delete(name: unknown, value?: unknown): void {
+      const key = StringCtor(name);
+      const only = value === undefined ? undefined : StringCtor(value);
+      this.#list = this.#list.filter(([n, v]) => n !== key || (only !== undefined && v !== only));
+      this.#changed();
+    }
+    get(name: unknown): string | null {
+      const key = StringCtor(name);
+      return this.#list.find(([n]) => n === key)?.[1] ?? null;
+    }
+    getAll(name: unknown): string[] {
+      const key = StringCtor(name);
+      return this.#list.filter(([n]) => n === key).map(([, v]) => v);
+    }
+    has(name: unknown, value?: unknown): boolean {
+      const key = StringCtor(name);
+      const only = value === undefined ? undefined : StringCtor(value);
+      return this.#list.some(([n, v]) => n === key && (only === undefined || v === only));
+    }
+    set(name: unknown, value: unknown): void {
+      const key = StringCtor(name);
+      const text = StringCtor(value);
+      const at = this.#list.findIndex(([n]) => n === key);
+      if (at === -1) this.#list.push([key, text]);
+      else {
+        this.#list[at] = [key, text];
+        this.#list = this.#list.filter(([n], index) => n !== key || index <= at);
+      }
+      this.#changed();
+    }
+    sort(): void {
+      // Stable, by UTF-16 code units of the names.
+      this.#list = this.#list
+        .map((pair, index) => ({ pair, index }))
+        .sort((a, b) => (a.pair[0] < b.pair[0] ? -1 : a.pair[0] > b.pair[0] ? 1 : a.index - b.index))
+        .map(({ pair }) => pair);
+      this.#changed();
+    }
+    forEach(callback: (value: string, name: string, params: URLSearchParams) => void, thisArg?: unknown): void {
+      for (const [name, value] of [...this.#list]) apply(callback, thisArg, [value, name, this]);
+    }
+    *keys(): IterableIterator<string> {
+      for (const [name] of [...this.#list]) yield name;
+    }
+    *values(): IterableIterator<string> {
+      for (const [, value] of [...this.#list]) yield value;
+    }
+    *entries(): IterableIterator<[string, string]> {
+      for (const [name, value] of [...this.#list]) yield [name, value];
+    }
+    [Symbol.iterator](): IterableIterator<[string, string]> {
+      return this.entries();
+    }
+    toString(): string {
+      return this.#list.map(([name, value]) => `${formEncode(name)}=${formEncode(value)}`).join("&");
+    }
+    get [Symbol.toStringTag](): string {
+      return "URLSearchParams";
+    }
+
+    #changed(): void {
+      const url = paramsOwner.get(this);
+      if (url !== undefined) queryChanged(url, this.toString());
+    }
+  }
+
+  class URL {
+    #parts: UrlParts;
+    #params: URLSearchParams | null = null;
+
+    constructor(...args: unknown[]) {
+      if (args.length === 0) throw new TypeErrorCtor("URL: at least one argument (the URL) is required");
+      const input = StringCtor(args[0]);
+      const parts = urlParts(args[1] === undefined ? [input] : [input, StringCtor(args[1])]);
+      if (parts === null) {
+        const base = args[1] === undefined ? "" : ` against the base ${stringify(StringCtor(args[1]))}`;
+        throw new TypeErrorCtor(`Invalid URL: ${stringify(input)}${base}`);
+      }
+      this.#parts = parts;
+    }
+
+    static canParse(url: unknown, base?: unknown): boolean {
+      return urlParts(base === undefined ? [StringCtor(url)] : [StringCtor(url), StringCtor(base)]) !== null;
+    }
+    static parse(url: unknown, base?: unknown): URL | null {
+      try {
+        return base === undefined ? new URL(url) : new URL(url, base);
+      } catch {
+        return null;
+      }
+    }
+    static {
+      // From its URLSearchParams (not a method, as above): the list changed, so the query is the list's.
+      queryChanged = (url, query) => url.#set("search", query, true);
+    }
+
+    #set(part: keyof UrlParts, value: unknown, fromParams = false): void {
+      const parts = urlParts([this.#parts.href, part, StringCtor(value)]);
+      if (parts === null) throw new TypeErrorCtor(`Invalid URL: ${stringify(StringCtor(value))}`);
+      const queryBefore = this.#parts.search;
+      this.#parts = parts;
+      if (!fromParams && this.#params !== null && parts.search !== queryBefore) {
+        resetParams(this.#params, parts.search);
+      }
+    }
+
+    get href(): string {
+      return this.#parts.href;
+    }
+    set href(value: string) {
+      this.#set("href", value);
+    }
+    get origin(): string {
+      return this.#parts.origin;
+    }
+    get protocol(): string {
+      return this.#parts.protocol;
+    }
+    set protocol(value: string) {
+      this.#set("protocol", value);
+    }
+    get username(): string {
+      return this.#parts.username;
+    }
+    set username(value: string) {
+      this.#set("username", value);
+    }
+    get password(): string {
+      return this.#parts.password;
+    }
+    set password(value: string) {
+      this.#set("password", value);
+    }
+    get host(): string {
+      return this.#parts.host;
+    }
+    set host(value: string) {
+      this.#set("host", value);
+    }
+    get hostname(): string {
+      return this.#parts.hostname;
+    }
+    set hostname(value: string) {
+      this.#set("hostname", value);
+    }
+    get port(): string {
+      return this.#parts.port;
+    }
+    set port(value: string) {
+      this.#set("port", value);
+    }
+    get pathname(): string {
+      return this.#parts.pathname;
+    }
+    set pathname(value: string) {
+      this.#set("pathname", value);
+    }
+    get search(): string {
+      return this.#parts.search;
+    }
+    set search(value: string) {
+      this.#set("search", value);
+    }
+    get hash(): string {
+      return this.#parts.hash;
+    }
+    set hash(value: string) {
+      this.#set("hash", value);
+    }
+    get searchParams(): URLSearchParams {
+      if (this.#params === null) {
+        const params = new URLSearchParams(this.#parts.search);
+        paramsOwner.set(params, this);
+        this.#params = params;
+      }
+      return this.#params;
+    }
+    toString(): string {
+      return this.#parts.href;
+    }
+    toJSON(): string {
+      return this.#parts.href;
+    }
+    get [Symbol.toStringTag](): string {
+      return "URL";
+    }
+  }
+
   // ---- the global object -----------------------------------------------------------
 
   const cyrnel = freeze(assign(create(null), { services: openTable(services, (id) => makeService(id, [])), output }));
@@ -1152,6 +1446,8 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   install("TextEncoder", TextEncoder);
   install("TextDecoder", TextDecoder);
   install("structuredClone", structuredClone);
+  install("URL", URL);
+  install("URLSearchParams", URLSearchParams);
 
   function deliver(kind: HostDelivery, id: number, payload: string): void {
     if (kind === "toolResult") settleToolCall(id, payload);

@@ -26,7 +26,12 @@ export type SandboxCall =
    */
   | "dropped"
   /** On replay, the program did something the record does not have; `payload`: JSON `[what the record had, what the program did]`. */
-  | "diverged";
+  | "diverged"
+  /**
+   * Parse a URL with the WHATWG parser: `payload` JSON `[input]`, `[input, base]`, or `[href, part, value]` to
+   * set one part of a parsed URL; answered with the JSON of its parts, or `null` when it is not a valid URL.
+   */
+  | "url";
 
 /**
  * The host side of {@link SandboxCall}s. Runs synchronously on the host's

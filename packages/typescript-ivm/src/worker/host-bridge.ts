@@ -110,6 +110,8 @@ export class HostBridge {
           return null;
         case "diverged":
           return this.diverged(payload);
+        case "url":
+          return urlParts(payload);
         default:
           return "cyrnel: unknown bridge call";
       }
@@ -318,4 +320,40 @@ export function utf8Prefix(text: string, maxBytes: number): string {
   // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
   while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
   return bytes.subarray(0, end).toString("utf8");
+}
+
+/** The parts of a URL the WHATWG way (Node's parser), for the sandbox's `URL`: `[input]`, `[input, base]`, `[href, part, value]`. */
+const URL_PARTS = [
+  "href",
+  "origin",
+  "protocol",
+  "username",
+  "password",
+  "host",
+  "hostname",
+  "port",
+  "pathname",
+  "search",
+  "hash",
+] as const;
+const SETTABLE = new Set<string>(URL_PARTS.filter((part) => part !== "origin"));
+
+/** The JSON of the URL's parts, or null when the request does not make a valid URL. */
+export function urlParts(payload: string): string | null {
+  const request: unknown = JSON.parse(payload);
+  if (!Array.isArray(request) || !request.every((item) => typeof item === "string")) return null;
+  let url: URL;
+  try {
+    if (request.length === 3) {
+      const [href, part, value] = request as [string, string, string];
+      if (!SETTABLE.has(part)) return null;
+      url = new URL(href);
+      (url as unknown as Record<string, string>)[part] = value;
+    } else if (request.length === 1 || request.length === 2) {
+      url = new URL(request[0] as string, request[1] as string | undefined);
+    } else return null;
+  } catch {
+    return null;
+  }
+  return JSON.stringify(Object.fromEntries(URL_PARTS.map((part) => [part, url[part]])));
 }

@@ -94,6 +94,8 @@ export const SANDBOX_GLOBALS = [
   "TextEncoder",
   "TextDecoder",
   "structuredClone",
+  "URL",
+  "URLSearchParams",
 ];
 
 /** Ways out of the sandbox through constructors, prototypes, the global object and `.caller`. */
