@@ -25,6 +25,7 @@ import { CallLog } from "./domain/governance/call-log.js";
 import type { Caller } from "./domain/governance/caller.js";
 import { OAuthTokens } from "./domain/governance/oauth-tokens.js";
 import { Policies } from "./domain/governance/policies.js";
+import { PolicyCatalog } from "./domain/governance/policy-catalog.js";
 import { visibleCatalog } from "./domain/governance/visible-catalog.js";
 import { hostHealth } from "./domain/host-health.js";
 import { ModuleEntries } from "./domain/modules/module-entries.js";
@@ -197,6 +198,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
   // Governance: policies decide what a call gets, approvals hold the calls under `ask`, every call is recorded. What
   // they publish goes to the process runner through `processEvents`.
   const policies = new Policies(db.policies, store);
+  const policyCatalog = new PolicyCatalog(store, policies);
   const approvals = new Approvals({
     store: db.approvals,
     logger,
@@ -306,7 +308,8 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     pendingApprovals: (processId) => approvals.pendingOf(processId),
     processEvents,
     callCounts: (processId) => calls.countsOfLatestRun(processId),
-    catalog: async (caller) => visibleCatalog(await store.catalog(), caller),
+    // Each service's denied tools named: a call to one fails the run's type check, before any call is made.
+    catalog: async (caller) => visibleCatalog(await policyCatalog.current(), caller),
     caller: (keyId) => keys.processCaller(keyId),
     serviceTools: (serviceId, toolIds) => budgetedServiceTools(store, typesBudget, serviceId, toolIds),
     ...(cluster && { queue: cluster.runQueue }),

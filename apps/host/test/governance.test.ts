@@ -213,10 +213,14 @@ describe("policies", () => {
 });
 
 describe("deny", () => {
-  it("refuses the call with 403 tool_denied before any request, from code and from a direct invoke", async () => {
+  it("refuses the call with 403 tool_denied before any request, from unchecked code and from a direct invoke", async () => {
     await setPolicy({ rules: [{ tools: "createNote", action: "deny" }] });
     const before = notesSent();
-    const run = await host.api("POST", "/processes", { code: createNoteCatching("denied"), block: true });
+    const run = await host.api("POST", "/processes", {
+      code: createNoteCatching("denied"),
+      block: true,
+      typecheck: false,
+    });
     expect(run.body.exitState).toBe("success");
     expect(run.body.output.failed).toMatchObject({ status: 403, code: "tool_denied" });
     expect(run.body.output.failed.message).toContain('denies tool "createNote"');
@@ -226,6 +230,32 @@ describe("deny", () => {
     expect(direct.body.code).toBe("tool_denied");
     expect(notesSent()).toBe(before);
     await setPolicy({ rules: [] });
+  });
+
+  it("fails the type check of code that calls a denied tool: nothing runs, not even the calls before it", async () => {
+    await setPolicy({ rules: [{ tools: "createNote", action: "deny" }] });
+    try {
+      const before = notesSent();
+      const code = `const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "a" });\n${createNoteCatching("denied")}`;
+      const run = await host.api("POST", "/processes", { code, block: true });
+      expect(run.body.exitState).toBe("failed");
+      expect(run.body.error).toMatch(
+        /^Type check failed with 1 type error, so the code did not run:\ncode\.ts:4:\d+ TS2339 Tool 'createNote' of service 'shop' is denied by the service's policy: every call fails with 403 tool_denied/,
+      );
+      expect((await host.api("GET", `/processes/${run.body.id}/calls`)).body.items).toEqual([]);
+      expect(notesSent()).toBe(before);
+      // What an agent reads says so before it writes the code.
+      const types = (await host.api("GET", "/environment/types?serviceId=shop")).text;
+      expect(types).toContain('readonly createNote: CyrnelDeniedTool<"shop", "createNote">');
+      expect((await host.api("GET", "/tools/shop/createNote")).body.policy).toBe("deny");
+    } finally {
+      await setPolicy({ rules: [] });
+    }
+    // Allowed again, the same code is checked again (not answered from the cache) and runs.
+    const code = `const item = await cyrnel.services.shop.tools.getItem.invoke({ id: "a" });\n${createNoteCatching("allowed")}`;
+    const again = await host.api("POST", "/processes", { code, block: true });
+    expect(again.body.exitState, again.body.error).toBe("success");
+    expect(again.body.output.note).toBeDefined();
   });
 });
 

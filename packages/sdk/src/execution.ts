@@ -46,6 +46,13 @@ export interface ServiceCatalogEntry {
    * `EnvironmentBindings.serviceTools`) for as long as it stays the same.
    */
   revision: string;
+  /**
+   * Optional (a cyrnel extension): those of `tools` the service's policy
+   * denies (every call fails with `403 tool_denied`). An environment that
+   * checks code before it runs may refuse a call to one then, before any
+   * earlier call of the run is made. Absent: none.
+   */
+  denied?: string[];
 }
 
 /** One run of a process. A process that is run again gets a new `executionId`. */

@@ -65,6 +65,23 @@ describe("with typecheck on by default (the module's config)", () => {
     expect(result.output).toEqual({ name: "Item 1" });
   });
 
+  it("refuses a call to a tool the service's policy denies, naming it, before anything runs", async () => {
+    const calls = host.calls.length;
+    const services = { shop: { ...host.catalog().shop!, denied: ["getItem"] } };
+    const result = await host.run(`console.log("first");\n${GOOD}`, { services });
+    expect(result.exit).toBe("failed");
+    expect(result.stdout).toBe("");
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatch(
+      /^Type check failed with 1 type error, so the code did not run:\ncode\.ts:2:\d+ TS2339 Tool 'getItem' of service 'shop' is denied by the service's policy: every call fails with 403 tool_denied, so the code did not run \(any call before it would have been made\); remove the call, or ask an operator to change the policy$/,
+    );
+    expect(host.calls.length).toBe(calls);
+    // Unchecked, the call reaches the host (whose gate answers 403 tool_denied): the catalog's list is not a gate.
+    const unchecked = await host.run(GOOD, { services, typecheck: false });
+    expect(unchecked.exit).toBe("success");
+    expect(host.calls.length).toBe(calls + 1);
+  });
+
   it("options.typecheck false runs code unchecked", async () => {
     const result = await host.run(
       `const n: number = "x" as any as string as never;\nconst m: number = "y";\ncyrnel.output({ m });`,

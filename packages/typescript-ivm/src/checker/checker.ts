@@ -85,9 +85,14 @@ export class Checker {
       rootNames.push(servicePath(service.serviceId));
       const reachable = service.tools.filter((tool) => declared.tools.has(tool));
       const all = reachable.length === declared.tools.size;
+      const denied = service.denied?.filter((tool) => declared.tools.has(tool)) ?? [];
       surface.push({
         serviceId: service.serviceId,
-        type: { namespace: declared.namespace, ...(all ? {} : { onlyTools: reachable }) },
+        type: {
+          namespace: declared.namespace,
+          ...(all ? {} : { onlyTools: reachable }),
+          ...(denied.length > 0 && { denied }),
+        },
       });
     }
     const surfaceText = renderRuntimeSurface(surface);
@@ -151,9 +156,20 @@ export class Checker {
 const MISSING_GLOBAL = new Set([2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593, 2867, 2868]);
 /** A module not found, and a dynamic import (TS1323, which points at a `--module` flag). */
 const MISSING_MODULE = new Set([2307, 2792, 1323]);
+/** The type of a denied tool (`CyrnelDeniedTool<"service", "tool">`, see renderRuntimeSurface), in a message. */
+const DENIED_TYPE = /CyrnelDeniedTool<("(?:[^"\\]|\\.)*", "(?:[^"\\]|\\.)*")>/;
 const CALL_TOOLS = "call tools with `await cyrnel.services.<serviceId>.tools.<toolId>.invoke({...})`";
 
 export function sandboxMessage(code: number, message: string): string {
+  const denied = DENIED_TYPE.exec(message);
+  if (denied !== null) {
+    const [serviceId, toolId] = JSON.parse(`[${denied[1]}]`) as [string, string];
+    return (
+      `Tool '${toolId}' of service '${serviceId}' is denied by the service's policy: every call fails with ` +
+      "403 tool_denied, so the code did not run (any call before it would have been made); remove the call, or " +
+      "ask an operator to change the policy"
+    );
+  }
   if (MISSING_GLOBAL.has(code)) {
     const name = /'([^']+)'/.exec(message)?.[1] ?? "it";
     return (

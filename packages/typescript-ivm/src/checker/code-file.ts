@@ -65,7 +65,9 @@ const READ_ERRORS = new Set([2339, 18046]);
 
 /** A read error that is not about `cyrnel.services` itself (a service or tool that is not there: no cast helps). */
 function readsBeyondResult(error: TypeErrorLine): boolean {
-  return READ_ERRORS.has(error.code) && !/CyrnelServices|invoke\(params/.test(error.message);
+  return (
+    READ_ERRORS.has(error.code) && !/CyrnelServices|invoke\(params|denied by the service's policy/.test(error.message)
+  );
 }
 const READ_HINT =
   'If the API does return what the code reads, its declared result type is incomplete: cast the result (`const r = (await …invoke(…)) as any`, or `as { name: string }`) or submit with "typecheck": false to run unchecked.';

@@ -24,6 +24,8 @@ export interface CheckedService {
   tools: string[];
   /** Whether the thread has its declarations (sent with `declare`); without them it is typed `any`. */
   declared: boolean;
+  /** Of `tools`, those the service's policy denies: typed so that a call to one is an error. */
+  denied?: string[];
 }
 
 export type FromChecker =

@@ -101,6 +101,22 @@ describe("renderTypes", () => {
     expect(errors.join("\n")).toMatch(message);
   });
 
+  it("types a tool the service's policy denies so that calling it is an error, and says so in the index", () => {
+    const denied = renderTypes([{ ...WEATHER_FORECAST, policy: "deny" }, PETSTORE_ADD_PET, NO_PARAMS]);
+    expect(denied).toContain(
+      'readonly weather: { readonly tools: Omit<CyrnelServices.weather["tools"], "forecast"> & { readonly forecast: CyrnelDeniedTool<"weather", "forecast"> } };',
+    );
+    const errors = typeErrors({
+      "cyrnel.d.ts": denied,
+      "main.ts": `async function main() {\nawait cyrnel.services.weather.tools.forecast.invoke({ city: "Oslo" });\n}\nvoid main;\n`,
+    });
+    expect(errors.join("\n")).toMatch(
+      /Property 'invoke' does not exist on type 'CyrnelDeniedTool<"weather", "forecast">'/,
+    );
+    const index = renderTypes([{ ...WEATHER_FORECAST, policy: "deny" }, NO_PARAMS], { maxChars: 600 });
+    expect(index).toContain("//   forecast: denied by the service's policy (every call fails with 403 tool_denied)");
+  });
+
   it("declares nothing but the surface for an empty tool list", () => {
     const empty = renderTypes([]);
     expect(

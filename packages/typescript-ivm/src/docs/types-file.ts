@@ -76,7 +76,12 @@ function renderDeclarations(services: ServiceTypes[]): string {
     HEADER,
     "",
     ...services.map(renderServiceDeclarations),
-    renderRuntimeSurface(services.map(({ serviceId, namespace }) => ({ serviceId, type: { namespace } }))),
+    renderRuntimeSurface(
+      services.map(({ serviceId, namespace, tools }) => {
+        const denied = tools.filter((tool) => tool.policy === "deny").map((tool) => tool.toolId);
+        return { serviceId, type: { namespace, ...(denied.length > 0 && { denied }) } };
+      }),
+    ),
   ].join("\n");
 }
 
@@ -150,21 +155,31 @@ export function renderServiceFile(
  */
 export type SurfaceService = {
   serviceId: string;
-  type: { namespace: string; onlyTools?: readonly string[] } | "any";
+  /** `denied`: tools the service's policy denies, typed so that calling one is an error naming it. */
+  type: { namespace: string; onlyTools?: readonly string[]; denied?: readonly string[] } | "any";
 };
 
 /** The sandbox's runtime surface: `cyrnel` (with `services` as given), `console`, the timers. */
 export function renderRuntimeSurface(services: readonly SurfaceService[]): string {
+  const union = (ids: readonly string[]) =>
+    ids.length === 0 ? "never" : ids.map((id) => JSON.stringify(id)).join(" | ");
   const entries = services.map(({ serviceId, type }) => {
     let text = "any";
     if (type !== "any") {
       const full = `CyrnelServices.${type.namespace}`;
-      text =
-        type.onlyTools === undefined
-          ? full
-          : `{ readonly tools: Pick<${full}["tools"], ${
-              type.onlyTools.length === 0 ? "never" : type.onlyTools.map((id) => JSON.stringify(id)).join(" | ")
-            }> }`;
+      const denied = type.denied ?? [];
+      if (type.onlyTools === undefined && denied.length === 0) text = full;
+      else {
+        const tools =
+          type.onlyTools === undefined ? `${full}["tools"]` : `Pick<${full}["tools"], ${union(type.onlyTools)}>`;
+        const deniedTypes = denied.map(
+          (id) => `readonly ${propertyKey(id)}: CyrnelDeniedTool<${JSON.stringify(serviceId)}, ${JSON.stringify(id)}>`,
+        );
+        text =
+          denied.length === 0
+            ? `{ readonly tools: ${tools} }`
+            : `{ readonly tools: Omit<${tools}, ${union(denied)}> & { ${deniedTypes.join("; ")} } }`;
+      }
     }
     return `    readonly ${propertyKey(serviceId)}: ${text};`;
   });
@@ -175,6 +190,11 @@ export function renderRuntimeSurface(services: readonly SurfaceService[]): strin
     "  status: number;",
     "  code: string;",
     "  details?: unknown;",
+    "}",
+    "",
+    "/** A tool the service's policy denies: every call fails with 403 tool_denied, so a call to it is refused before the run. */",
+    "interface CyrnelDeniedTool<Service extends string, Tool extends string> {",
+    '  readonly "denied by the service\'s policy": [Service, Tool];',
     "}",
     "",
     "declare const cyrnel: {",

@@ -83,6 +83,10 @@ function signatures(service: ServiceTypes, style: TypeStyle | null): string[] {
   const emitter = new TypeEmitter(service.types, style ?? NAMES_STYLE);
   const lines = [`// ${service.serviceId} (${count(service.tools.length, "tool")})`];
   service.tools.forEach((tool, index) => {
+    if (tool.policy === "deny") {
+      lines.push(`//   ${tool.toolId}: denied by the service's policy (every call fails with 403 tool_denied)`);
+      return;
+    }
     const params = style === null ? parameterNames(tool.inputSchema) : undefined;
     const line = `//   ${tool.toolId}(params: ${params ?? emitter.root(2 * index)}) → ${emitter.root(2 * index + 1)}`;
     lines.push(line.length <= MAX_SIGNATURE_CHARS ? line : `${line.slice(0, MAX_SIGNATURE_CHARS - 1)}…`);

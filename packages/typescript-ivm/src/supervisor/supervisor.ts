@@ -351,7 +351,7 @@ export class Supervisor {
     for (const [serviceId, { tools }] of Object.entries(catalog)) sandboxView[serviceId] = { tools };
     const reachable = Object.entries(catalog)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([serviceId, { tools, revision }]) => ({ serviceId, revision, tools }));
+      .map(([serviceId, { tools, revision, denied }]) => ({ serviceId, revision, tools, ...(denied && { denied }) }));
     const digest = createHash("sha256").update(JSON.stringify(reachable)).digest("base64");
     this.catalog = { services, json: JSON.stringify(sandboxView), scope: { services: reachable, digest } };
     return this.catalog;
@@ -681,10 +681,13 @@ function sanitiseCatalog(services: unknown): ServiceCatalog {
   const catalog: ServiceCatalog = Object.create(null);
   if (typeof services !== "object" || services === null) return catalog;
   for (const [serviceId, entry] of Object.entries(services)) {
-    const { tools, revision } = (entry ?? {}) as { tools?: unknown; revision?: unknown };
+    const { tools, revision, denied } = (entry ?? {}) as { tools?: unknown; revision?: unknown; denied?: unknown };
+    const reachable = Array.isArray(tools) ? tools.filter((tool) => typeof tool === "string") : [];
+    const deniedTools = Array.isArray(denied) ? denied.filter((tool) => reachable.includes(tool)) : [];
     catalog[serviceId] = {
-      tools: Array.isArray(tools) ? tools.filter((tool) => typeof tool === "string") : [],
+      tools: reachable,
       revision: typeof revision === "string" ? revision : "",
+      ...(deniedTools.length > 0 && { denied: deniedTools }),
     };
   }
   return catalog;

@@ -26,6 +26,8 @@ export interface ReachableService {
   named?: true;
   /** The code never writes the service's id: it is typed `any` and its declarations are not needed. */
   unreferenced?: true;
+  /** Of `tools`, those the service's policy denies: a call to one fails the check. */
+  denied?: string[];
 }
 
 /**
@@ -423,7 +425,12 @@ export class TypeChecks {
         }
       }
       if (!declarations.ok) notes.push(serviceNotTypeChecked(service.serviceId, declarations.reason));
-      checked.push({ serviceId: service.serviceId, tools: service.tools, declared });
+      checked.push({
+        serviceId: service.serviceId,
+        tools: service.tools,
+        declared,
+        ...(service.denied !== undefined && { denied: service.denied }),
+      });
     }
     this.counts.requests++;
     phase("checking the code");
@@ -482,7 +489,13 @@ export class TypeChecks {
       narrowed = true;
       words ??= new Set(code.match(WORD));
       const named = words;
-      return { ...service, tools: service.tools.filter((tool) => named.has(tool)), named: true };
+      const denied = service.denied?.filter((tool) => named.has(tool));
+      return {
+        ...service,
+        tools: service.tools.filter((tool) => named.has(tool)),
+        named: true,
+        ...(denied !== undefined && { denied }),
+      };
     });
     if (!narrowed) return scope;
     // Programs are batched by digest, and a batch is checked in one scope: it says which services are declared how.

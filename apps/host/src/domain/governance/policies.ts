@@ -67,18 +67,27 @@ export class Policies {
 
   /** What a call of this tool gets. */
   async actionFor(tool: PolicySubject & { serviceId: string }): Promise<PolicyAction> {
+    return (await this.compiledFor(tool.serviceId)).actionFor(tool);
+  }
+
+  /** Whether the service's policy could deny any tool (so that which ones is worth asking). */
+  async mayDeny(serviceId: string): Promise<boolean> {
+    return (await this.compiledFor(serviceId)).mayDeny;
+  }
+
+  private async compiledFor(serviceId: string): Promise<CompiledPolicy> {
     if (this.compiledAt !== this.revision) {
       this.compiled.clear();
       this.compiledAt = this.revision;
     }
-    let policy = this.compiled.get(tool.serviceId);
+    let policy = this.compiled.get(serviceId);
     if (policy === undefined) {
       // Kept only for the revision it was read at: a write during the read makes the next call read again.
       const revision = this.revision;
-      policy = new CompiledPolicy((await this.store.get(tool.serviceId)) ?? DEFAULT_POLICY);
-      if (this.revision === revision && this.compiledAt === revision) this.compiled.set(tool.serviceId, policy);
+      policy = new CompiledPolicy((await this.store.get(serviceId)) ?? DEFAULT_POLICY);
+      if (this.revision === revision && this.compiledAt === revision) this.compiled.set(serviceId, policy);
     }
-    return policy.actionFor(tool);
+    return policy;
   }
 
   private async requireService(serviceId: string): Promise<void> {

@@ -107,4 +107,9 @@ export class CompiledPolicy {
   actionFor(tool: PolicySubject): PolicyAction {
     return this.rules.find((rule) => rule.test(tool))?.action ?? this.policy.default;
   }
+
+  /** Whether any tool could be denied (the default, or a rule, says `deny`). */
+  get mayDeny(): boolean {
+    return this.policy.default === "deny" || this.rules.some((rule) => rule.action === "deny");
+  }
 }
