@@ -306,6 +306,10 @@ describe("ask", () => {
     expect((await host.api("GET", `/processes/${id}/output`)).body.note).toMatchObject({ text: "hello" });
     expect(notesSent()).toBe(before + 1);
     expect((await host.api("GET", `/approvals/${approval.id}`)).body.state).toBe("approved");
+    // The program's stderr says the call went out because an operator approved it.
+    expect((await host.api("GET", `/processes/${id}/stderr`)).text).toBe(
+      `[cyrnel] the call to shop.createNote was approved by the bootstrap key (looks fine) (approval ${approval.id}); it is sent\n`,
+    );
   });
 
   it("denied: the call throws 403 approval_denied with the operator's reason, sending nothing", async () => {
@@ -375,6 +379,22 @@ describe("keys", () => {
     // Approvals are the operator's: the agent key that waits for one cannot decide it, nor read the log.
     expect((await host.api("POST", `/approvals/${approval.id}/approve`, {}, as(agent.key))).status).toBe(403);
     expect((await host.api("GET", "/calls", undefined, as(agent.key))).status).toBe(403);
+    // It reads what its own calls wait for — parameters and expiry — and nobody else's.
+    const mine = await host.api("GET", `/approvals?processId=${id}`, undefined, as(agent.key));
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.items).toEqual([
+      expect.objectContaining({
+        id: approval.id,
+        toolId: "createNote",
+        parameters: { body: { text: "keyed" } },
+        expiresAt: expect.any(String),
+      }),
+    ]);
+    expect((await host.api("GET", `/approvals/${approval.id}`, undefined, as(agent.key))).status).toBe(200);
+    const other = await created({ name: "governance-other", role: "agent", services: ["shop"] });
+    expect((await host.api("GET", `/approvals/${approval.id}`, undefined, as(other.key))).status).toBe(404);
+    expect((await host.api("GET", `/approvals?processId=${id}`, undefined, as(other.key))).body.items).toEqual([]);
+    expect((await host.api("GET", `/approvals?keyId=${agent.id}`, undefined, as(other.key))).body.items).toEqual([]);
 
     const approved = await host.api("POST", `/approvals/${approval.id}/approve`, {}, as(operator.key));
     expect(approved.body).toMatchObject({ state: "approved", decidedBy: operator.id });

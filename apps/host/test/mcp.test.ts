@@ -314,6 +314,16 @@ try {
         }, {})
         .toBe("suspended");
       expect(suspended.pendingApprovalIds).toHaveLength(1);
+      // What the call waits for: the tool, its parameters and until when.
+      expect(suspended.pendingApprovals).toEqual([
+        {
+          id: suspended.pendingApprovalIds[0],
+          tool: "weather.getForecast",
+          parameters: { city: "oslo", days: 1 },
+          expiresAt: expect.any(String),
+        },
+      ]);
+      expect(Date.parse(suspended.pendingApprovals[0].expiresAt)).toBeGreaterThan(Date.now());
       expect(suspended.next).toContain("waits for an operator to approve or deny it");
       const denied = await host.api("POST", `/approvals/${suspended.pendingApprovalIds[0]}/deny`, {
         reason: "no forecasts today",

@@ -802,7 +802,7 @@ export interface paths {
         };
         /**
          * List approvals, newest first
-         * @description Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's `parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; `GET /approvals/{id}` has the parameters whole. Each pending one says when it expires (`expiresAt`), each carries its tool's annotations (`toolAnnotations`). Paged like every list (`limit`, `cursor`).
+         * @description Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's `parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; `GET /approvals/{id}` has the parameters whole. Each pending one says when it expires (`expiresAt`), each carries its tool's annotations (`toolAnnotations`). Paged like every list (`limit`, `cursor`). An agent key sees the approvals of its own processes only (what its calls wait for, their parameters and expiry).
          */
         get: operations["listApprovals"];
         put?: never;
@@ -822,7 +822,7 @@ export interface paths {
         };
         /**
          * Get an approval, with its parameters whole
-         * @description The call's parameters as the operator decides on them (secret values masked), at most CYRNEL_BODY_LIMIT_BYTES of JSON; `parametersSha256` is the SHA-256 of their JSON text.
+         * @description The call's parameters as the operator decides on them (secret values masked), at most CYRNEL_BODY_LIMIT_BYTES of JSON; `parametersSha256` is the SHA-256 of their JSON text. An agent key reads the approvals of its own processes only (another's is a 404).
          */
         get: operations["getApproval"];
         put?: never;
@@ -8385,7 +8385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description cross_site_refused, forbidden */
+            /** @description cross_site_refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8499,7 +8499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description cross_site_refused, forbidden */
+            /** @description cross_site_refused */
             403: {
                 headers: {
                     [name: string]: unknown;

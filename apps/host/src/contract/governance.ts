@@ -220,5 +220,6 @@ export type PolicyAction = Static<typeof PolicyAction>;
 export type ServicePolicy = Static<typeof ServicePolicy>;
 export type Approval = Static<typeof Approval>;
 export type ApprovalSummary = Static<typeof ApprovalSummary>;
+export type ApprovalListItem = Static<typeof ApprovalListItem>;
 export type CallRecord = Static<typeof CallRecord>;
 export type CallCounts = Static<typeof CallCounts>;

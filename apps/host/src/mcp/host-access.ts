@@ -10,7 +10,7 @@
  */
 import type { CyrnelApi } from "../client/api-client.js";
 import type { Page } from "../contract/common.js";
-import type { ApprovalSummary } from "../contract/governance.js";
+import type { ApprovalListItem, ApprovalSummary } from "../contract/governance.js";
 import type {
   BoundedResult,
   ExitState,
@@ -72,6 +72,8 @@ export interface HostAccess {
   /** A page of one of an idle process's texts; `limit` defaults to (and is capped at) the host's text limit. */
   processText(id: number, stream: ProcessText, offset: number, limit?: number): Promise<TextPage>;
   listProcesses(filter: ProcessFilter): Promise<Page<ProcessRecord>>;
+  /** The approvals the process's calls wait for now (the caller's own process), each with its expiry. */
+  pendingApprovals(processId: number): Promise<ApprovalListItem[]>;
 }
 
 const segment = encodeURIComponent;
@@ -131,5 +133,12 @@ export function hostAccess(api: CyrnelApi): HostAccess {
       api.json<TextPage>("GET", `/processes/${id}/text`, { query: { stream, offset, limit } }),
 
     listProcesses: (filter) => api.json<Page<ProcessRecord>>("GET", "/processes", { query: { ...filter } }),
+
+    pendingApprovals: async (processId) =>
+      (
+        await api.json<Page<ApprovalListItem>>("GET", "/approvals", {
+          query: { processId, state: "pending", limit: 100 },
+        })
+      ).items,
   };
 }

@@ -20,13 +20,13 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ApiError } from "../client/api-client.js";
-import type { ApprovalSummary } from "../contract/governance.js";
+import type { ApprovalListItem, ApprovalSummary } from "../contract/governance.js";
 import type { BoundedResult, ProcessRecord } from "../contract/processes.js";
 import { cutText } from "../cut-text.js";
 import { MAX_TIMEOUT_MS } from "../domain/processes/process-runner.js";
 import { deadlineSignal } from "../lib/deadline-signal.js";
 import type { HostAccess } from "./host-access.js";
-import { type ListedProcess, ProcessList, ProcessSummary, toZod } from "./tool-output.js";
+import { type ListedProcess, type PendingApproval, ProcessList, ProcessSummary, toZod } from "./tool-output.js";
 import { structured } from "./tool-results.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -62,7 +62,10 @@ export function registerProcessTools(server: McpServer, access: HostAccess, wait
   const answer = async (report: ProcessRecord | BoundedResult, isError: (result: BoundedResult) => boolean) => {
     const result = report.state === "idle" && !hasResults(report) ? await access.getProcess(report.id) : report;
     if (!hasResults(result)) {
-      const waiting = result.pendingApprovalIds.length > 0 && { pendingApprovalIds: result.pendingApprovalIds };
+      const waiting = result.pendingApprovalIds.length > 0 && {
+        pendingApprovalIds: result.pendingApprovalIds,
+        pendingApprovals: (await access.pendingApprovals(result.id)).map(waitingFor),
+      };
       return structured({ ...summaryOf(result), ...waiting, next: running(result) });
     }
     const { output, stdout, stderr, cut, calls } = result;
@@ -331,4 +334,15 @@ function lastLine(text: string): string | undefined {
     if (line !== "") return line;
   }
   return undefined;
+}
+
+/** What a pending approval tells the agent whose call waits for it: the call, its parameters (a preview) and expiry. */
+function waitingFor(approval: ApprovalListItem): PendingApproval {
+  return {
+    id: approval.id,
+    tool: `${approval.serviceId}.${approval.toolId}`,
+    parameters: approval.parameters,
+    expiresAt: approval.expiresAt,
+    ...(approval.question !== null && { question: approval.question }),
+  };
 }

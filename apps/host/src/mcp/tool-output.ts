@@ -32,6 +32,18 @@ const DurationMs = Nullable(Type.Integer(), {
  * A process as the model needs it: the record without timestamps, the run's duration, its results (sized for an
  * LLM) once idle, what to call next while it runs, or one page of a text.
  */
+/** A call of the process that waits for an operator: which, with what (a preview), and until when. */
+export const PendingApproval = Type.Object({
+  id: Type.Integer(),
+  tool: Type.String({ description: "serviceId.toolId" }),
+  parameters: Type.Unknown({ description: "The call's parameters (a preview: at most 2048 characters of JSON)" }),
+  expiresAt: Type.Union([Type.String(), Type.Null()], {
+    description: "When it expires undecided (the call then throws approval_expired)",
+  }),
+  question: Type.Optional(Type.String({ description: "What the operator is asked, when not the usual question" })),
+});
+export type PendingApproval = Static<typeof PendingApproval>;
+
 export const ProcessSummary = Type.Composite(
   [
     Type.Pick(BoundedResult, ["id"]),
@@ -50,6 +62,7 @@ export const ProcessSummary = Type.Composite(
         ]),
         Type.Object({
           durationMs: DurationMs,
+          pendingApprovals: Type.Array(PendingApproval),
           next: Type.String({ description: "How to follow a process that is still running" }),
           page: TextPage,
         }),
@@ -60,8 +73,9 @@ export const ProcessSummary = Type.Composite(
     description:
       "state, exitState, error and durationMs always, except for a page; output, stdout, stderr and calls (how " +
       "many tool calls the run made and how many failed, per tool) once the process is idle (cut lists the texts " +
-      "shortened, each with a marker saying how to read on); next (and pendingApprovalIds while it is suspended, " +
-      "waiting for an operator's approval) while it is not idle; page (alone) when a text was asked for. id is " +
+      "shortened, each with a marker saying how to read on); next (and pendingApprovalIds with pendingApprovals — " +
+      "each call's tool, parameters and expiry — while it is suspended, waiting for an operator's approval) while " +
+      "it is not idle; page (alone) when a text was asked for. id is " +
       "what get_process takes",
   },
 );

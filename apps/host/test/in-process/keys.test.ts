@@ -38,6 +38,8 @@ const AGENT_OPERATIONS = [
   "getProcessText",
   "followProcess",
   "listProcessCalls",
+  "listApprovals",
+  "getApproval",
   "runProcess",
   "killProcess",
   "deleteProcess",

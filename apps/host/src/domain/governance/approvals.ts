@@ -104,12 +104,12 @@ export class Approvals {
   }
 
   /**
-   * Creates a pending approval and resolves once it is approved; rejects
+   * Creates a pending approval and resolves (with it, decided) once it is approved; rejects
    * with `approval_denied` (the operator's reason in the message) or
    * `approval_expired`. Refuses at once (nothing stored) parameters past
    * the size limit (413) and a key that has too many pending (429).
    */
-  async request(request: ApprovalRequest): Promise<void> {
+  async request(request: ApprovalRequest): Promise<ApprovalSummary> {
     const call = `${request.serviceId}.${request.toolId}`;
     const json = JSON.stringify(request.parameters);
     const bytes = Buffer.byteLength(json, "utf8");
@@ -135,7 +135,7 @@ export class Approvals {
         ? found
         : undefined;
     if (earlier !== undefined && earlier.state !== "pending") {
-      if (earlier.state === "approved") return;
+      if (earlier.state === "approved") return earlier;
       throw refusal(earlier.id, call, earlier);
     }
     const { call: asking, question: _question, ...fields } = request;
@@ -167,7 +167,7 @@ export class Approvals {
     const timeoutMs = await this.timeoutOf(row.serviceId);
     // A resumed run waits for what is left of its approval's time.
     const left = Math.max(0, Date.parse(row.createdAt) + timeoutMs - Date.now());
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<ApprovalSummary>((resolve, reject) => {
       const timer = setTimeout(() => void this.expire(id, `nobody decided within ${timeoutMs} ms`), left);
       timer.unref();
       this.waiting.set(id, {
@@ -175,7 +175,7 @@ export class Approvals {
         processId,
         timer,
         settle: (approval) => {
-          if (approval.state === "approved") resolve();
+          if (approval.state === "approved") resolve(approval);
           else reject(refusal(id, call, approval));
         },
         abandon: reject,

@@ -43,6 +43,8 @@ export interface CallContext {
   run?: RunSpan;
   /** The call in its run's journal (durable runs, domain/processes/run-journal.ts); absent: not journaled. */
   journal?: JournaledCall;
+  /** Writes a line of the host's to the run's stderr (an approved call says so); absent for a direct invoke. */
+  note?(line: string): void;
 }
 
 /** The bucket of a caller's per-key limits: its stored key, or the one bootstrap caller (`CYRNEL_API_KEY`, no keys). */

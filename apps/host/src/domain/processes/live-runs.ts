@@ -141,6 +141,7 @@ export class LiveRuns {
           ended: run.callsEnded,
           run: run.span,
           journal,
+          note: (line) => run.emit("stderr", line),
         });
       });
     },

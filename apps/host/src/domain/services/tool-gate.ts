@@ -34,6 +34,7 @@ import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib
 import type { HostLogger } from "../../log.js";
 import { type CallSpan, NO_TRACING, type Tracing } from "../../telemetry/tracing.js";
 import type { Connections } from "../connections/connections.js";
+import type { ApprovalSummary } from "../governance/approval-store.js";
 import type { Approvals } from "../governance/approvals.js";
 import type { CallLog } from "../governance/call-log.js";
 import { type CallContext, type Caller, limitKeyOf, seesService, type Viewer } from "../governance/caller.js";
@@ -184,8 +185,9 @@ export class ToolGate {
         );
       }
       const wait = span.approvalWait();
+      let approved: ApprovalSummary;
       try {
-        await this.options.approvals.request({
+        approved = await this.options.approvals.request({
           processId: call.processId,
           keyId: call.caller.keyId,
           serviceId,
@@ -203,6 +205,7 @@ export class ToolGate {
       // enabled, allowed to that key and not denied meanwhile.
       const caller = await this.options.caller(call.caller.keyId);
       if ((await this.check(serviceId, toolId, parameters, caller)).action === "deny") throw denied(serviceId, toolId);
+      call.note?.(approvedNote(`${serviceId}.${toolId}`, approved));
     }
 
     const adapter = this.options.modules.activeAdapter(service.adapter);
@@ -496,4 +499,11 @@ function bodyExcerpt(body: unknown, needles: readonly string[]): string {
   return collapsed.length > MAX_BODY_EXCERPT_CHARS || start.length < text.length
     ? `${collapsed.slice(0, MAX_BODY_EXCERPT_CHARS - 1)}…`
     : collapsed;
+}
+
+/** The run's stderr line for a call an operator approved: which approval, by whom, why. */
+export function approvedNote(call: string, approval: Pick<ApprovalSummary, "id" | "decidedBy" | "reason">): string {
+  const by = approval.decidedBy === null ? "the bootstrap key" : `key ${approval.decidedBy}`;
+  const why = approval.reason === null ? "" : ` (${approval.reason.replace(/\s+/g, " ")})`;
+  return `[cyrnel] the call to ${call} was approved by ${by}${why} (approval ${approval.id}); it is sent\n`;
 }

@@ -10,11 +10,14 @@ import {
   BulkDecisionResult,
 } from "../../contract/governance.js";
 import type { Approvals } from "../../domain/governance/approvals.js";
+import { notFound } from "../../errors.js";
 import { pageById } from "../../http/pagination.js";
 import { defineRoute, json, type RouteDefinition } from "../../http/route.js";
 
 const tags = ["approvals"];
 const IdParams = Type.Object({ id: RowId() });
+/** How the `keyId` filter names the bootstrap key (whose approvals store no key id). */
+const BOOTSTRAP_KEY_FILTER = "bootstrap";
 
 export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
   const decision = (verb: "approve" | "deny") =>
@@ -57,9 +60,10 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
         "Calls of tools whose policy is `ask` wait for one of these to be approved or denied. Each item's " +
         "`parameters` is a preview (at most 2048 characters of JSON) with the whole value's size and SHA-256; " +
         "`GET /approvals/{id}` has the parameters whole. Each pending one says when it expires (`expiresAt`), each " +
-        "carries its tool's annotations (`toolAnnotations`). Paged like every list (`limit`, `cursor`).",
+        "carries its tool's annotations (`toolAnnotations`). Paged like every list (`limit`, `cursor`). An agent " +
+        "key sees the approvals of its own processes only (what its calls wait for, their parameters and expiry).",
       tags,
-      access: "admin",
+      access: "agent",
       query: Type.Object({
         state: Type.Optional(ApprovalState),
         processId: Type.Optional(RowId()),
@@ -75,15 +79,19 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       }),
       responses: { 200: { description: "A page of approvals", schema: ListOf(ApprovalListItem) } },
       errors: ["bad_request", "validation_failed"],
-      handler: async ({ query }) =>
-        json(
+      handler: async ({ query, caller }) => {
+        // An agent reads its own processes' approvals only: asking for another key's finds none.
+        const keyId = caller.role === "admin" ? query.keyId : (caller.keyId ?? BOOTSTRAP_KEY_FILTER);
+        if (query.keyId !== undefined && query.keyId !== keyId) return json(200, { items: [], nextCursor: null });
+        return json(
           200,
           await pageById(
             query,
-            (limit, before) => approvals.list({ ...query, limit, before }),
+            (limit, before) => approvals.list({ ...query, ...(keyId !== undefined && { keyId }), limit, before }),
             (row) => row,
           ),
-        ),
+        );
+      },
     }),
     defineRoute({
       method: "get",
@@ -92,13 +100,18 @@ export function approvalRoutes(approvals: Approvals): RouteDefinition[] {
       summary: "Get an approval, with its parameters whole",
       description:
         "The call's parameters as the operator decides on them (secret values masked), at most " +
-        "CYRNEL_BODY_LIMIT_BYTES of JSON; `parametersSha256` is the SHA-256 of their JSON text.",
+        "CYRNEL_BODY_LIMIT_BYTES of JSON; `parametersSha256` is the SHA-256 of their JSON text. An agent key reads " +
+        "the approvals of its own processes only (another's is a 404).",
       tags,
-      access: "admin",
+      access: "agent",
       params: IdParams,
       responses: { 200: { description: "The approval", schema: Approval } },
       errors: ["validation_failed", "not_found"],
-      handler: async ({ params }) => json(200, await approvals.get(params.id)),
+      handler: async ({ params, caller }) => {
+        const approval = await approvals.get(params.id);
+        if (caller.role !== "admin" && approval.keyId !== caller.keyId) throw notFound(`approval ${params.id}`);
+        return json(200, approval);
+      },
     }),
     decision("approve"),
     decision("deny"),
