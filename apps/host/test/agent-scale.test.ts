@@ -111,7 +111,11 @@ describe("many processes awaiting tool calls at once", () => {
     const bombed = await bomb;
     expect(bombed.exitState).toBe("failed");
     expect(bombed.error).toMatch(/^Memory limit exceeded: the code used more than the 32 MB heap limit/);
-    expect(await loop).toMatchObject({ exitState: "timeout", error: "Timed out after 2000 ms" });
+    expect(await loop).toMatchObject({
+      exitState: "timeout",
+      error:
+        "Timed out after 2000 ms while the code was running without awaiting anything (a loop, or a long computation)",
+    });
     const results = await Promise.all(waiters);
     expect(results.map((result) => [result.exitState, result.error])).toEqual(Array(47).fill(["success", null]));
     expect(results.map((result) => result.output.i)).toEqual(Array.from({ length: 47 }, (_, i) => i));

@@ -318,13 +318,25 @@ describe("how code ends", () => {
   });
 
   it.each([
-    ["a busy loop", "while (true) {}"],
-    ["a promise that never settles", "await new Promise(() => {});"],
-    ["a pending tool call", "await cyrnel.services.shop.tools.slowThing.invoke({ ms: 20000 });"],
-  ])("%s past timeoutMs ends `timeout`", async (_label, code) => {
+    [
+      "a busy loop",
+      "while (true) {}",
+      "Timed out after 300 ms while the code was running without awaiting anything (a loop, or a long computation)",
+    ],
+    [
+      "a promise that never settles",
+      "await new Promise(() => {});",
+      "Timed out after 300 ms while awaiting a promise that nothing settles (no tool call or timer was pending)",
+    ],
+    [
+      "a pending tool call",
+      "await cyrnel.services.shop.tools.slowThing.invoke({ ms: 20000 });",
+      "Timed out after 300 ms while awaiting shop.slowThing (code.ts:1:44)",
+    ],
+  ])("%s past timeoutMs ends `timeout`, saying where it was", async (_label, code, error) => {
     // Unchecked: the type check's own time counts against the 300 ms, and on a loaded machine it can use them up.
     const result = await run(code, { timeoutMs: 300, typecheck: false });
-    expect(result).toMatchObject({ exitState: "timeout", error: "Timed out after 300 ms" });
+    expect(result).toMatchObject({ exitState: "timeout", error });
   });
 });
 

@@ -7,7 +7,32 @@
  * come from transpile.ts: `SyntaxError: <message> (line L, column C)`.
  */
 
-export const timedOut = (timeoutMs: number) => `Timed out after ${timeoutMs} ms`;
+/** One thing a program awaited: a tool call (`shop.getItem`) or a timer, and the user's line that started it. */
+export interface Wait {
+  what: string;
+  at: string;
+}
+
+/** Where a timed-out program was: running without awaiting (`busy`), or awaiting `waits` (none known: a promise). */
+export interface Where {
+  busy: boolean;
+  waits: Wait[];
+}
+
+/** Listed in a timeout's message; past it, "and N more". */
+const MAX_LISTED_WAITS = 3;
+
+export const timedOut = (timeoutMs: number, where?: Where) => {
+  const head = `Timed out after ${timeoutMs} ms`;
+  if (where === undefined) return head;
+  if (where.busy) return `${head} while the code was running without awaiting anything (a loop, or a long computation)`;
+  if (where.waits.length === 0) {
+    return `${head} while awaiting a promise that nothing settles (no tool call or timer was pending)`;
+  }
+  const listed = where.waits.slice(0, MAX_LISTED_WAITS).map(({ what, at }) => (at === "" ? what : `${what} (${at})`));
+  const more = where.waits.length - listed.length;
+  return `${head} while awaiting ${listed.join(", ")}${more > 0 ? `, and ${more} more` : ""}`;
+};
 
 /** A queued execution may wait for room in the sandbox at most its own timeoutMs (then it gets all of it to run). */
 export const timedOutInQueue = (timeoutMs: number) =>

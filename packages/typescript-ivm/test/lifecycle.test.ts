@@ -31,16 +31,37 @@ describe("timeouts (one wall-clock deadline, from when the run starts)", () => {
     await host.stop();
   });
 
+  const BUSY =
+    "Timed out after 300 ms while the code was running without awaiting anything (a loop, or a long computation)";
   it.each([
-    ["a synchronous endless loop", "while (true) {}"],
-    ["a promise that never settles", "await new Promise(() => {});"],
-    ["a slow tool call", "await cyrnel.services.slow.tools.forever.invoke({});"],
-    ["an endless chain of timers", "const tick = () => setTimeout(tick, 1); tick(); await new Promise(() => {});"],
-    ["an endless microtask loop", "const spin = (): Promise<void> => Promise.resolve().then(spin); await spin();"],
-  ])("ends %s as timeout at the deadline, not before", async (_label, code) => {
+    ["a synchronous endless loop", "while (true) {}", BUSY],
+    [
+      "a promise that never settles",
+      "await new Promise(() => {});",
+      "Timed out after 300 ms while awaiting a promise that nothing settles (no tool call or timer was pending)",
+    ],
+    [
+      "a slow tool call",
+      'console.log("first");\n  await cyrnel.services.slow.tools.forever.invoke({});',
+      "Timed out after 300 ms while awaiting slow.forever (code.ts:2:44)",
+    ],
+    [
+      "an endless chain of timers",
+      "const tick = () => setTimeout(tick, 1); tick(); await new Promise(() => {});",
+      // Between two timers, or running one (in a turn of its own): where the deadline found it.
+      /^Timed out after 300 ms while (awaiting a timer of 1 ms \(code\.ts:1:20\)|the code was running)/,
+    ],
+    [
+      "an endless microtask loop",
+      "const spin = (): Promise<void> => Promise.resolve().then(spin); await spin();",
+      BUSY,
+    ],
+  ])("ends %s as timeout at the deadline, not before, saying where it was", async (_label, code, error) => {
     const result = await host.run(code, { timeoutMs: 300 });
     expect(result.exit).toBe("timeout");
-    expect(result.errors).toEqual(["Timed out after 300 ms"]);
+    expect(result.errors).toHaveLength(1);
+    if (typeof error === "string") expect(result.errors[0]).toBe(error);
+    else expect(result.errors[0]).toMatch(error);
     // A lower bound only: load can delay the deadline, never bring it forward.
     expect(result.elapsedMs).toBeGreaterThanOrEqual(295);
     const after = await host.run("cyrnel.output({ fine: true });");

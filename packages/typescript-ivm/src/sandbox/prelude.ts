@@ -7,6 +7,8 @@ interface PendingCall {
   reject(reason: unknown): void;
   /** Created when `invoke` was called, so a rejection's stack points at the caller's line. */
   error: Error & { status?: number; code?: string; details?: unknown };
+  /** `serviceId.toolId`. */
+  what: string;
 }
 
 /**
@@ -656,7 +658,7 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
       const json = serialise(parameters, "invoke() parameters");
       const id = ++callSeq;
       const payload = `{"serviceId":${stringify(serviceId)},"toolId":${stringify(toolId)},"parameters":${json}}`;
-      pendingCalls[id] = { resolve, reject, error };
+      pendingCalls[id] = { resolve, reject, error, what: `${serviceId}.${toolId}` };
       const refused = send("invoke", id, payload);
       if (refused !== null) {
         delete pendingCalls[id];
@@ -816,7 +818,8 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
 
   // ---- timers --------------------------------------------------------------------
 
-  const timers: Record<number, { callback: Callable; args: unknown[] }> = create(null);
+  const timers: Record<number, { callback: Callable; args: unknown[]; delay: number; site: { stack?: unknown } }> =
+    create(null);
   let timerSeq = 0;
   let activeTimers = 0;
 
@@ -834,7 +837,10 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
     const wait = fromRecord ? mathMax(setAt + ms - clockNow(), 0) : ms;
     const refused = send("setTimer", id, StringCtor(numberIsNaN(wait) ? 0 : wait));
     if (refused !== null) throw new RangeErrorCtor(refused);
-    timers[id] = { callback: callback as Callable, args };
+    // Where it was set, formatted only if the run times out while it waits for it (see `waitingFor`).
+    const site: { stack?: unknown } = {};
+    captureStackTrace(site, setTimeout);
+    timers[id] = { callback: callback as Callable, args, delay: numberIsNaN(ms) ? 0 : ms, site };
     activeTimers++;
     return id;
   }
@@ -1449,11 +1455,39 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   install("URL", URL);
   install("URLSearchParams", URLSearchParams);
 
+  /** The user's line in a captured stack (`code.ts:3:20`), or "" when it has none. */
+  function siteOf(holder: { stack?: unknown }): string {
+    try {
+      const frame = userFrames(holder.stack).split("\n")[1] ?? "";
+      const at = /\(([^()]*)\)\s*$/.exec(frame)?.[1] ?? frame.trim().replace(/^at /, "");
+      return at;
+    } catch {
+      return "";
+    }
+  }
+
+  /**
+   * What the program waits for, for the message of a run that timed out while it awaited: each tool call in flight
+   * and each timer, with the line that started it (JSON `[{what, at}]`). Called only while the isolate is idle.
+   */
+  function waitingFor(): string {
+    const waits: { what: string; at: string }[] = [];
+    for (const id of keys(pendingCalls)) {
+      const call = pendingCalls[NumberCtor(id)] as PendingCall;
+      waits.push({ what: call.what, at: siteOf(call.error) });
+    }
+    for (const id of keys(timers)) {
+      const timer = timers[NumberCtor(id)] as (typeof timers)[number];
+      waits.push({ what: `a timer of ${timer.delay} ms`, at: siteOf(timer.site) });
+    }
+    return stringify(waits);
+  }
+
   function deliver(kind: HostDelivery, id: number, payload: string): void {
     if (kind === "toolResult") settleToolCall(id, payload);
     else if (kind === "timer") fireTimer(id);
     else if (kind === "waiting") checkWaiting();
   }
 
-  return freeze(assign(create(null), { deliver, run, replay }));
+  return freeze(assign(create(null), { deliver, run, replay, waitingFor }));
 }

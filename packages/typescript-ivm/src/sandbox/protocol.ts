@@ -77,6 +77,8 @@ export interface PreludeHandle {
   run(fn: unknown, servicesJson: string): Promise<string>;
   /** On a resumed run, before its code is compiled: the entries of earlier attempts (JSON array of strings). */
   replay(entriesJson: string): void;
+  /** What the program awaits (JSON `[{what, at}]`: tool calls in flight, timers), for a run that timed out idle. */
+  waitingFor(): string;
 }
 
 /** Limits the prelude enforces before anything crosses to the host. */

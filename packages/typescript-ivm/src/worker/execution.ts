@@ -1,7 +1,15 @@
 import type { ExecutionExitState, Logger } from "@cyrnel/sdk";
 import type ivm from "isolated-vm";
 import type { RunRequest, WorkerOptions } from "../ipc.js";
-import { clampMessage, isolateFailed, memoryLimitExceeded, timedOut, unhandledRejection } from "../messages.js";
+import {
+  clampMessage,
+  isolateFailed,
+  memoryLimitExceeded,
+  timedOut,
+  unhandledRejection,
+  type Wait,
+  type Where,
+} from "../messages.js";
 import type { HostDelivery, PreludeLimits } from "../sandbox/protocol.js";
 import { describeCompileError, USER_LINE_OFFSET } from "../transpile.js";
 import { type BridgeLimits, type BridgeOwner, HostBridge, type RunReporter } from "./host-bridge.js";
@@ -48,6 +56,32 @@ export type ReleaseIsolate = (isolate: ivm.Isolate) => void;
 
 type Phase = "queued" | "running" | "settled";
 
+/** How long a timed-out run's isolate has to answer whether it is idle, and then what it waits for. */
+const PROBE_MS = 50;
+
+/** `promise`'s value if it settles within {@link PROBE_MS} (undefined otherwise, or when it rejects). */
+function withinProbe<T>(promise: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), PROBE_MS);
+  });
+  return Promise.race([promise.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}
+
+/** The prelude's JSON list of what the program waits for; anything else is nothing known. */
+function parseWaits(answer: unknown): Wait[] {
+  try {
+    const parsed: unknown = typeof answer === "string" ? JSON.parse(answer) : [];
+    return Array.isArray(parsed)
+      ? parsed
+          .filter((wait): wait is Wait => typeof wait?.what === "string" && typeof wait?.at === "string")
+          .map(({ what, at }) => ({ what: what.slice(0, 200), at: at.slice(0, 200) }))
+      : [];
+  } catch {
+    return [];
+  }
+}
+
 /** How long a run's wait must stay as it is before the isolate is asked whether it is idle (a burst settles first). */
 const SLEEP_SETTLE_MS = 100;
 /** Shorter sleeps are not reported: no host lets go of a run for less. */
@@ -75,6 +109,7 @@ export class Execution implements BridgeOwner {
   /** Time left on a paused deadline; null while its clock runs or there is none. */
   private pausedRemainingMs: number | null = null;
   private deliverRef: ivm.Reference | null = null;
+  private waitingForRef: ivm.Reference | null = null;
   private readonly bridge: HostBridge;
   /** On a resumed durable run: holds deliveries back to the order its record has. */
   private readonly order: ReplayOrder | null;
@@ -142,12 +177,37 @@ export class Execution implements BridgeOwner {
   private armDeadline(ms: number): void {
     const { timeoutMs } = this.request;
     this.deadlineAt = performance.now() + ms;
-    this.deadline = setTimeout(() => this.settle("timeout", timedOut(timeoutMs ?? ms)), ms);
+    this.deadline = setTimeout(() => void this.timeOut(timeoutMs ?? ms), ms);
   }
 
   /** Kill: a run that has not started just ends; a running one loses its isolate. */
   cancel(): void {
     this.settle("canceled");
+  }
+
+  /**
+   * The deadline passed: the run ends `timeout`, saying where it was. The
+   * isolate is asked, without waiting on it, whether it is idle: if it answers
+   * within {@link PROBE_MS} the program was awaiting, and the prelude lists
+   * what (tool calls in flight, timers) with the lines that started them;
+   * otherwise it was running without awaiting (a loop), which no call into
+   * the isolate can interrupt to ask where.
+   */
+  private async timeOut(timeoutMs: number): Promise<void> {
+    const context = this.context;
+    const waitingFor = this.waitingForRef;
+    let where: Where = { busy: false, waits: [] };
+    if (context !== null && waitingFor !== null) {
+      const idle = await withinProbe(context.eval("0").then(() => true));
+      if (!this.isRunning()) return;
+      if (idle !== true) where = { busy: true, waits: [] };
+      else {
+        const answer = await withinProbe(waitingFor.apply(undefined, [], { result: { copy: true } }));
+        if (!this.isRunning()) return;
+        where = { busy: false, waits: parseWaits(answer) };
+      }
+    }
+    this.settle("timeout", timedOut(timeoutMs, where));
   }
 
   /** Ends the run as `failed`: a syntax error before it ran, or a limit enforced on the host side. */
@@ -211,11 +271,20 @@ export class Execution implements BridgeOwner {
     );
   }
 
-  private async runInIsolate({ isolate, context, deliver, run, replay, connect }: FreshIsolate): Promise<void> {
+  private async runInIsolate({
+    isolate,
+    context,
+    deliver,
+    run,
+    replay,
+    waitingFor,
+    connect,
+  }: FreshIsolate): Promise<void> {
     try {
       // The sandbox surface was installed while the isolate waited as a spare; only the bridge is the run's own.
       connect(this.bridge.receive);
       this.deliverRef = deliver;
+      this.waitingForRef = waitingFor;
       this.context = context;
       // Before any of the code runs, so that even its first clock reading comes from the record. Nothing of the
       // user's has run in the isolate yet, so the synchronous call cannot wait on it.
@@ -311,6 +380,7 @@ export class Execution implements BridgeOwner {
     this.context = null;
     this.bridge.close();
     this.deliverRef = null;
+    this.waitingForRef = null;
     if (error !== undefined) this.reporter.setError(this.executionId, error);
     this.resolveDone(exit);
     const isolate = this.isolate;

@@ -38,6 +38,8 @@ export interface Prepared {
   run: ivm.Reference;
   /** The prelude's `replay`, called only for a resumed durable run. */
   replay: ivm.Reference;
+  /** The prelude's `waitingFor`, called only when a run times out while its isolate is idle. */
+  waitingFor: ivm.Reference;
   /**
    * Where the sandbox's calls go from now on. Until a run connects, the
    * isolate has no user code in it and makes no calls.
@@ -169,11 +171,13 @@ export class WarmIsolates {
     const deliver = handle.getSync("deliver", { reference: true });
     const run = handle.getSync("run", { reference: true });
     const replay = handle.getSync("replay", { reference: true });
+    const waitingFor = handle.getSync("waitingFor", { reference: true });
     return {
       context,
       deliver,
       run,
       replay,
+      waitingFor,
       connect: (to) => {
         receive = to;
       },

@@ -356,7 +356,9 @@ export const RESOURCE_ABUSE = [
     "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);",
     (r) => {
       expect(r.exit).toBe("timeout");
-      expect(r.error).toBe("Timed out after 300 ms");
+      expect(r.error).toBe(
+        "Timed out after 300 ms while the code was running without awaiting anything (a loop, or a long computation)",
+      );
     },
     300,
   ),
@@ -371,7 +373,9 @@ export const RESOURCE_ABUSE = [
     `while (true) console.log("x".repeat(1000));`,
     (r) => {
       expect(r.exit).toBe("timeout");
-      expect(r.error).toBe("Timed out after 300 ms");
+      expect(r.error).toBe(
+        "Timed out after 300 ms while the code was running without awaiting anything (a loop, or a long computation)",
+      );
     },
     300,
   ),
