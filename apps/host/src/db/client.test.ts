@@ -41,6 +41,7 @@ describe("migrations", () => {
       "service_oauth",
       "service_policies",
       "services",
+      "tool_input_overrides",
       "tools",
     ]);
   });
