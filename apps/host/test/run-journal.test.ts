@@ -400,17 +400,26 @@ describe("a run that waits for an approval", () => {
     const key = `evict-${Date.now()}`;
     const ids: number[] = [];
     for (let n = 0; n < 8; n++) {
-      // A full sandbox answers 429 at_capacity: the submission is tried again once a run was evicted.
-      await expect
-        .poll(async () => (await host.api("GET", "/stats")).body.capacity?.admitted, { timeout: 30_000 })
-        .toBe(true);
-      ids.push(
-        await start(`
+      const code = `
           const item = await cyrnel.services.ledger.tools.getItem.invoke({ id: "nut${n}" });
           const paid = await cyrnel.services.ledger.tools.pay.invoke({ body: { key: "${key}-${n}", amount: item.price } });
           cyrnel.output({ receipt: paid.receipt, at: new Date(Date.now()).getTime() > 0 });
-        `),
-      );
+        `;
+      // A full sandbox answers 429 at_capacity (recording nothing): the submission is tried again until a run was
+      // evicted. Asking /stats first is no substitute: on PostgreSQL a run submitted just before may be claimed
+      // between that answer and this submission.
+      let submitted: { status: number; text: string; body: any } | undefined;
+      await expect
+        .poll(
+          async () => {
+            submitted = await host.api("POST", "/processes", { code, timeoutMs: 120_000 });
+            return submitted.status;
+          },
+          { timeout: 60_000, interval: 200 },
+        )
+        .not.toBe(429);
+      expect(submitted?.status, submitted?.text).toBe(201);
+      ids.push(submitted?.body.id);
     }
     for (const id of ids) await expect.poll(async () => (await pendingOf(id)).length, { timeout: 60_000 }).toBe(1);
     // Evicted: every process still suspended, no execution in the sandbox.

@@ -6,13 +6,13 @@
 import { createHash } from "node:crypto";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createGzip } from "node:zlib";
+import { createGzip, gzipSync } from "node:zlib";
 import * as tar from "tar";
 import { serveRegistry } from "../../../../examples/registry/serve.mjs";
 import { tempDir } from "./host.js";
 
-/** A tar header (ustar) for one regular file of `size` bytes. */
-export function tarHeader(path: string, size: number): Buffer {
+/** A tar header (ustar) for one regular file of `size` bytes, or a link (`1` hard, `2` symbolic) to `linkTo`. */
+export function tarHeader(path: string, size: number, link?: { type: "1" | "2"; to: string }): Buffer {
   const header = Buffer.alloc(512);
   header.write(path, 0);
   header.write("0000644\0", 100);
@@ -21,7 +21,8 @@ export function tarHeader(path: string, size: number): Buffer {
   header.write(`${size.toString(8).padStart(11, "0")}\0`, 124);
   header.write("00000000000\0", 136);
   header.write("        ", 148);
-  header.write("0", 156);
+  header.write(link?.type ?? "0", 156);
+  if (link) header.write(link.to, 157);
   header.write("ustar\0", 257);
   header.write("00", 263);
   const sum = header.reduce((total, byte) => total + byte, 0);
@@ -55,6 +56,24 @@ export async function gzipBomb(entryBytes: number, entries = 1, level = 1): Prom
   gzip.end(Buffer.alloc(1024));
   await done;
   return Buffer.concat(chunks);
+}
+
+/**
+ * A `.tgz` of a module.json and a link to it, written byte by byte: packing a
+ * hard link with tar's own packer and gzip now and then threw an uncaught zlib
+ * error from the packer after it was done (in the test process, not the host).
+ */
+export function linkArchive(type: "1" | "2", to: string): Buffer {
+  const json = Buffer.from("{}");
+  return gzipSync(
+    Buffer.concat([
+      tarHeader("module.json", json.length),
+      json,
+      Buffer.alloc(512 - json.length),
+      tarHeader("link", 0, { type, to }),
+      Buffer.alloc(1024),
+    ]),
+  );
 }
 
 /** Packs a module folder as `npm pack` lays it out (`package/...`). */

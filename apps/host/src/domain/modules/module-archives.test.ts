@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import * as tar from "tar";
 import { describe, expect, it } from "vitest";
-import { gzipBomb, tarHeader } from "../../../test/support/archives.js";
+import { gzipBomb, linkArchive, tarHeader } from "../../../test/support/archives.js";
 import { DEFAULT_ARCHIVE_LIMITS, folderDigest, packModuleFolder, unpackModuleArchive } from "./module-archives.js";
 
 const temp = () => mkdtempSync(join(tmpdir(), "cyrnel-archive-"));
@@ -45,22 +45,8 @@ describe("unpackModuleArchive", () => {
       () => archive({ "module.json": "{}" }, ["module.json", "../outside.txt"], writeOutside),
       '".."',
     ],
-    [
-      "a symlink",
-      () =>
-        archive({ "module.json": "{}" }, ["module.json", "link"], (dir) =>
-          symlinkSync("/etc/passwd", join(dir, "link")),
-        ),
-      "SymbolicLink",
-    ],
-    [
-      "a hard link",
-      () =>
-        archive({ "module.json": "{}" }, ["module.json", "hard"], (dir) =>
-          linkSync(join(dir, "module.json"), join(dir, "hard")),
-        ),
-      "Link",
-    ],
+    ["a symlink", async () => linkArchive("2", "/etc/passwd"), "SymbolicLink"],
+    ["a hard link", async () => linkArchive("1", "module.json"), "Link"],
     ["random bytes", async () => Buffer.from("this is not a tarball at all, not even gzip"), "not a readable .tgz"],
     ["an empty buffer", async () => Buffer.alloc(0), "not a readable .tgz"],
     ["an empty tar", async () => gzipSync(Buffer.alloc(1024)), "not a readable .tgz"],
