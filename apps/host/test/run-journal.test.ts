@@ -301,10 +301,10 @@ describe("a run whose host is SIGKILLed", () => {
     expect(ledger.count("GET /items/fig")).toBe(1);
   });
 
-  it("gives the resumed program the clock readings, random numbers and timer order it had", async () => {
+  it("gives the resumed program the clock readings, random numbers, crypto's random bytes and timer order it had", async () => {
     await startLedgerHost();
     const id = await start(`
-      const stamp = Date.now() + ":" + Math.random().toString(36).slice(2) + ":" + new Date().toISOString();
+      const stamp = [Date.now(), Math.random().toString(36).slice(2), crypto.randomUUID(), new Date().toISOString()].join(":");
       const order: string[] = [];
       await Promise.all([
         new Promise((resolve) => setTimeout(() => resolve(order.push("timer")), 5)),

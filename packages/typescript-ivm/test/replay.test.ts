@@ -206,6 +206,48 @@ describe("durable runs: record and replay", () => {
     expect(seen.at(-1)).not.toBe(before.at(-1));
   });
 
+  it("records crypto's random bytes before the next call and gives a resumed run the same ones", async () => {
+    const code = `
+      const words = crypto.getRandomValues(new Uint32Array(4));
+      const id = crypto.randomUUID();
+      const empty = crypto.getRandomValues(new Uint8Array(0));
+      const sent = await cyrnel.services.svc.tools.slow.invoke({ n: 1, id });
+      cyrnel.output({ words: [...words], id, empty: empty.length, sent, after: crypto.randomUUID() });
+    `;
+    host.answer = (input) => input.parameters.id;
+    const live = host.execute(code);
+    const recorded = await live.result;
+    expect(recorded.errors).toEqual([]);
+    const entries = host.entries(live.executionId);
+    // 16 bytes for the four words, 16 for each UUID: the empty array draws nothing.
+    expect(entries.map((entry) => `${entry[0]}${entry.length - 1}`)).toEqual(["b32", "b32", "a1", "b32"]);
+    // The UUID the call was sent with was journaled before the call left the sandbox.
+    const events = host.events(live.executionId);
+    const invoked = events.findIndex((event) => event.kind === "invoke");
+    const before = events.slice(0, invoked).flatMap((event) => (event.kind === "record" ? event.entries : []));
+    expect(before).toEqual(entries.slice(0, 2));
+    const output = recorded.output as { id: string; words: number[]; after: string };
+    expect(output.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(output.after).not.toBe(output.id);
+    expect(output.words.some((word) => word !== 0)).toBe(true);
+
+    // Resumed from the whole record: the same bytes, nothing drawn anew.
+    const resumed = host.execute(code, entries);
+    const replayed = await resumed.result;
+    expect(replayed.errors).toEqual([]);
+    expect(replayed.output).toEqual(recorded.output);
+    expect(host.entries(resumed.executionId)).toEqual([]);
+
+    // Resumed from a record cut after the call's answer: the last UUID is drawn afresh, and recorded.
+    const partial = host.execute(code, entries.slice(0, 3));
+    const goneOn = await partial.result;
+    expect(goneOn.errors).toEqual([]);
+    const partialOutput = goneOn.output as { id: string; after: string };
+    expect(partialOutput.id).toBe(output.id);
+    expect(partialOutput.after).not.toBe(output.after);
+    expect(host.entries(partial.executionId).map((entry) => entry.length)).toEqual([33]);
+  });
+
   it("keeps Date a Date, and replays the clock Intl formats", async () => {
     const code = `
       class Stamp extends Date {}
@@ -356,6 +398,18 @@ describe("durable runs: record and replay", () => {
       `await new Promise(() => {});`,
       ["t1"],
       "nondeterministic replay: the record has timer 1 firing next, but the program waits with no timer 1 set",
+    ],
+    [
+      "draws another number of random bytes than the record has",
+      `crypto.getRandomValues(new Uint8Array(4));`,
+      ["b0102"],
+      "nondeterministic replay: the record has 2 random bytes next, but the program drew random bytes",
+    ],
+    [
+      "draws a random number where the record has random bytes",
+      `Math.random();`,
+      ["b0102"],
+      "nondeterministic replay: the record has 2 random bytes next, but the program drew a random number",
     ],
     [
       "finishes before the record does",

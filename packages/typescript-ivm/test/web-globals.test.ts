@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeHost } from "./support/fake-host.js";
 
 /**
- * The Web APIs the sandbox adds to ECMAScript (base64, UTF-8 text, structured clone, URL), checked against Node's own
+ * The Web APIs the sandbox adds to ECMAScript (base64, UTF-8 text, structured clone, URL, crypto's random values), checked against Node's own
  * implementations of the same standards on the same inputs.
  */
 const host = new FakeHost();
@@ -166,5 +166,54 @@ describe("web globals in the sandbox", () => {
       list: [1, "two", null],
       refused: "DataCloneError",
     });
+  });
+  it("draws random values with crypto.getRandomValues and randomUUID, as Node's crypto refuses and shapes them", async () => {
+    const program = `
+      const names = [];
+      for (const make of [() => new Float64Array(2), () => new DataView(new ArrayBuffer(4)), () => [1, 2], () => new Uint8Array(65537)]) {
+        try { crypto.getRandomValues(make()); names.push("none"); } catch (e) { names.push(e.name); }
+      }
+      const big = crypto.getRandomValues(new BigUint64Array(2));
+      const buffer = new ArrayBuffer(12);
+      const middle = new Uint8Array(buffer, 4, 4);
+      const same = crypto.getRandomValues(middle) === middle;
+      const outside = [...new Uint8Array(buffer, 0, 4), ...new Uint8Array(buffer, 8, 4)];
+      const full = crypto.getRandomValues(new Uint8Array(65536));
+      const ids = new Set(Array.from({ length: 50 }, () => crypto.randomUUID()));
+      const shape = [...ids].every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id));
+      cyrnel.output({
+        names, same, outside, ids: ids.size, shape, big: typeof big[0],
+        distinct: new Set(full).size, tag: Object.prototype.toString.call(crypto),
+      });
+    `;
+    const result = await host.run(program, { typecheck: false });
+    expect(result.errors).toEqual([]);
+    let expected: Record<string, unknown> = {};
+    new Function("cyrnel", "crypto", program)(
+      { output: (value: Record<string, unknown>) => (expected = value) },
+      globalThis.crypto,
+    );
+    const output = result.output as Record<string, unknown>;
+    // The same refusals as Node's (a DOMException there: its name is what programs test).
+    expect(output.names).toEqual(expected.names);
+    expect(output.names).toEqual(["TypeMismatchError", "TypeMismatchError", "TypeMismatchError", "QuotaExceededError"]);
+    expect(output).toMatchObject({
+      same: true,
+      outside: [0, 0, 0, 0, 0, 0, 0, 0],
+      ids: 50,
+      shape: true,
+      big: "bigint",
+    });
+    // 65,536 random bytes take every one of the 256 values.
+    expect(output.distinct).toBe(256);
+    expect(output.tag).toBe("[object Crypto]");
+    const typed = await host.run(
+      "const id: string = crypto.randomUUID(); const n: Uint8Array = crypto.getRandomValues(new Uint8Array(2)); cyrnel.output({ ok: id.length + n.length });",
+      { typecheck: true },
+    );
+    expect(typed.errors).toEqual([]);
+    expect(typed.output).toEqual({ ok: 38 });
+    const wrong = await host.run("crypto.getRandomValues(new Float32Array(2));", { typecheck: true });
+    expect(wrong.errors[0]).toMatch(/TS2345/);
   });
 });

@@ -59,12 +59,13 @@ cyrnel.output({ forecast });
 | \`setTimeout(callback, ms, ...args)\` / \`clearTimeout(id)\` | Timers; \`setTimeout\` returns a number. |
 | \`atob\` / \`btoa\`, \`TextEncoder\` / \`TextDecoder\`, \`structuredClone\` | Base64 (of Latin-1 strings: bytes), UTF-8 encoding and decoding (no other encodings, no streaming), deep copies of plain data. |
 | \`URL\`, \`URLSearchParams\` | The WHATWG URL standard: parse and build URLs (\`new URL(path, base)\`, \`url.searchParams.set(...)\`) and query strings. |
+| \`crypto.getRandomValues(array)\`, \`crypto.randomUUID()\` | Cryptographically strong random values (no \`crypto.subtle\`). |
 | Standard JavaScript | \`Promise\`, \`JSON\`, \`Math\`, \`Date\`, \`Map\`, \`Set\`, \`RegExp\`, \`Intl\`, typed arrays, … |
 
 ## What does not exist
 
 No \`require\`, \`import\` (static or dynamic), \`process\`, \`fetch\` or any network access, no file
-system, no \`Buffer\`, \`URL\`, \`crypto\`, \`setInterval\`, \`queueMicrotask\`, \`WebAssembly\`,
+system, no \`Buffer\`, \`crypto.subtle\`, \`setInterval\`, \`queueMicrotask\`, \`WebAssembly\`,
 \`Atomics.waitAsync\`, DOM or Node APIs. Reach the outside world only through tools. Every process runs
 in a sandbox of its own, created for it and destroyed when it ends: nothing carries over between
 processes, and nothing a process leaves behind (a \`FinalizationRegistry\` callback, a promise chain

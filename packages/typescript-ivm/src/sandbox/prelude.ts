@@ -241,7 +241,9 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
    * - `r<value>` a `Math.random()` number (the shortest text that parses
    *   back to the same double);
    * - `a<id>` the answer to tool call `id` reached the program, `t<id>`
-   *   timer `id` fired: which macrotask ran next.
+   *   timer `id` fired: which macrotask ran next;
+   * - `b<hex>` bytes drawn from the host's cryptographic generator
+   *   (`crypto.getRandomValues`, `crypto.randomUUID`), two hex digits each.
    *
    * Entries wait in `recorded` and travel with the next call that leaves
    * the isolate (the bridge's fourth argument), so a clock reading costs no
@@ -301,6 +303,7 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
     if (kind === "r") return "a random number";
     if (kind === "a") return `the answer to tool call ${rest}`;
     if (kind === "t") return `timer ${rest} firing`;
+    if (kind === "b") return `${rest.length >> 1} random bytes`;
     return `an unreadable entry ${stringify(entry.slice(0, 40))}`;
   }
 
@@ -363,6 +366,24 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
     const value = mathRandom();
     record(`r${value}`);
     return value;
+  }
+
+  /**
+   * `count` bytes (as hex) from the host's cryptographic generator: one bridge call, then recorded; on replay the
+   * recorded bytes, and a divergence when the record has another read, or another number of bytes, next.
+   */
+  function randomHex(count: number, did: string): string {
+    if (replaying) {
+      const entry = replayEntries[replayAt] as string;
+      if (replayLeft > 0 || entry[0] !== "b" || entry.length !== 1 + 2 * count) throw diverge(did);
+      replayAt++;
+      endReplayIfDone();
+      return entry.slice(1);
+    }
+    const hex = send("randomBytes", count, "");
+    if (hex === null || hex.length !== 2 * count) throw new ErrorCtor("crypto: the host gave no random bytes");
+    record(`b${hex}`);
+    return hex;
   }
 
   /**
@@ -1420,6 +1441,57 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
     }
   }
 
+  // ---- crypto: random values ------------------------------------------------------
+  // The bytes come from the host (Node's generator, one bridge call per draw) and are part of a durable run's
+  // record, so a resumed run draws the same ones. No `crypto.subtle`: keys and signatures belong in tools.
+
+  const INTEGER_ARRAYS = [
+    Int8Array,
+    Uint8Array,
+    Uint8ClampedArray,
+    Int16Array,
+    Uint16Array,
+    Int32Array,
+    Uint32Array,
+    BigInt64Array,
+    BigUint64Array,
+  ];
+  const parseHex = NumberCtor.parseInt;
+
+  function getRandomValues<T>(...args: T[]): T {
+    const array = args[0];
+    if (args.length === 0 || !isView(array) || !INTEGER_ARRAYS.some((Ctor) => array instanceof Ctor)) {
+      throw webError(
+        "TypeMismatchError",
+        "crypto.getRandomValues(): expects an integer typed array (Uint8Array, Uint32Array, BigUint64Array, …)",
+      );
+    }
+    const { buffer, byteOffset, byteLength } = array as ArrayBufferView;
+    if (byteLength > 65536) {
+      throw webError(
+        "QuotaExceededError",
+        `crypto.getRandomValues(): the array has ${byteLength} bytes; at most 65536 can be filled at a time`,
+      );
+    }
+    if (byteLength === 0) return array;
+    const hex = randomHex(byteLength, "drew random bytes");
+    const bytes = new Uint8ArrayCtor(buffer, byteOffset, byteLength);
+    for (let i = 0; i < byteLength; i++) bytes[i] = parseHex(hex.slice(2 * i, 2 * i + 2), 16);
+    return array;
+  }
+
+  /** A version 4 UUID from 16 random bytes, lower case, as `crypto.randomUUID()` gives it. */
+  function randomUUID(): string {
+    const hex = randomHex(16, "drew random bytes");
+    const variant = (8 | (parseHex(hex.charAt(16), 16) & 3)).toString(16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
+
+  const crypto = create(null) as Record<string | symbol, unknown>;
+  defineProperty(crypto, "getRandomValues", { ...method, value: getRandomValues });
+  defineProperty(crypto, "randomUUID", { ...method, value: randomUUID });
+  defineProperty(crypto, Symbol.toStringTag, { value: "Crypto", configurable: true });
+
   // ---- the global object -----------------------------------------------------------
 
   const cyrnel = freeze(assign(create(null), { services: openTable(services, (id) => makeService(id, [])), output }));
@@ -1454,6 +1526,7 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   install("structuredClone", structuredClone);
   install("URL", URL);
   install("URLSearchParams", URLSearchParams);
+  install("crypto", crypto);
 
   /** The user's line in a captured stack (`code.ts:3:20`), or "" when it has none. */
   function siteOf(holder: { stack?: unknown }): string {

@@ -31,7 +31,9 @@ export type SandboxCall =
    * Parse a URL with the WHATWG parser: `payload` JSON `[input]`, `[input, base]`, or `[href, part, value]` to
    * set one part of a parsed URL; answered with the JSON of its parts, or `null` when it is not a valid URL.
    */
-  | "url";
+  | "url"
+  /** `id` bytes (1 to 65536) from the host's cryptographic generator, answered as hex. */
+  | "randomBytes";
 
 /**
  * The host side of {@link SandboxCall}s. Runs synchronously on the host's

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { InvokeInput, Logger } from "@cyrnel/sdk";
 import { clampMessage, nondeterministicReplay, outputTooLarge } from "../messages.js";
 import type { HostDelivery, SandboxCall } from "../sandbox/protocol.js";
@@ -112,6 +113,8 @@ export class HostBridge {
           return this.diverged(payload);
         case "url":
           return urlParts(payload);
+        case "randomBytes":
+          return id >= 1 && id <= 65536 ? randomBytes(id).toString("hex") : null;
         default:
           return "cyrnel: unknown bridge call";
       }
