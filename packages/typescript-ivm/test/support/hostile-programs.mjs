@@ -96,6 +96,7 @@ export const SANDBOX_GLOBALS = [
   "structuredClone",
   "URL",
   "URLSearchParams",
+  "crypto",
 ];
 
 /** Ways out of the sandbox through constructors, prototypes, the global object and `.caller`. */
