@@ -128,6 +128,12 @@ describe("GET /metrics", () => {
     ).toBe(4);
   });
 
+  it("has answered its own GET /health before it said it listens (no client asked for it)", async () => {
+    // The host's first request path is compiled on its own request, not on a client's (server.ts answersItself).
+    const samples = await scrape();
+    expect(sampleSum(samples, "cyrnel_http_requests_total", { method: "GET", route: "/health" })).toBe(1);
+  });
+
   it("labels HTTP requests by route template and status, never by the raw path; Node's metrics are prefixed", async () => {
     const created = await run("cyrnel.output({ n: 1 });");
     expect((await host.api("GET", `/processes/${created.id}`)).status).toBe(200);

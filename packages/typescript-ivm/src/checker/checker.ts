@@ -68,6 +68,11 @@ export class Checker {
     this.services.set(serviceId, { namespace, tools: new Set(tools), file });
   }
 
+  /** Drops a service's declarations (those of the thread's own warm-up). */
+  forget(serviceId: string): void {
+    this.services.delete(serviceId);
+  }
+
   /**
    * Each program's errors, in the user's lines and columns (syntax errors
    * alone when it has any). The programs are files of one compiler program:

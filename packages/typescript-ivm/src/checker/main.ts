@@ -7,14 +7,79 @@
 import { parentPort } from "node:worker_threads";
 import { Checker } from "./checker.js";
 import type { FromChecker, ToChecker } from "./protocol.js";
+import { renderTools } from "./render-tools.js";
 
 const port = parentPort;
 if (port === null) throw new Error("the type checker runs as a worker thread");
 const post = (message: FromChecker) => port.postMessage(message);
 
+/**
+ * Checked once before the thread says it is ready: it loads the compiler and parses the standard library, and
+ * compiles the checker's paths for what programs are made of (types, generics, closures, async code, the surface),
+ * so that the first real check after a start is not the one that pays for them.
+ */
+const WARM_UP_PROGRAM = `
+interface Row { id: number; name?: string; tags: string[] }
+const rows: Row[] = [1, 2].map((id) => ({ id, tags: [\`t\${id}\`] }));
+const byId = new Map(rows.map((row) => [row.id, row] as const));
+async function first(): Promise<Row | undefined> { return rows.find((row) => row.name?.startsWith("a") ?? false); }
+const found = await first();
+try { await Promise.all([found, byId.get(1)]); } catch (error) { console.error(error.message); }
+console.log(found?.id, byId.size, JSON.stringify(Object.keys(cyrnel.services)));
+cyrnel.output({ count: rows.length, when: new Date().toISOString() });
+`;
+
+/** A service of two tools, declared for the warm-up check only (then forgotten): named types, optional fields, enums. */
+const WARM_UP_SERVICE = "cyrnel_warm_up";
+const WARM_UP_TOOLS = [
+  {
+    serviceId: WARM_UP_SERVICE,
+    toolId: "listItems",
+    description: "Lists items.",
+    inputSchema: {
+      type: "object",
+      properties: { page: { type: "integer", minimum: 1 }, state: { enum: ["open", "closed"] } },
+    },
+    outputSchema: {
+      type: "object",
+      required: ["items"],
+      properties: {
+        items: { type: "array", items: { $ref: "#/$defs/Item" } },
+        next: { type: ["string", "null"] },
+      },
+      $defs: {
+        Item: {
+          type: "object",
+          required: ["id"],
+          properties: { id: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+        },
+      },
+    },
+  },
+  {
+    serviceId: WARM_UP_SERVICE,
+    toolId: "getItem",
+    description: "Reads one item.",
+    inputSchema: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
+    outputSchema: { oneOf: [{ type: "object", properties: { id: { type: "string" } } }, { type: "null" }] },
+  },
+];
+const WARM_UP_CALLS = `
+const listed = await cyrnel.services.${WARM_UP_SERVICE}.tools.listItems.invoke({ page: 1, state: "open" });
+for (const item of listed.items) console.log(item.id, item.tags?.join(","));
+const one = await cyrnel.services.${WARM_UP_SERVICE}.tools.getItem.invoke({ id: listed.items[0]?.id ?? "x" });
+console.log(one?.id, listed.next);
+`;
+
 const checker = new Checker();
-// Loads the compiler and parses the standard library before the first real check.
-checker.check([""], []);
+const warmService = renderTools(WARM_UP_SERVICE, JSON.stringify(WARM_UP_TOOLS));
+checker.declare(WARM_UP_SERVICE, warmService.namespace, warmService.tools, warmService.text);
+checker.check(
+  [WARM_UP_PROGRAM + WARM_UP_CALLS],
+  [{ serviceId: WARM_UP_SERVICE, tools: warmService.tools, declared: true }],
+);
+checker.forget(WARM_UP_SERVICE);
+checker.check([WARM_UP_PROGRAM], []);
 post({ type: "ready" });
 
 port.on("message", (message: ToChecker) => {

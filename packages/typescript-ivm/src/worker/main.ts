@@ -23,20 +23,41 @@ const send = (message: FromWorker, afterSent?: () => void) => outbox.send(messag
 const pendingToolCalls = new Map<number, (outcome: string) => void>();
 let toolCallSeq = 0;
 
+/**
+ * The run this process makes of its own before it says it is ready (see the end of this file): it compiles the
+ * transpiler, the prelude and the bridge's paths, so that the first run a host sends after a start is not the one
+ * that pays for them. Nothing it does reaches the host.
+ */
+const WARM_UP_ID = -1;
+const WARM_UP_PROGRAM = `
+const services = Object.keys(cyrnel.services);
+const seen: string[] = [];
+await Promise.all([Promise.resolve(services.length), new Promise((resolve) => setTimeout(resolve, 0))]);
+try { await cyrnel.services.warm.tools.up.invoke({ n: 1 }); } catch (error) { seen.push(String(error)); }
+console.log(JSON.stringify({ services, seen, at: new Date(Date.now()).toISOString() }));
+cyrnel.output({ done: true });
+`;
+
+const sendFor = (executionId: number, message: FromWorker) => {
+  if (executionId !== WARM_UP_ID) send(message);
+};
+
 const reporter: RunReporter = {
   invokeTool: (executionId, input) =>
-    new Promise((resolve) => {
-      const callId = ++toolCallSeq;
-      pendingToolCalls.set(callId, resolve);
-      send({ type: "invoke", executionId, callId, input });
-    }),
-  setError: (executionId, message) => send({ type: "error", executionId, message }),
-  emitStdout: (executionId, chunk) => send({ type: "stdout", executionId, chunk }),
-  emitStderr: (executionId, chunk) => send({ type: "stderr", executionId, chunk }),
-  emitOutput: (executionId, patch) => send({ type: "output", executionId, patch }),
-  recordReplay: (executionId, entries) => send({ type: "replay", executionId, entries }),
-  sleeping: (executionId, wakeAt) => send({ type: "sleeping", executionId, wakeAt }),
-  streamDropped: (executionId, stream, bytes) => send({ type: "dropped", executionId, stream, bytes }),
+    executionId === WARM_UP_ID
+      ? Promise.resolve(JSON.stringify({ ok: false, error: { message: "warm-up" } }))
+      : new Promise((resolve) => {
+          const callId = ++toolCallSeq;
+          pendingToolCalls.set(callId, resolve);
+          send({ type: "invoke", executionId, callId, input });
+        }),
+  setError: (executionId, message) => sendFor(executionId, { type: "error", executionId, message }),
+  emitStdout: (executionId, chunk) => sendFor(executionId, { type: "stdout", executionId, chunk }),
+  emitStderr: (executionId, chunk) => sendFor(executionId, { type: "stderr", executionId, chunk }),
+  emitOutput: (executionId, patch) => sendFor(executionId, { type: "output", executionId, patch }),
+  recordReplay: (executionId, entries) => sendFor(executionId, { type: "replay", executionId, entries }),
+  sleeping: (executionId, wakeAt) => sendFor(executionId, { type: "sleeping", executionId, wakeAt }),
+  streamDropped: (executionId, stream, bytes) => sendFor(executionId, { type: "dropped", executionId, stream, bytes }),
 };
 
 const log =
@@ -98,5 +119,12 @@ process.on("message", (message: ToWorker) => {
 // at once when this thread is free; a thread of its own watches for the re-parenting that follows, in case not.
 process.on("disconnect", endNow);
 
-send({ type: "ready" });
+// The warm-up run (see WARM_UP_PROGRAM), at most a few seconds: a process that cannot run it is still ready.
+const warmUp = scheduler.run({
+  executionId: WARM_UP_ID,
+  source: WARM_UP_PROGRAM,
+  servicesJson: JSON.stringify({ warm: { tools: ["up"], revision: "0" } }),
+  timeoutMs: 5_000,
+});
+void warmUp.finally(() => send({ type: "ready" }));
 watchParent();
