@@ -49,6 +49,7 @@ import { SecretStore } from "./domain/secrets/secret-store.js";
 import { InputOverrides } from "./domain/services/input-overrides.js";
 import { valuesToMask } from "./domain/services/secret-headers.js";
 import { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
+import { ToolCredentials } from "./domain/services/tool-credentials.js";
 import { ToolGate } from "./domain/services/tool-gate.js";
 import { budgetedServiceTools, TypesBudget } from "./domain/services/types-budget.js";
 import { environmentStats, HostStats } from "./domain/stats/host-stats.js";
@@ -275,6 +276,11 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     redirectUri: () => `${advertised ?? listeningAt}/oauth/callback`,
     timeoutMs: config.invokeTimeoutMs,
   });
+  const toolCredentials = new ToolCredentials({
+    secrets,
+    services: store,
+    oauthConfigured: (serviceId) => connections.configured(serviceId),
+  });
   const gate = new ToolGate({
     store,
     modules: moduleEntries,
@@ -481,6 +487,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
     config.invokeTimeoutMs,
     config.agentTextLimitChars,
     typesBudget,
+    toolCredentials,
   );
   const served = serveHost(
     {
@@ -489,6 +496,7 @@ export async function createHost(config: HostConfig, options: HostOptions = {}):
       registryInstalls,
       gate,
       inputOverrides: new InputOverrides(store, validator, logger),
+      toolCredentials,
       docs,
       policies,
       moduleEntries,

@@ -28,6 +28,7 @@ import type { RegistryServiceInstalls } from "./domain/registries/service-instal
 import type { InputOverrides } from "./domain/services/input-overrides.js";
 import type { ServiceLifecycle } from "./domain/services/service-lifecycle.js";
 import type { ServiceStore } from "./domain/services/service-store.js";
+import type { ToolCredentials } from "./domain/services/tool-credentials.js";
 import type { ToolGate } from "./domain/services/tool-gate.js";
 import type { HostStats } from "./domain/stats/host-stats.js";
 import { CyrnelError } from "./errors.js";
@@ -69,6 +70,7 @@ export interface ServedDomain {
   registryInstalls: RegistryServiceInstalls;
   gate: ToolGate;
   inputOverrides: InputOverrides;
+  toolCredentials: ToolCredentials;
   docs: EnvironmentDocs;
   policies: Policies;
   moduleEntries: ModuleEntries;
@@ -123,7 +125,14 @@ export function serveHost(domain: ServedDomain, options: ServeHostOptions): Serv
     ...systemRoutes(HOST_VERSION, () => (document ??= buildOpenApiDocument(routes, HOST_VERSION)), domain.health),
     ...serviceRoutes(domain.services, domain.serviceStore),
     ...serviceRegistryRoutes(domain.registryInstalls),
-    ...toolRoutes(domain.serviceStore, domain.gate, domain.docs, domain.policies, domain.inputOverrides),
+    ...toolRoutes(
+      domain.serviceStore,
+      domain.gate,
+      domain.docs,
+      domain.policies,
+      domain.inputOverrides,
+      domain.toolCredentials,
+    ),
     ...policyRoutes(domain.policies),
     ...moduleRoutes(domain.moduleEntries, domain.moduleRegistry, domain.moduleLoader),
     ...moduleInstallRoutes(domain.moduleInstaller),

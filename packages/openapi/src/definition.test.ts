@@ -280,6 +280,42 @@ describe("generateDefinition", () => {
     });
   });
 
+  it("says which secrets each tool's call needs, as its security's alternatives the adapter can satisfy", async () => {
+    const definition = await generateDefinition(
+      doc(
+        {
+          "/global": { get: { operationId: "global", responses: ok } },
+          "/either": { get: { operationId: "either", security: [{ key: [] }, { basic: [], key: [] }], responses: ok } },
+          "/anonymous": { get: { operationId: "anonymous", security: [{ key: [] }, {}], responses: ok } },
+          "/none": { get: { operationId: "none", security: [], responses: ok } },
+          "/tls": { get: { operationId: "tls", security: [{ tls: [] }], responses: ok } },
+          "/partly": { get: { operationId: "partly", security: [{ tls: [] }, { oauth: ["read"] }], responses: ok } },
+        },
+        {
+          security: [{ key: [] }],
+          components: {
+            securitySchemes: {
+              key: { type: "apiKey", in: "header", name: "X-Key" },
+              basic: { type: "http", scheme: "basic" },
+              tls: { type: "http", scheme: "digest" },
+              oauth: { type: "oauth2", flows: { clientCredentials: { tokenUrl: "/token", scopes: { read: "" } } } },
+            },
+          },
+        },
+      ),
+    );
+    const secrets = Object.fromEntries(definition.tools.map((tool) => [tool.id, tool.secrets]));
+    expect(secrets).toEqual({
+      global: [["key"]],
+      either: [["key"], ["basic", "key"]],
+      // An anonymous alternative, no security, or only schemes no secret can fill: nothing to ask an operator for.
+      anonymous: undefined,
+      none: undefined,
+      tls: undefined,
+      partly: [["oauth"]],
+    });
+  });
+
   it("carries config and secrets schemas and the service domain", async () => {
     const definition = await generateDefinition(
       doc(

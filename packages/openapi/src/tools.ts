@@ -5,7 +5,7 @@ import { WHOLE_BODY_PART } from "./body.js";
 import { type BodyBinding, DOMAIN_FORMAT, type ParameterBinding, type ToolDomain } from "./domain.js";
 import { fileInputSchema } from "./files.js";
 import { acceptHeader, bodyKind, isJsonType, pickRequestMediaType, pickResponseMediaType } from "./media-types.js";
-import type { Operation, OperationParameter, RequestBody } from "./operations.js";
+import type { Operation, OperationParameter, RequestBody, SecurityAlternative } from "./operations.js";
 import { BODY_KEY, parameterKeys } from "./parameters.js";
 import { define, entriesOf, isRecord, type JsonRecord, own, ownArray } from "./records.js";
 import { DRAFT_07, type SchemaEmitter } from "./schemas.js";
@@ -100,7 +100,24 @@ export function buildTool(
     adapterDomain: adapterDomain as unknown as Record<string, unknown>,
     annotations: annotationsOf(operation.method),
     endpoint: `${operation.method.toUpperCase()} ${adapterDomain.path}`,
+    ...secretsOf(operation.security, schemes),
   };
+}
+
+/**
+ * The secrets a call needs (`ToolDefinition.secrets`): the operation's security alternatives this adapter can
+ * satisfy, each as its schemes' names (a secret is named like its scheme, see auth.ts). None when the operation
+ * needs no authentication, or allows an anonymous call (an empty alternative), or needs only schemes this adapter
+ * does not offer (no secret would help).
+ */
+function secretsOf(
+  security: readonly SecurityAlternative[],
+  schemes: Record<string, SchemeDomain>,
+): { secrets?: string[][] } {
+  if (security.some((alternative) => alternative.length === 0)) return {};
+  const offered = security.filter((alternative) => alternative.every(({ scheme }) => schemes[scheme] !== undefined));
+  if (offered.length === 0) return {};
+  return { secrets: offered.map((alternative) => [...new Set(alternative.map(({ scheme }) => scheme))]) };
 }
 
 function parameterSchema(

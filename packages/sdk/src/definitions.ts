@@ -98,6 +98,18 @@ export interface ToolDefinition {
    * path carries) and never reads {@link adapterDomain} for this.
    */
   endpoint?: string;
+  /**
+   * The service secrets a call needs, as alternatives: a call can
+   * authenticate when every secret of one alternative is set (names are
+   * top-level properties of {@link ServiceDefinition.secretsSchema}), e.g.
+   * `[["api_key"], ["oauth"]]`. Optional: absent, or an empty alternative,
+   * means a call needs none (or the adapter cannot tell). The host marks a
+   * tool none of whose alternatives is set in its tool lists and types (an
+   * agent then knows the call would fail before it writes it); it never
+   * refuses a call for it, since credentials may also come from elsewhere
+   * (secret headers, a connected account).
+   */
+  secrets?: string[][];
 }
 
 /**
@@ -124,7 +136,7 @@ export type ToolPolicy = "allow" | "ask" | "deny";
 /** The per-tool part of a {@link ServiceState}: only what the adapter needs at invoke time. */
 export type ToolState = Omit<
   ToolDefinition,
-  "id" | "name" | "description" | "inputSchema" | "outputSchema" | "annotations" | "endpoint"
+  "id" | "name" | "description" | "inputSchema" | "outputSchema" | "annotations" | "endpoint" | "secrets"
 >;
 
 /**
@@ -219,4 +231,11 @@ export interface ToolDocsInput {
    * refused. Worth telling the code's author; absent means `allow`.
    */
   policy?: ToolPolicy;
+  /**
+   * The secrets the tool needs (its {@link ToolDefinition.secrets}) when
+   * none of its alternatives is set (a cyrnel extension): a call fails
+   * until an operator sets one. Worth telling the code's author; absent
+   * means nothing is known to be missing.
+   */
+  missingSecrets?: string[][];
 }

@@ -3051,6 +3051,8 @@ export interface operations {
                             };
                             /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                             policy: "allow" | "ask" | "deny";
+                            /** @description Present when calls cannot authenticate yet: the service secrets the tool needs, as alternatives (one alternative's names all set is enough), none of which is set. Calls fail until an operator sets one (PATCH /services/{id}/secrets) */
+                            missingSecrets?: string[][];
                             inputSchema?: {
                                 [key: string]: unknown;
                             };
@@ -3167,6 +3169,8 @@ export interface operations {
                         };
                         /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                         policy: "allow" | "ask" | "deny";
+                        /** @description Present when calls cannot authenticate yet: the service secrets the tool needs, as alternatives (one alternative's names all set is enough), none of which is set. Calls fail until an operator sets one (PATCH /services/{id}/secrets) */
+                        missingSecrets?: string[][];
                         inputSchema: {
                             [key: string]: unknown;
                         };
@@ -3314,6 +3318,8 @@ export interface operations {
                         };
                         /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                         policy: "allow" | "ask" | "deny";
+                        /** @description Present when calls cannot authenticate yet: the service secrets the tool needs, as alternatives (one alternative's names all set is enough), none of which is set. Calls fail until an operator sets one (PATCH /services/{id}/secrets) */
+                        missingSecrets?: string[][];
                         inputSchema: {
                             [key: string]: unknown;
                         };
@@ -3468,6 +3474,8 @@ export interface operations {
                         };
                         /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                         policy: "allow" | "ask" | "deny";
+                        /** @description Present when calls cannot authenticate yet: the service secrets the tool needs, as alternatives (one alternative's names all set is enough), none of which is set. Calls fail until an operator sets one (PATCH /services/{id}/secrets) */
+                        missingSecrets?: string[][];
                         inputSchema: {
                             [key: string]: unknown;
                         };
@@ -3725,6 +3733,8 @@ export interface operations {
                         };
                         /** @description allow: calls run; ask: a call from code waits for an operator's approval; deny: calls are refused */
                         policy: "allow" | "ask" | "deny";
+                        /** @description Present when calls cannot authenticate yet: the service secrets the tool needs, as alternatives (one alternative's names all set is enough), none of which is set. Calls fail until an operator sets one (PATCH /services/{id}/secrets) */
+                        missingSecrets?: string[][];
                         inputSchema: {
                             [key: string]: unknown;
                         };

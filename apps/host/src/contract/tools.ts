@@ -14,6 +14,14 @@ export const ToolRecord = Type.Object({
   }),
   annotations: ToolAnnotations,
   policy: PolicyAction,
+  missingSecrets: Type.Optional(
+    Type.Array(Type.Array(Type.String()), {
+      description:
+        "Present when calls cannot authenticate yet: the service secrets the tool needs, as alternatives (one " +
+        "alternative's names all set is enough), none of which is set. Calls fail until an operator sets one " +
+        "(PATCH /services/{id}/secrets)",
+    }),
+  ),
 });
 
 /** An operator's override of a tool's input constraints (see `PUT /tools/{serviceId}/{toolId}/input-override`). */

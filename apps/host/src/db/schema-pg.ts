@@ -145,6 +145,8 @@ export const tools = pgTable(
     annotations: json("annotations").$type<ToolAnnotations>().notNull().default(sql`'{}'`),
     enabled: boolean("enabled").notNull().default(true),
     endpoint: ctext("endpoint"),
+    /** `ToolDefinition.secrets` (alternatives of secret names a call needs); null when it needs none. */
+    secrets: json("secrets").$type<string[][]>(),
     nameFold: ctext("name_fold").notNull(),
     descriptionFold: ctext("description_fold").notNull(),
     /** `indexText` of the id and of the endpoint: a search for exactly these puts the tool first. */

@@ -72,6 +72,8 @@ export const tools = sqliteTable(
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** `ToolDefinition.endpoint` (e.g. `POST /v1/refunds`), indexed for search; null when the adapter gives none. */
     endpoint: text("endpoint"),
+    /** `ToolDefinition.secrets` (alternatives of secret names a call needs); null when it needs none. */
+    secrets: text("secrets", { mode: "json" }).$type<string[][]>(),
   },
   (table) => [
     primaryKey({ columns: [table.serviceId, table.id] }),

@@ -21,6 +21,7 @@ import type { Policies } from "./governance/policies.js";
 import type { ModuleEntries } from "./modules/module-entries.js";
 import { serviceNotFound, toolNotFound } from "./services/not-found.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
+import type { ToolCredentials } from "./services/tool-credentials.js";
 import type { TypesBudget } from "./services/types-budget.js";
 
 /** Which tools `GET /environment/types` covers: all callable ones when both lists are empty. */
@@ -60,6 +61,7 @@ export class EnvironmentDocs {
     private readonly hookTimeoutMs: number,
     private readonly textLimitChars: number,
     private readonly budget: TypesBudget,
+    private readonly credentials: Pick<ToolCredentials, "missing" | "revision">,
   ) {}
 
   async runtime(): Promise<string> {
@@ -113,9 +115,9 @@ export class EnvironmentDocs {
       revision,
       toolIds: rows === "all" ? ("all" as const) : rows.map((row) => row.id),
     }));
-    // The same tools at the same revisions under the same policies give the same text: made once (rendering every
+    // The same tools at the same revisions under the same policies and secrets give the same text: made once (rendering every
     // tool of five large APIs takes seconds), then answered from here until any of them changes.
-    const key = JSON.stringify([id, this.policies.revision, budgeted]);
+    const key = JSON.stringify([id, this.policies.revision, this.credentials.revision, budgeted]);
     if (this.typesOwner !== module) {
       this.typesOwner = module;
       this.typesMade.clear();
@@ -183,8 +185,12 @@ export class EnvironmentDocs {
     ];
   }
 
-  /** What an environment documents about a tool: its schemas, annotations and the policy a call meets. */
+  /**
+   * What an environment documents about a tool: its schemas, annotations, the policy a call meets, and the secrets
+   * it needs when none is set.
+   */
   private async docsInput(tool: ToolRow): Promise<ToolDocsInput> {
+    const missingSecrets = await this.credentials.missing(tool);
     return {
       serviceId: tool.serviceId,
       toolId: tool.id,
@@ -193,6 +199,7 @@ export class EnvironmentDocs {
       outputSchema: tool.outputSchema,
       annotations: tool.annotations,
       policy: await this.policies.actionFor(tool),
+      ...(missingSecrets !== undefined && { missingSecrets }),
     };
   }
 

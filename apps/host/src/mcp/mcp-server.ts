@@ -179,6 +179,7 @@ function toolSummary(tool: ToolRecord): ToolSummary {
     description,
     effectivelyEnabled: tool.effectivelyEnabled,
     policy: tool.policy,
+    ...(tool.missingSecrets !== undefined && { missingSecrets: tool.missingSecrets }),
   };
 }
 

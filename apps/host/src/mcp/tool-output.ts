@@ -22,6 +22,7 @@ export const ToolSummary = Type.Pick(ToolRecord, [
   "description",
   "effectivelyEnabled",
   "policy",
+  "missingSecrets",
 ]);
 
 const DurationMs = Nullable(Type.Integer(), {

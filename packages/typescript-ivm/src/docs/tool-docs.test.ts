@@ -54,6 +54,14 @@ describe("renderToolDocs", () => {
     expect(text.startsWith(`# \`petstore.addPet\`\n\nAdd a new pet to the store.\n\n${line}`)).toBe(true);
   });
 
+  it("says, under the policy, that a tool cannot be called until a secret it needs is set", () => {
+    const text = renderToolDocs({ ...PETSTORE_ADD_PET, missingSecrets: [["petstore_auth"]] });
+    expect(text).toContain(
+      '**Policy: `allow`** — calls run at once.\n\n**Not callable yet: it needs the secret "petstore_auth" of service "petstore", which is not set; calls fail until an operator sets it.**\n',
+    );
+    expect(page).not.toContain("Not callable yet");
+  });
+
   it("names the effects the annotations claim, and no others", () => {
     const text = renderToolDocs({
       ...PETSTORE_ADD_PET,

@@ -8,6 +8,7 @@ import { description, isSchemaObject, memberAccess, members, type Schema } from 
 import { snippetChecker } from "../schema/snippet-check.js";
 import { docComment, TypeEmitter } from "../schema/to-typescript.js";
 import { cutToFit } from "./fit.js";
+import { missingSecretsNote } from "./missing-secrets.js";
 
 /** `cyrnel.services.<svc>.tools.<tool>` as source. */
 function toolPath(serviceId: string, toolId: string): string {
@@ -241,8 +242,10 @@ class ToolPage {
   }
 }
 
-/** What calling the tool needs (its policy) and does (its annotations), when the host said. */
-function policyLines({ policy = "allow", annotations = {} }: ToolDocsInput): string[] {
+/** What calling the tool needs (its policy, a secret not set) and does (its annotations), when the host said. */
+function policyLines(input: ToolDocsInput): string[] {
+  const { policy = "allow", annotations = {} } = input;
+  const missing = missingSecretsNote(input);
   const effects = [
     annotations.readOnly && "read-only",
     annotations.destructive && "destructive",
@@ -250,7 +253,11 @@ function policyLines({ policy = "allow", annotations = {} }: ToolDocsInput): str
     annotations.openWorld && "reaches an outside service",
   ].filter((effect): effect is string => typeof effect === "string");
   const effect = effects.length > 0 ? ` Effect: ${effects.join(", ")}.` : "";
-  return [`**Policy: \`${policy}\`** — ${POLICY_MEANING[policy]}${effect}`, ""];
+  return [
+    `**Policy: \`${policy}\`** — ${POLICY_MEANING[policy]}${effect}`,
+    "",
+    ...(missing === undefined ? [] : [`**${missing}**`, ""]),
+  ];
 }
 
 const POLICY_MEANING = {

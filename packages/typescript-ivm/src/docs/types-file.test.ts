@@ -117,6 +117,26 @@ describe("renderTypes", () => {
     expect(index).toContain("//   forecast: denied by the service's policy (every call fails with 403 tool_denied)");
   });
 
+  it("marks a tool whose secret is not set in its doc comment and in the index, and still types its calls", () => {
+    const missing = { ...WEATHER_FORECAST, missingSecrets: [["api_key"], ["user", "password"]] };
+    const text = renderTypes([missing, PETSTORE_ADD_PET]);
+    expect(text).toContain(
+      'Not callable yet: it needs the secret "api_key" or "user" + "password" of service "weather", which is not set; calls fail until an operator sets it.',
+    );
+    expect(text.match(/Not callable yet/g)).toHaveLength(1);
+    const errors = typeErrors({
+      "cyrnel.d.ts": text,
+      "main.ts": `async function main() {\nawait cyrnel.services.weather.tools.forecast.invoke({ city: "Oslo" });\n}\nvoid main;\n`,
+    });
+    expect(errors).toEqual([]);
+    const index = renderTypes([missing, NO_PARAMS], { maxChars: 700 });
+    expect(index).toContain(
+      '//   not callable yet (every tool): needs the secret "api_key" or "user" + "password", not set; calls fail until an operator sets it',
+    );
+    const some = renderTypes([missing, { ...NO_PARAMS, serviceId: "weather" }], { maxChars: 700 });
+    expect(some).toContain("//   not callable yet (forecast): needs");
+  });
+
   it("declares nothing but the surface for an empty tool list", () => {
     const empty = renderTypes([]);
     expect(

@@ -2,6 +2,7 @@ import { isValidIdentifier, type ToolDocsInput, type TypesOptions } from "@cyrne
 import { NamedTypes } from "../schema/named-types.js";
 import { description, propertyKey, type Schema } from "../schema/schema.js";
 import { docComment, TypeEmitter } from "../schema/to-typescript.js";
+import { missingSecretsNote } from "./missing-secrets.js";
 import { renderTypesIndex } from "./types-index.js";
 
 const HEADER = `// Types of the cyrnel process runtime (typescript-ivm), for the tools that were enabled when this
@@ -112,7 +113,10 @@ export function renderServiceDeclarations(service: ServiceTypes): string {
       "    }",
     );
     const ref = `CyrnelTools.${serviceNs}.${toolNs}`;
-    const doc = docComment({ description: tool.description });
+    const missing = missingSecretsNote(tool);
+    const doc = docComment({
+      description: missing === undefined ? tool.description : `${missing}\n\n${tool.description}`,
+    });
     if (doc !== undefined) surface.push(indent(doc, "      "));
     surface.push(
       `      readonly ${propertyKey(tool.toolId)}: { invoke(params: ${ref}.Input): Promise<${ref}.Output> };`,

@@ -1,5 +1,6 @@
 import { isSchemaObject, propertiesOf, propertyKey, requiredOf, type Schema } from "../schema/schema.js";
 import { TypeEmitter, type TypeStyle } from "../schema/to-typescript.js";
+import { secretsWanted } from "./missing-secrets.js";
 import type { ServiceTypes } from "./types-file.js";
 
 export interface IndexOptions {
@@ -82,6 +83,21 @@ export function renderTypesIndex(services: ServiceTypes[], options: IndexOptions
 function signatures(service: ServiceTypes, style: TypeStyle | null): string[] {
   const emitter = new TypeEmitter(service.types, style ?? NAMES_STYLE);
   const lines = [`// ${service.serviceId} (${count(service.tools.length, "tool")})`];
+  const unauthenticated = service.tools.filter((tool) => tool.missingSecrets !== undefined && tool.policy !== "deny");
+  if (unauthenticated.length > 0) {
+    // One line for the service (most often every tool needs the same secret), not one per tool.
+    const wanted = new Map(unauthenticated.map((tool) => [JSON.stringify(tool.missingSecrets), tool.missingSecrets!]));
+    const which =
+      unauthenticated.length === service.tools.length
+        ? "every tool"
+        : cutList(
+            unauthenticated.map((tool) => tool.toolId),
+            MAX_SIGNATURE_CHARS,
+          );
+    lines.push(
+      `//   not callable yet (${which}): needs ${[...wanted.values()].map(secretsWanted).join("; or ")}, not set; calls fail until an operator sets it`,
+    );
+  }
   service.tools.forEach((tool, index) => {
     if (tool.policy === "deny") {
       lines.push(`//   ${tool.toolId}: denied by the service's policy (every call fails with 403 tool_denied)`);

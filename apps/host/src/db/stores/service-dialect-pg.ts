@@ -109,6 +109,7 @@ async function toolValues(serviceId: string, serviceName: string, rows: readonly
       outputSchema: sql`${tool.outputSchema}::json`,
       adapterDomain: sql`${tool.adapterDomain}::json`,
       annotations: sql`${tool.annotations}::json`,
+      secrets: tool.secrets === null ? null : sql`${tool.secrets}::json`,
       enabled: true,
       endpoint: tool.endpoint,
       nameFold: casefold(tool.name),

@@ -120,7 +120,7 @@ export class SqliteServiceDialect implements ServiceDialect {
   private insertTools(serviceId: string, rows: readonly ToolRowText[], enabled: ReadonlyMap<string, boolean>): void {
     this.insertTool ??= this.sqlite.prepare(
       `insert into "tools" ("service_id", "id", "position", "name", "description", "input_schema", "output_schema",
-        "adapter_domain", "annotations", "enabled", "endpoint") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        "adapter_domain", "annotations", "enabled", "endpoint", "secrets") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insert = this.insertTool;
     rows.forEach((tool, position) => {
@@ -136,6 +136,7 @@ export class SqliteServiceDialect implements ServiceDialect {
         tool.annotations,
         (enabled.get(tool.id) ?? true) ? 1 : 0,
         tool.endpoint,
+        tool.secrets,
       );
     });
   }

@@ -543,6 +543,7 @@ function toolSummaryColumns({ services, tools }: Tables) {
     description: tools.description,
     annotations: tools.annotations,
     enabled: tools.enabled,
+    secrets: tools.secrets,
     serviceEnabled: services.enabled,
     serviceStale: services.stale,
   };

@@ -527,6 +527,11 @@ export class Connections {
     return typeof values.clientSecret === "string" ? values.clientSecret : null;
   }
 
+  /** Whether the service has an OAuth client set up (its calls may carry a connected account's token). */
+  async configured(serviceId: string): Promise<boolean> {
+    return (await this.settingsOf(serviceId)) !== null;
+  }
+
   /** The settings a call goes by, kept per revision of the services (a settings write moves it on every host). */
   private async settingsOf(serviceId: string): Promise<ServiceOAuthRow | null> {
     const revision = this.options.services.revision;

@@ -60,6 +60,15 @@ export async function checkDefinition(
         if (typeof claimed !== "boolean") throw broken(`tool "${tool.id}": annotation "${hint}" must be a boolean`);
       }
     }
+    if (tool.secrets !== undefined) {
+      const alternatives = tool.secrets;
+      if (
+        !Array.isArray(alternatives) ||
+        !alternatives.every((names) => Array.isArray(names) && names.every((name) => typeof name === "string"))
+      ) {
+        throw broken(`tool "${tool.id}": "secrets" must be an array of arrays of secret names`);
+      }
+    }
     for (const key of ["inputSchema", "outputSchema"] as const) {
       const problem = validator.checkSchema(tool[key] as Record<string, unknown>);
       if (problem)

@@ -32,8 +32,11 @@ export function serviceDetail(row: ServiceRow, error: string | null = null): Ser
   };
 }
 
-/** `policy`: the tool's effective action under its service's policy. */
-export function toolRecord(row: ToolSummaryRow, policy: PolicyAction): ToolRecord {
+/**
+ * `policy`: the tool's effective action under its service's policy; `missingSecrets`: the secrets a call needs when
+ * none of them is set (`ToolCredentials`).
+ */
+export function toolRecord(row: ToolSummaryRow, policy: PolicyAction, missingSecrets?: string[][]): ToolRecord {
   return {
     serviceId: row.serviceId,
     id: row.id,
@@ -43,9 +46,10 @@ export function toolRecord(row: ToolSummaryRow, policy: PolicyAction): ToolRecor
     effectivelyEnabled: row.enabled && row.serviceEnabled && !row.serviceStale,
     annotations: row.annotations,
     policy,
+    ...(missingSecrets !== undefined && { missingSecrets }),
   };
 }
 
-export function toolDetail(row: ToolRow, policy: PolicyAction): ToolDetail {
-  return { ...toolRecord(row, policy), inputSchema: row.inputSchema, outputSchema: row.outputSchema };
+export function toolDetail(row: ToolRow, policy: PolicyAction, missingSecrets?: string[][]): ToolDetail {
+  return { ...toolRecord(row, policy, missingSecrets), inputSchema: row.inputSchema, outputSchema: row.outputSchema };
 }

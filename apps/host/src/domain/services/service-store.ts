@@ -51,6 +51,8 @@ export interface StoredTool {
   enabled: boolean;
   /** `ToolDefinition.endpoint` (e.g. `POST /v1/refunds`), indexed for search; null when the adapter gives none. */
   endpoint: string | null;
+  /** `ToolDefinition.secrets`: the alternatives of secret names a call needs; null when it needs none. */
+  secrets: string[][] | null;
 }
 
 /**
@@ -124,6 +126,8 @@ export interface ToolRowText {
   adapterDomain: string;
   annotations: string;
   endpoint: string | null;
+  /** JSON text of `ToolDefinition.secrets`, or null when the tool needs none. */
+  secrets: string | null;
 }
 
 export interface NewService {
@@ -238,6 +242,7 @@ export async function toolRows(definition: ServiceDefinition): Promise<ToolRowTe
       adapterDomain: JSON.stringify(tool.adapterDomain),
       annotations: JSON.stringify(tool.annotations ?? {}),
       endpoint: tool.endpoint ?? null,
+      secrets: tool.secrets !== undefined && tool.secrets.length > 0 ? JSON.stringify(tool.secrets) : null,
     });
   }
   return rows;

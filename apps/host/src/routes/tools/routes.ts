@@ -15,6 +15,7 @@ import type { Policies } from "../../domain/governance/policies.js";
 import type { InputOverrides } from "../../domain/services/input-overrides.js";
 import { toolDetail, toolRecord } from "../../domain/services/records.js";
 import type { InputOverrideRow, ServiceStore, ToolRow, ToolSummaryRow } from "../../domain/services/service-store.js";
+import type { ToolCredentials } from "../../domain/services/tool-credentials.js";
 import type { ToolGate } from "../../domain/services/tool-gate.js";
 import { CyrnelError, notFound } from "../../errors.js";
 import { decodeCursor, isRankCursor, isStringPair, toPage } from "../../http/pagination.js";
@@ -32,9 +33,11 @@ export function toolRoutes(
   docs: EnvironmentDocs,
   policies: Pick<Policies, "actionFor">,
   overrides: InputOverrides,
+  credentials: Pick<ToolCredentials, "missing">,
 ): RouteDefinition[] {
-  const record = async (row: ToolSummaryRow) => toolRecord(row, await policies.actionFor(row));
-  const detail = async (row: ToolRow) => toolDetail(row, await policies.actionFor(row));
+  const record = async (row: ToolSummaryRow) =>
+    toolRecord(row, await policies.actionFor(row), await credentials.missing(row));
+  const detail = async (row: ToolRow) => toolDetail(row, await policies.actionFor(row), await credentials.missing(row));
   /** One tool's answer: with its input override (or null). */
   const single = async (row: ToolRow) => ({
     ...(await detail(row)),
