@@ -117,7 +117,11 @@ export class GrpcAdapter implements AdapterModule {
       ...(target.includes("/") ? {} : { url: `grpc://${target}` }),
     });
     for (const [key, value] of Object.entries(span.headers)) metadata.set(key, value);
+    // Code that asked for the whole response gets the response metadata as its headers (trailers after them).
+    const headers: Record<string, string> = {};
+    const respond = input.respond;
     const options = {
+      ...(respond && { onMetadata: (metadata: grpc.Metadata) => addMetadata(headers, metadata) }),
       method,
       path: tool.domain.path,
       request,
@@ -131,11 +135,15 @@ export class GrpcAdapter implements AdapterModule {
       if (tool.domain.serverStreaming) {
         const messages = await serverStreamCall(service.client, options);
         span.end({ status: grpc.status.OK });
-        return messages.map((bytes) => this.decode(service, tool.response, bytes, method));
+        const decoded = messages.map((bytes) => this.decode(service, tool.response, bytes, method));
+        respond?.({ status: grpc.status.OK, headers });
+        return decoded;
       }
       const reply = await unaryCall(service.client, options);
       span.end({ status: grpc.status.OK });
-      return this.decode(service, tool.response, reply, method);
+      const decoded = this.decode(service, tool.response, reply, method);
+      respond?.({ status: grpc.status.OK, headers });
+      return decoded;
     } catch (error) {
       span.end(isServiceError(error) ? { status: error.code, error } : { error });
       if (isServiceError(error)) throw statusError(method, error, service.root);
@@ -151,6 +159,15 @@ export class GrpcAdapter implements AdapterModule {
         `the answer of ${method} is not a valid ${type.fullName.slice(1)}: ${(error as Error).message}`,
       );
     }
+  }
+}
+
+/** Response metadata as headers: keys lower case (gRPC's already are), values joined with `, `, binary ones base64. */
+function addMetadata(headers: Record<string, string>, metadata: grpc.Metadata): void {
+  for (const key of Object.keys(metadata.getMap())) {
+    const values = metadata.get(key).map((value) => (typeof value === "string" ? value : value.toString("base64")));
+    // Defined, not assigned: a key named `__proto__` stays a key.
+    Object.defineProperty(headers, key, { value: values.join(", "), enumerable: true, writable: true });
   }
 }
 

@@ -25,6 +25,16 @@ export interface CallOptions {
   signals: (AbortSignal | undefined)[];
   maxMessages: number;
   maxBytes: number;
+  /** Told the response's metadata: the headers, then the trailers (for `InvokeInput.respond`). */
+  onMetadata?: (metadata: grpc.Metadata) => void;
+}
+
+/** Passes a call's response metadata (headers, then trailers) to `options.onMetadata`. */
+function watchMetadata(call: grpc.ClientUnaryCall | grpc.ClientReadableStream<Buffer>, options: CallOptions): void {
+  const told = options.onMetadata;
+  if (told === undefined) return;
+  call.on("metadata", (metadata: grpc.Metadata) => told(metadata));
+  call.on("status", (status: grpc.StatusObject) => told(status.metadata));
 }
 
 const identity = (value: Buffer) => value;
@@ -78,6 +88,7 @@ export function unaryCall(client: grpc.Client, options: CallOptions): Promise<Bu
       },
     );
     link = linkSignals(call, options.signals);
+    watchMetadata(call, options);
   });
 }
 
@@ -93,6 +104,7 @@ export function serverStreamCall(client: grpc.Client, options: CallOptions): Pro
       { deadline },
     );
     const link = linkSignals(call, options.signals);
+    watchMetadata(call, options);
     const messages: Buffer[] = [];
     let bytes = 0;
     let settled = false;

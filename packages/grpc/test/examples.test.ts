@@ -31,7 +31,13 @@ beforeAll(async () => {
     s.addService(serviceOf(examples, "helloworld.Greeter"), {
       SayHello: (call: grpc.ServerUnaryCall<{ name: string }, unknown>, done: grpc.sendUnaryData<unknown>) => {
         seen.metadata = call.metadata;
-        done(null, { message: `Hello ${call.request.name}` });
+        const headers = new grpc.Metadata();
+        headers.set("x-request-id", "r-1");
+        headers.set("x-trace-bin", Buffer.from([1, 2, 3]));
+        call.sendMetadata(headers);
+        const trailers = new grpc.Metadata();
+        trailers.set("x-cost", "3");
+        done(null, { message: `Hello ${call.request.name}` }, trailers);
       },
       SayHelloStreamReply: (call: grpc.ServerWritableStream<{ name: string }, unknown>) => {
         for (const greeting of ["Hello", "Hi", "Howdy"]) call.write({ message: `${greeting} ${call.request.name}` });
@@ -135,6 +141,28 @@ describe("helloworld", () => {
     expect(
       await adapter.invoke({ serviceId: "hello", toolId: "SayHelloStreamReply", parameters: { name: "Ada" } }),
     ).toEqual([{ message: "Hello Ada" }, { message: "Hi Ada" }, { message: "Howdy Ada" }]);
+    await adapter.teardown();
+  });
+
+  it("tells a caller that asks for the whole response the status and the response metadata (headers, trailers)", async () => {
+    const adapter = instantiate();
+    const definition = await adapter.generateDefinition(protosDefinition(["helloworld.proto"]));
+    await install(adapter, definition, "hello", {}, {});
+    const told: unknown[] = [];
+    const body = await adapter.invoke({
+      serviceId: "hello",
+      toolId: "SayHello",
+      parameters: { name: "Ada" },
+      respond: (meta) => told.push(meta),
+    });
+    expect(body).toEqual({ message: "Hello Ada" });
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({
+      status: 0,
+      headers: { "x-request-id": "r-1", "x-trace-bin": Buffer.from([1, 2, 3]).toString("base64"), "x-cost": "3" },
+    });
+    // Nobody asked: nothing told, the same body.
+    expect(await adapter.invoke({ serviceId: "hello", toolId: "SayHello", parameters: { name: "Ada" } })).toEqual(body);
     await adapter.teardown();
   });
 });

@@ -64,6 +64,8 @@ interface Call {
   accessToken: string | undefined;
   /** Where the spans of the call's requests start (`InvokeInput.trace`), when the host traces calls. */
   trace: InvokeInput["trace"];
+  /** Told the success's status and headers (`InvokeInput.respond`), when the caller asked for the whole response. */
+  respond: InvokeInput["respond"];
 }
 
 interface TokenUse {
@@ -222,6 +224,7 @@ export class OpenApiAdapter implements AdapterModule {
       baseUrl,
       accessToken: input.accessToken,
       trace: input.trace,
+      respond: input.respond,
     };
     return this.perform(call, true, input.signal);
   }
@@ -268,7 +271,9 @@ export class OpenApiAdapter implements AdapterModule {
       for (const use of tokens) service.tokens.invalidate(use.request);
       return this.perform(call, false, caller);
     }
-    return successBody(exchange, reply);
+    const body = successBody(exchange, reply);
+    call.respond?.({ status: reply.status, headers: reply.headers });
+    return body;
   }
 
   /**

@@ -61,6 +61,8 @@ export interface Exchange {
 export interface Reply {
   status: number;
   statusText: string;
+  /** The response headers, names lower case (repeated ones joined with `, `), secrets redacted. */
+  headers: Record<string, string>;
   body: unknown;
 }
 
@@ -216,7 +218,10 @@ export async function send(exchange: Exchange): Promise<Reply> {
     const body = await readBody(response, exchange.method, exchange.maxResponseBytes);
     // The reason phrase is the upstream's text too: it ends up in messages.
     const statusText = redact(statusTextOf(response), exchange.secrets);
-    return { status: response.status, statusText, body: redact(body, exchange.secrets) };
+    const headers = Object.fromEntries(
+      [...response.headers].map(([name, value]) => [name, redact(value, exchange.secrets)] as const),
+    );
+    return { status: response.status, statusText, headers, body: redact(body, exchange.secrets) };
   });
 }
 
@@ -293,7 +298,10 @@ export async function readCapped(response: Response, limit: number): Promise<{ t
 }
 
 /** 2xx → the body; anything else → {@link UpstreamError} with status and body. */
-export function successBody(exchange: Pick<Exchange, "method" | "displayUrl">, reply: Reply): unknown {
+export function successBody(
+  exchange: Pick<Exchange, "method" | "displayUrl">,
+  reply: Pick<Reply, "status" | "statusText" | "body">,
+): unknown {
   if (reply.status >= 200 && reply.status < 300) return reply.body;
   const message = `${exchange.method} ${exchange.displayUrl} → ${reply.status}${reply.statusText ? ` ${reply.statusText}` : ""}`;
   throw new UpstreamError(message, reply.status, reply.body);

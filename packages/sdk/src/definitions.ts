@@ -214,6 +214,41 @@ export interface InvokeInput {
    * answers and end its span with the upstream's answer (see `trace.ts`).
    */
   trace?: CallTrace;
+  /**
+   * Set by code that asked for the whole response (a cyrnel extension:
+   * `invoke(params, { withResponse: true })` in the sandbox): the call
+   * resolves with a {@link ToolResponse} instead of the body. An environment
+   * passes it on to the host; adapters do not read it (they report what they
+   * have through {@link respond}).
+   */
+  withResponse?: boolean;
+  /**
+   * Set by the host when the caller asked for the whole response (a cyrnel
+   * extension): call it with the end service's status and headers before
+   * resolving with the body. An adapter that never calls it answers with the
+   * body alone; the caller then gets `status: null` and no headers.
+   */
+  respond?: (meta: ResponseMeta) => void;
+}
+
+/** What the end service answered besides the body, as far as the adapter has it (see {@link InvokeInput.respond}). */
+export interface ResponseMeta {
+  /** The protocol's status (HTTP: 200, 201, …). */
+  status?: number;
+  /** Response headers (HTTP; gRPC: response metadata), names lower case, repeated ones joined with `, `. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * What a call asked for with `withResponse` resolves with: the body as a
+ * plain call resolves with it, and what the adapter said of the response
+ * (`status` null and `headers` empty when it says nothing). The host drops
+ * `set-cookie` and masks the service's secrets in header values.
+ */
+export interface ToolResponse<Body = unknown> {
+  status: number | null;
+  headers: Record<string, string>;
+  body: Body;
 }
 
 /** Passed to {@link EnvironmentModule.generateToolDocs} to render one tool's reference page. */

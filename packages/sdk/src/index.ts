@@ -3,6 +3,7 @@ export {
   type AuthorizationCodeFlow,
   type InvokeInput,
   type JSONSchema,
+  type ResponseMeta,
   SCHEMA_NAME_KEYWORD,
   type ServiceDefinition,
   type ServiceState,
@@ -10,6 +11,7 @@ export {
   type ToolDefinition,
   type ToolDocsInput,
   type ToolPolicy,
+  type ToolResponse,
   type ToolState,
 } from "./definitions.js";
 export {

@@ -53,6 +53,50 @@ describe("tool calls", () => {
     ]);
   });
 
+  it("asks the host for the whole response with { withResponse: true }, and refuses other options", async () => {
+    const result = await host.run(`
+      await cyrnel.services.demo.tools.echo.invoke({ n: 1 }, { withResponse: true });
+      await cyrnel.services.demo.tools.echo.invoke({ n: 2 }, { withResponse: false });
+      await cyrnel.services.demo.tools.echo.invoke({ n: 3 }, {});
+      const failures: string[] = [];
+      for (const bad of [1, null, { withResponse: "yes" }]) {
+        try { await cyrnel.services.demo.tools.echo.invoke({}, bad as never); } catch (e) { failures.push(String(e)); }
+      }
+      cyrnel.output({ failures, length: cyrnel.services.demo.tools.echo.invoke.length });
+    `);
+    expect(result.exit, result.errors.join("\n")).toBe("success");
+    expect(host.calls.slice(-3).map((call) => [call.parameters.n, call.withResponse])).toEqual([
+      [1, true],
+      [2, undefined],
+      [3, undefined],
+    ]);
+    expect(result.output).toEqual({
+      failures: [
+        "TypeError: invoke() expects its options as an object ({ withResponse: true }), got number",
+        "TypeError: invoke() expects its options as an object ({ withResponse: true }), got null",
+        "TypeError: invoke() option withResponse must be a boolean, got string",
+      ],
+      length: 1,
+    });
+    // Declared for the check: the response's parts are typed, the body as the tool's result.
+    const typed = await host.run(
+      // Checked, not run (this fake host answers with the body alone; the host composes the response).
+      `async function read() {
+        const r = await cyrnel.services.demo.tools.echo.invoke({}, { withResponse: true });
+        const status: number | null = r.status; const link: string | undefined = r.headers.link; void r.body;
+        return { status, link };
+      }
+      void read;`,
+      { typecheck: true },
+    );
+    expect(typed.errors).toEqual([]);
+    const wrong = await host.run(
+      "async function read() { const r = await cyrnel.services.demo.tools.echo.invoke({}, { withResponse: true }); const s: string = r.status; return s; }",
+      { typecheck: true },
+    );
+    expect(wrong.errors[0]).toMatch(/TS2322 Type 'number \| null' is not assignable to type 'string'/);
+  });
+
   it("lists the snapshot's services and tools for discovery", async () => {
     const result = await host.run(`
       cyrnel.output({

@@ -3993,6 +3993,8 @@ export interface operations {
                     parameters?: {
                         [key: string]: unknown;
                     };
+                    /** @description true: `result` is `{status, headers, body}`, the response's status and headers as far as the adapter has them (openapi: both; `null` and `{}` otherwise), `set-cookie` dropped */
+                    withResponse?: boolean;
                 };
             };
         };

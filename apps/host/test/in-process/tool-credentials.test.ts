@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as openapi from "@cyrnel/openapi";
+import * as typescriptIvm from "@cyrnel/typescript-ivm";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import * as typescriptIvm from "@cyrnel/typescript-ivm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InProcessHost, startInProcess } from "../support/in-process.js";
 
@@ -36,7 +36,10 @@ const listed = async () => {
   const response = await host.api("GET", "/tools?serviceId=petstore&limit=100");
   expect(response.status, response.text).toBe(200);
   return Object.fromEntries(
-    (response.body.items as { id: string; missingSecrets?: string[][] }[]).map((item) => [item.id, item.missingSecrets]),
+    (response.body.items as { id: string; missingSecrets?: string[][] }[]).map((item) => [
+      item.id,
+      item.missingSecrets,
+    ]),
   );
 };
 const types = async () => {

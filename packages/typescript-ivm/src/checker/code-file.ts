@@ -66,7 +66,8 @@ const READ_ERRORS = new Set([2339, 18046]);
 /** A read error that is not about `cyrnel.services` itself (a service or tool that is not there: no cast helps). */
 function readsBeyondResult(error: TypeErrorLine): boolean {
   return (
-    READ_ERRORS.has(error.code) && !/CyrnelServices|invoke\(params|denied by the service's policy/.test(error.message)
+    READ_ERRORS.has(error.code) &&
+    !/CyrnelServices|CyrnelTool|invoke\(params|denied by the service's policy/.test(error.message)
   );
 }
 const READ_HINT =

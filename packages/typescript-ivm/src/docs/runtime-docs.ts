@@ -82,6 +82,16 @@ const [a, b] = await Promise.all([
 ]);
 \`\`\`
 
+A call resolves with the result alone. To read the response's status and headers too (a \`link\`
+header to the next page, rate-limit headers), pass \`{ withResponse: true }\`: it resolves with
+\`{ status, headers, body }\` (headers lower case; \`status\` null and \`headers\` empty when the
+service's adapter has none; \`set-cookie\` is never passed on):
+
+\`\`\`ts
+const page = await cyrnel.services.github.tools.issues_list.invoke({ per_page: 100 }, { withResponse: true });
+const next = /<([^>]+)>; rel="next"/.exec(page.headers.link ?? "")?.[1];
+\`\`\`
+
 A failed call rejects with an \`Error\` (name \`ToolCallError\`) carrying \`status\`, \`code\` and
 sometimes \`details\`:
 

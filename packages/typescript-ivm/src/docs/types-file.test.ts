@@ -18,7 +18,7 @@ describe("renderTypes", () => {
   it("declares a cyrnel global typed for exactly the given tools", () => {
     expect(declarations).toContain("declare const cyrnel: {");
     expect(declarations).toContain(
-      "readonly forecast: { invoke(params: CyrnelTools.weather.forecast.Input): Promise<CyrnelTools.weather.forecast.Output> };",
+      "readonly forecast: CyrnelTool<CyrnelTools.weather.forecast.Input, CyrnelTools.weather.forecast.Output>;",
     );
     expect(declarations).toContain("declare function setTimeout<");
     expect(declarations).toContain("declare const console: {");

@@ -118,9 +118,7 @@ export function renderServiceDeclarations(service: ServiceTypes): string {
       description: missing === undefined ? tool.description : `${missing}\n\n${tool.description}`,
     });
     if (doc !== undefined) surface.push(indent(doc, "      "));
-    surface.push(
-      `      readonly ${propertyKey(tool.toolId)}: { invoke(params: ${ref}.Input): Promise<${ref}.Output> };`,
-    );
+    surface.push(`      readonly ${propertyKey(tool.toolId)}: CyrnelTool<${ref}.Input, ${ref}.Output>;`);
   });
   for (const type of types.declarations) namespaces.push(emitter.declaration(type, "    "));
   namespaces.push("  }", "}");
@@ -194,6 +192,20 @@ export function renderRuntimeSurface(services: readonly SurfaceService[]): strin
     "  status: number;",
     "  code: string;",
     "  details?: unknown;",
+    "}",
+    "",
+    "/** A tool: `invoke(params)` resolves with its result; `invoke(params, { withResponse: true })` with the response around it. */",
+    "interface CyrnelTool<Input, Output> {",
+    "  invoke(params: Input): Promise<Output>;",
+    "  invoke(params: Input, options: { withResponse: true }): Promise<CyrnelToolResponse<Output>>;",
+    "  invoke(params: Input, options: { withResponse?: false }): Promise<Output>;",
+    "}",
+    "",
+    "/** The whole response: `status` and `headers` (names lower case) as far as the service's adapter has them (HTTP APIs: both; otherwise null and {}). */",
+    "interface CyrnelToolResponse<Body> {",
+    "  status: number | null;",
+    "  headers: Record<string, string>;",
+    "  body: Body;",
     "}",
     "",
     "/** A tool the service's policy denies: every call fails with 403 tool_denied, so a call to it is refused before the run. */",

@@ -668,17 +668,33 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   const pendingCalls: Record<number, PendingCall> = create(null);
   let callSeq = 0;
 
-  function startToolCall(serviceId: string, toolId: string, params: unknown, frameBoundary: Callable) {
+  /** `invoke()`'s second argument: `{ withResponse: true }` asks for `{ status, headers, body }`; anything else is an error. */
+  function wantsResponse(options: unknown): boolean {
+    if (options === undefined) return false;
+    if (options === null || typeof options !== "object" || isArray(options)) {
+      throw new TypeErrorCtor(
+        `invoke() expects its options as an object ({ withResponse: true }), got ${typeName(options)}`,
+      );
+    }
+    const withResponse = (options as { withResponse?: unknown }).withResponse;
+    if (withResponse !== undefined && typeof withResponse !== "boolean") {
+      throw new TypeErrorCtor(`invoke() option withResponse must be a boolean, got ${typeName(withResponse)}`);
+    }
+    return withResponse === true;
+  }
+
+  function startToolCall(serviceId: string, toolId: string, args: unknown[], frameBoundary: Callable) {
     const error: PendingCall["error"] = new ErrorCtor("tool call failed");
     captureStackTrace(error, frameBoundary);
     return new ToolCallPromise((resolve, reject) => {
-      const parameters = params === undefined ? {} : params;
+      const parameters = args[0] === undefined ? {} : args[0];
       if (parameters === null || typeof parameters !== "object" || isArray(parameters)) {
         throw new TypeErrorCtor(`invoke() expects a parameters object, got ${typeName(parameters)}`);
       }
+      const withResponse = wantsResponse(args[1]);
       const json = serialise(parameters, "invoke() parameters");
       const id = ++callSeq;
-      const payload = `{"serviceId":${stringify(serviceId)},"toolId":${stringify(toolId)},"parameters":${json}}`;
+      const payload = `{"serviceId":${stringify(serviceId)},"toolId":${stringify(toolId)},"parameters":${json}${withResponse ? ',"withResponse":true' : ""}}`;
       pendingCalls[id] = { resolve, reject, error, what: `${serviceId}.${toolId}` };
       const refused = send("invoke", id, payload);
       if (refused !== null) {
@@ -714,7 +730,9 @@ export function prelude(toHost: SendToHost, limitsJson: string): PreludeHandle {
   }
 
   function makeTool(serviceId: string, toolId: string): object {
-    const invoke = (params?: unknown): Promise<unknown> => startToolCall(serviceId, toolId, params, invoke);
+    // `length` 1, as before the options: `(params, options)` is what the types declare.
+    const invoke = (params?: unknown, ...options: unknown[]): Promise<unknown> =>
+      startToolCall(serviceId, toolId, [params, options[0]], invoke);
     return freeze(assign(create(null), { invoke }));
   }
 

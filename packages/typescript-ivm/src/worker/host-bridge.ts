@@ -194,7 +194,9 @@ export class HostBridge {
     if (this.pendingToolCalls >= this.limits.maxPendingToolCalls) {
       return `more than ${this.limits.maxPendingToolCalls} tool calls are in flight; await some before starting more`;
     }
-    const request = parseJson(payload) as { serviceId?: unknown; toolId?: unknown; parameters?: unknown } | undefined;
+    const request = parseJson(payload) as
+      | { serviceId?: unknown; toolId?: unknown; parameters?: unknown; withResponse?: unknown }
+      | undefined;
     if (
       typeof request?.serviceId !== "string" ||
       typeof request.toolId !== "string" ||
@@ -202,7 +204,8 @@ export class HostBridge {
     ) {
       return "cyrnel: malformed tool call";
     }
-    const input = { serviceId: request.serviceId, toolId: request.toolId, parameters: request.parameters };
+    const input: InvokeInput = { serviceId: request.serviceId, toolId: request.toolId, parameters: request.parameters };
+    if (request.withResponse === true) input.withResponse = true;
     this.pendingToolCalls++;
     void this.reporter.invokeTool(this.owner.executionId, input).then((outcome) => this.finishToolCall(id, outcome));
     this.owner.waitChanged();

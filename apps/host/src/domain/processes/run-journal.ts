@@ -61,11 +61,14 @@ export function divergence(index: number, recorded: JournalCall, input: InvokeIn
   return `nondeterministic replay: call #${index + 1} of the resumed run ${what}; nothing was sent`;
 }
 
-/** SHA-256 of a call's service, tool and parameters, with object keys sorted: equal calls, equal digests. */
+/**
+ * SHA-256 of a call's service, tool and parameters (and whether it asked for the whole response: its answer has
+ * another shape), with object keys sorted: equal calls, equal digests.
+ */
 export function callDigest(input: InvokeInput): string {
-  return createHash("sha256")
-    .update(canonicalJson([String(input.serviceId), String(input.toolId), input.parameters ?? {}]))
-    .digest("hex");
+  const call: unknown[] = [String(input.serviceId), String(input.toolId), input.parameters ?? {}];
+  if (input.withResponse === true) call.push(true);
+  return createHash("sha256").update(canonicalJson(call)).digest("hex");
 }
 
 function canonicalJson(value: unknown): string {

@@ -27,7 +27,7 @@
  * child of its own, and the adapter's outbound requests as others (it gets
  * `InvokeInput.trace`), so upstream time is never confused with a wait.
  */
-import { adapterErrorDetails, type InvokeInput, secretForms } from "@cyrnel/sdk";
+import { adapterErrorDetails, type InvokeInput, type ResponseMeta, secretForms, type ToolResponse } from "@cyrnel/sdk";
 import type { ValidateFunction } from "ajv";
 import { CyrnelError, MAX_MESSAGE_CHARS, messageOf, rateLimited } from "../../errors.js";
 import { describeIssues, type SchemaValidator, summariseIssues } from "../../lib/json-schema.js";
@@ -94,6 +94,22 @@ interface Lookup {
 export const RESEND_QUESTION =
   "This call was in flight when the host running its process stopped, so it may already have reached the service. " +
   "Approve to send it again; deny to have the call fail in the program (approve only if the service did not act on it).";
+
+/**
+ * What a call that asked for the whole response resolves with: the body, and the status and headers the adapter
+ * told (none: `null` and `{}`). `set-cookie` is dropped (a session the host does not manage, and a credential), and
+ * the service's secrets are masked in header values, as in every answer the host passes on.
+ */
+export function toolResponse(body: unknown, meta: ResponseMeta | undefined, needles: readonly string[]): ToolResponse {
+  const status = typeof meta?.status === "number" && Number.isInteger(meta.status) ? meta.status : null;
+  const headers: [string, string][] = [];
+  for (const [name, value] of Object.entries(meta?.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (typeof value !== "string" || lower === "set-cookie" || lower === "set-cookie2") continue;
+    headers.push([lower, mask(value, needles)]);
+  }
+  return { status, headers: Object.fromEntries(headers), body };
+}
 
 /** A call record's preview of the parameters is at most this many characters of JSON. */
 const PARAMETERS_PREVIEW_CHARS = 2048;
@@ -248,6 +264,15 @@ export class ToolGate {
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
     });
     aborted.catch(() => {});
+    // Code that asked for the whole response: the adapter tells the status and headers it has (the last answer's,
+    // after a retry with a fresh token).
+    let meta: ResponseMeta | undefined;
+    const respond =
+      input.withResponse === true
+        ? (told: ResponseMeta) => {
+            meta = told;
+          }
+        : undefined;
     const send = (accessToken?: string) =>
       Promise.resolve().then(() =>
         adapter.invoke({
@@ -257,6 +282,7 @@ export class ToolGate {
           signal: controller.signal,
           ...(accessToken !== undefined && { accessToken }),
           ...(span.adapterTrace && { trace: span.adapterTrace }),
+          ...(respond && { respond }),
         }),
       );
     const connections = this.options.connections;
@@ -284,7 +310,9 @@ export class ToolGate {
     invoked.then(release, release);
     aborted.catch(() => setTimeout(release, ABORT_GRACE_MS).unref());
     try {
-      return await Promise.race([invoked, aborted]);
+      const body = await Promise.race([invoked, aborted]);
+      if (respond === undefined) return body;
+      return toolResponse(body, meta, await this.needles(serviceId));
     } catch (error) {
       if (controller.signal.aborted && error === controller.signal.reason) throw error;
       if (error instanceof ConnectionFailure) throw error.error;

@@ -293,7 +293,19 @@ export function toolRoutes(
         "host stopping meanwhile → 503 shutting_down. Every call is recorded (GET /calls).",
       tags,
       params: ToolParams,
-      body: Type.Object({ parameters: Type.Optional(JsonObject) }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          parameters: Type.Optional(JsonObject),
+          withResponse: Type.Optional(
+            Type.Boolean({
+              description:
+                "true: `result` is `{status, headers, body}`, the response's status and headers as far as the " +
+                "adapter has them (openapi: both; `null` and `{}` otherwise), `set-cookie` dropped",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
       responses: { 200: { description: "What the adapter returned", schema: Type.Object({ result: Type.Unknown() }) } },
       errors: [
         "bad_request",
@@ -310,7 +322,7 @@ export function toolRoutes(
       ],
       handler: async ({ params, body, caller }) => {
         const result = await gate.invoke(
-          { ...params, parameters: body.parameters ?? {} },
+          { ...params, parameters: body.parameters ?? {}, ...(body.withResponse === true && { withResponse: true }) },
           { caller, processId: null, executionId: null },
         );
         return json(200, { result: result === undefined ? null : result });
