@@ -156,8 +156,8 @@ describe(`with the default limit (${DEFAULT_LIMIT} characters)`, () => {
   it("?tool= (repeatable): only those tools", async () => {
     const response = await host.api("GET", "/environment/types?tool=slack/chat_postMessage&tool=petstore/addPet");
     expect(response.status).toBe(200);
-    expect(response.text).toContain("readonly chat_postMessage: {");
-    expect(response.text).toContain("readonly addPet: {");
+    expect(response.text).toContain("readonly chat_postMessage: CyrnelTool<");
+    expect(response.text).toContain("readonly addPet: CyrnelTool<");
     expect(response.text).not.toContain("readonly getPetById:");
     expect(response.text).not.toContain("readonly chat_delete:");
   });

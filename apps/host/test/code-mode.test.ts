@@ -563,7 +563,7 @@ describe("types and docs for clients", () => {
   it("GET /environment/types declares the enabled tools, not the disabled service", () => {
     expect(types).toContain("declare const cyrnel");
     expect(types).toMatch(/readonly shop: CyrnelServices\.shop;/);
-    expect(types).toMatch(/readonly getItem: \{ invoke\(params: /);
+    expect(types).toMatch(/readonly getItem: CyrnelTool<CyrnelTools\.shop\.getItem\.Input, /);
     expect(types).not.toMatch(/readonly offline:/);
   });
 

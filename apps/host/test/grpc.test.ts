@@ -187,7 +187,7 @@ describe("gRPC services through the host", () => {
   it("GET /environment/types declares the tools, and code using them type-checks", async () => {
     const response = await host.api("GET", "/environment/types");
     expect(response.status, response.text).toBe(200);
-    expect(response.text).toMatch(/readonly GetFeature: \{ invoke\(params: /);
+    expect(response.text).toMatch(/readonly GetFeature: CyrnelTool</);
     const usage = `
       async function use(): Promise<string[]> {
         const feature = await cyrnel.services.routes.tools.GetFeature.invoke({ latitude: 1, longitude: 2 });

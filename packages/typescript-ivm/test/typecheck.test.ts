@@ -24,7 +24,8 @@ function shop(): FakeService {
         outputSchema: {
           type: "object",
           required: ["id", "name"],
-          properties: { id: { type: "string" }, name: { type: "string" } },
+          // A `status` of its own, as API results often have (a response's `status` is a number).
+          properties: { id: { type: "string" }, name: { type: "string" }, status: { type: "string" } },
         },
       },
     },
@@ -57,6 +58,21 @@ describe("with typecheck on by default (the module's config)", () => {
       "Type check failed with 1 type error, so the code did not run:\ncode.ts:2:7 TS2322 Type 'string' is not assignable to type 'number'.",
     ]);
     expect(host.calls.length).toBe(calls);
+  });
+
+  it("reports a wrong parameter once: the result keeps its type (no cascade onto what the code reads)", async () => {
+    const result = await host.run(
+      `const item = await cyrnel.services.shop.tools.getItem.invoke({ id: 1 });\ncyrnel.output({ name: item.name, status: item.status });`,
+    );
+    expect(result.exit).toBe("failed");
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatch(
+      /^Type check failed with 1 type error, so the code did not run:\ncode\.ts:1:\d+ TS2322 /,
+    );
+    const whole = await host.run(
+      `const r = await cyrnel.services.shop.tools.getItem.invoke({ id: 1 }, { withResponse: true });\ncyrnel.output({ name: r.body.name, status: r.status });`,
+    );
+    expect(whole.errors[0]).toMatch(/^Type check failed with 1 type error/);
   });
 
   it("runs code that type-checks", async () => {
