@@ -118,7 +118,10 @@ export interface EnvironmentBindings {
    * (e.g. the declarations it type-checks code against). `toolsJson` is the
    * JSON text of a `ToolDocsInput[]`: text, not objects, because a large
    * API's schemas run to hundreds of megabytes of JSON, which an environment
-   * should parse off the host's event loop. `revision` is the service's
+   * should parse off the host's event loop. It may come in consecutive parts
+   * (their concatenation is the text): a host hands a large API's text over
+   * in parts, so that no one string of hundreds of megabytes is made on its
+   * event loop, and copied again to be handed on. `revision` is the service's
    * {@link ServiceCatalogEntry.revision} the tools are at (newer than a run's
    * catalog when the service changed since). A service that does not exist
    * or cannot be called answers no tools.
@@ -129,7 +132,10 @@ export interface EnvironmentBindings {
    * rejects a larger request with an error whose `code` is
    * `"types_too_large"`; an environment then asks for fewer tools.
    */
-  serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
+  serviceTools(
+    serviceId: string,
+    toolIds?: readonly string[],
+  ): Promise<{ revision: string; toolsJson: string | readonly string[] }>;
   /**
    * A cyrnel extension for durable runs: append entries to the run's replay
    * record, in order. Each entry is the environment's own text (the host

@@ -62,10 +62,21 @@ export class Checker {
     readFile: (fileName) => this.sourceFile(fileName)?.text,
   };
 
-  /** Parses a service's declarations now (not during a check, whose time is budgeted). */
+  /**
+   * Parses a service's declarations now (not during a check, whose time is
+   * budgeted), and binds them: a check of a line naming the service makes
+   * the compiler bind the file (kept with it, as the parse is), so the first
+   * program that calls the service is checked as fast as the ones after it
+   * (measured: 20–30 ms against 7–10 ms for the weather example's first
+   * check after a start).
+   */
   declare(serviceId: string, namespace: string, tools: readonly string[], text: string): void {
     const file = ts.createSourceFile(servicePath(serviceId), text, ts.ScriptTarget.ES2022, false);
     this.services.set(serviceId, { namespace, tools: new Set(tools), file });
+    this.check(
+      [`void cyrnel.services[${JSON.stringify(serviceId)}];`],
+      [{ serviceId, tools: [...tools], declared: true }],
+    );
   }
 
   /** Drops a service's declarations (those of the thread's own warm-up). */

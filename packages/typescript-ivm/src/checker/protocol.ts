@@ -36,11 +36,17 @@ export type FromChecker =
   /** The compiler threw (a bug, or a stack overflow on hostile code). */
   | { type: "failed"; job: number; message: string };
 
-/** What a render thread is started with (`workerData`), and answers. */
+/** What a render is asked for (the render thread gets it as {@link RenderThreadData}), and answers. */
 export interface RenderRequest {
   serviceId: string;
-  /** JSON text of a `ToolDocsInput[]` (see EnvironmentBindings.serviceTools). */
-  toolsJson: string;
+  /** JSON text of a `ToolDocsInput[]`, whole or in consecutive parts (see EnvironmentBindings.serviceTools). */
+  toolsJson: string | readonly string[];
+}
+
+/** What a render thread is started with (`workerData`): the JSON of a {@link RenderRequest} as UTF-8, in parts. */
+export interface RenderThreadData {
+  serviceId: string;
+  parts: Uint8Array[];
 }
 
 export interface RenderedService {

@@ -6,9 +6,17 @@
  * event loop and outside the type checker's heap limit.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { RenderRequest } from "./protocol.js";
+import type { RenderThreadData } from "./protocol.js";
 
 import { renderTools } from "./render-tools.js";
 
-const { serviceId, toolsJson } = workerData as RenderRequest;
-parentPort?.postMessage(renderTools(serviceId, toolsJson));
+const { serviceId, parts } = workerData as RenderThreadData;
+let length = 0;
+for (const part of parts) length += part.length;
+const bytes = new Uint8Array(length);
+let offset = 0;
+for (const part of parts) {
+  bytes.set(part, offset);
+  offset += part.length;
+}
+parentPort?.postMessage(renderTools(serviceId, new TextDecoder().decode(bytes)));

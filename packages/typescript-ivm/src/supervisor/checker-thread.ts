@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { TypeErrorLine } from "../checker/code-file.js";
-import type { FromChecker, RenderedService, RenderRequest, ToChecker } from "../checker/protocol.js";
+import type { FromChecker, RenderedService, RenderRequest, RenderThreadData, ToChecker } from "../checker/protocol.js";
 
 /** A thread entry of the package's build output (also when this module runs from TypeScript sources, under vitest). */
 function threadEntry(name: string): string {
@@ -193,14 +193,18 @@ const RENDER_MEMORY_MB = 2048;
  * that ends with the render (see checker/render.ts). Rejects with the
  * reason when the render fails, runs out of memory or takes too long.
  */
-export function renderInThread(request: RenderRequest, signal: AbortSignal): Promise<RenderedService> {
+export async function renderInThread(request: RenderRequest, signal: AbortSignal): Promise<RenderedService> {
+  const parts = await utf8Parts(request.toolsJson);
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(new Error("the environment was torn down"));
       return;
     }
+    const data: RenderThreadData = { serviceId: request.serviceId, parts };
     const worker = new Worker(threadEntry("render"), {
-      workerData: request,
+      workerData: data,
+      // Moved, not copied: the thread gets the bytes without the host's event loop copying them again.
+      transferList: parts.map((part) => part.buffer as ArrayBuffer),
       resourceLimits: { maxOldGenerationSizeMb: RENDER_MEMORY_MB },
       stdout: true,
       stderr: true,
@@ -227,4 +231,40 @@ export function renderInThread(request: RenderRequest, signal: AbortSignal): Pro
       reject(failure ?? new Error("the render thread ended without an answer"));
     });
   });
+}
+
+/** Characters of the tools' JSON encoded per turn of the event loop (a few milliseconds each). */
+export const ENCODE_CHARS = 1024 * 1024;
+
+/**
+ * The tools' JSON as UTF-8, in parts encoded one per turn of the event
+ * loop, to be moved to the render thread. Handed over as one string, it was
+ * copied by the Worker constructor in one go: 0.8 s of the host's event loop
+ * for Stripe's 177 MB, during which the host answered nothing.
+ */
+export async function utf8Parts(json: string | readonly string[]): Promise<Uint8Array[]> {
+  const encoder = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  /** Text not encoded yet: less than a part's worth, but for a high surrogate held back from the last part. */
+  let pending = "";
+  const encode = (last: boolean) => {
+    let end = pending.length;
+    // A surrogate pair is never split between two parts (each half alone would be encoded as U+FFFD).
+    const code = pending.charCodeAt(end - 1);
+    if (!last && code >= 0xd800 && code <= 0xdbff) end--;
+    parts.push(encoder.encode(pending.slice(0, end)));
+    pending = pending.slice(end);
+  };
+  for (const text of typeof json === "string" ? [json] : json) {
+    for (let start = 0; start < text.length; ) {
+      const end = Math.min(text.length, start + ENCODE_CHARS - pending.length);
+      pending += text.slice(start, end);
+      start = end;
+      if (pending.length < ENCODE_CHARS) continue;
+      encode(false);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  if (pending !== "" || parts.length === 0) encode(true);
+  return parts;
 }

@@ -652,8 +652,10 @@ export class TypeChecks {
     const { revision, toolsJson } = await this.bindings.serviceTools(serviceId);
     // A small service renders in a few milliseconds here, sooner than a render thread loads.
     const start = () =>
-      toolsJson.length <= MAX_INLINE_RENDER_CHARS
-        ? Promise.resolve().then(() => renderTools(serviceId, toolsJson))
+      jsonLength(toolsJson) <= MAX_INLINE_RENDER_CHARS
+        ? Promise.resolve().then(() =>
+            renderTools(serviceId, typeof toolsJson === "string" ? toolsJson : toolsJson.join("")),
+          )
         : renderInThread({ serviceId, toolsJson }, this.closing.signal);
     const rendered = lane === "ahead" ? start() : this.renders.then(start);
     if (lane === "check") this.renders = rendered.catch(() => {});
@@ -665,4 +667,12 @@ export class TypeChecks {
     }
     return declarations;
   }
+}
+
+/** Characters of a service's tools' JSON, whole or in parts (see EnvironmentBindings.serviceTools). */
+function jsonLength(json: string | readonly string[]): number {
+  if (typeof json === "string") return json.length;
+  let length = 0;
+  for (const part of json) length += part.length;
+  return length;
 }

@@ -105,6 +105,74 @@ describe("ServiceStore (SQLite)", () => {
     expect((await store.services.listTools({ query: "über", limit: 10 })).map((row) => row.id)).toEqual(["order"]);
   });
 
+  /** A tool whose input schema's JSON text is about `chars` long (a large API's tool). */
+  const bigTool = (id: string, chars: number): ToolDefinition => ({
+    ...tool(id),
+    inputSchema: { type: "object", description: `${id} `.padEnd(chars, "x") },
+  });
+
+  /** Counts the event loop's turns (macrotasks) while `work` runs: a read in one statement lets through none. */
+  const turnsDuring = async <T>(work: () => Promise<T>, onTurn: (turn: number) => void = () => {}) => {
+    let turns = 0;
+    let running = true;
+    const turn = () => {
+      if (!running) return;
+      onTurn(++turns);
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const result = await work();
+    running = false;
+    return { result, turns };
+  };
+
+  it("reads a large service's schemas in slices, letting the event loop run between them, into the same text", async () => {
+    // 8 small tools, then 16 of 1 MB: a slice of the small ones, then about 8 of 2 MB each (slices sized by the
+    // small ones alone would take every large tool at once).
+    const tools = Array.from({ length: 24 }, (_, index) =>
+      index < 8 ? bigTool(`op${index}`, 100) : bigTool(`op${index}`, 1_000_000),
+    );
+    await store.services.insert(await service("big", tools));
+    await store.services.update("big", { enabled: true });
+    const json = await turnsDuring(() => store.services.toolsJson("big"));
+    const chars = await turnsDuring(() => store.services.toolSchemaChars("big"));
+    expect(json.turns).toBeGreaterThanOrEqual(8);
+    expect(chars.turns).toBeGreaterThanOrEqual(6);
+    // Handed on in parts (a slice each), never as one string of them all.
+    expect(json.result.toolsJson.length).toBeGreaterThanOrEqual(8);
+    const parsed = JSON.parse(json.result.toolsJson.join("")) as { toolId: string; inputSchema: unknown }[];
+    expect(parsed.map((entry) => entry.toolId)).toEqual(tools.map((entry) => entry.id));
+    expect(parsed.map((entry) => entry.inputSchema)).toEqual(tools.map((entry) => entry.inputSchema));
+    expect(chars.result.map((row) => row.id)).toEqual(tools.map((entry) => entry.id));
+    expect(chars.result[5]?.chars).toBe(JSON.stringify(tools[5]?.inputSchema).length + '{"type":"object"}'.length);
+    // Named tools, in position order whatever order they were asked in.
+    const named = await store.services.toolsJson("big", ["op20", "op3"]);
+    expect((JSON.parse(named.toolsJson.join("")) as { toolId: string }[]).map((entry) => entry.toolId)).toEqual([
+      "op3",
+      "op20",
+    ]);
+  });
+
+  it("reads a service changed while its slices are read again, so that every tool answered is of one revision", async () => {
+    const tools = Array.from({ length: 24 }, (_, index) => bigTool(`op${index}`, 1_000_000));
+    await store.services.insert(await service("big", tools));
+    await store.services.update("big", { enabled: true });
+    const before = (await store.services.toolsJson("big")).revision;
+    let switched: Promise<unknown> | undefined;
+    const { result } = await turnsDuring(
+      () => store.services.toolsJson("big"),
+      // Half-way through the first read, one of its first tools (already read) is switched off.
+      (turn) => {
+        if (turn === 4) switched = store.services.setToolEnabled("big", "op1", false);
+      },
+    );
+    await switched;
+    expect(result.revision).not.toBe(before);
+    expect(result.revision).toBe((await store.services.catalog()).big?.revision);
+    const ids = (JSON.parse(result.toolsJson.join("")) as { toolId: string }[]).map((entry) => entry.toolId);
+    expect(ids).toEqual(tools.map((entry) => entry.id).filter((id) => id !== "op1"));
+  });
+
   it("gives tools' schemas as their stored text, unparsed", async () => {
     await store.services.insert(await service("shop", [tool("listPets")]));
     await store.services.update("shop", { enabled: true });
@@ -112,7 +180,7 @@ describe("ServiceStore (SQLite)", () => {
     const rows = await store.services.toolSchemaChars("shop");
     const stored = JSON.stringify(tool("listPets").inputSchema) + JSON.stringify(tool("listPets").outputSchema);
     expect(rows).toEqual([{ id: "listPets", chars: stored.length }]);
-    expect(JSON.parse(toolsJson)).toEqual([
+    expect(JSON.parse(toolsJson.join(""))).toEqual([
       {
         serviceId: "shop",
         toolId: "listPets",

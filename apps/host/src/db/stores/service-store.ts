@@ -22,14 +22,33 @@ import {
   type ToolRow,
   type ToolSearch,
   type ToolSummaryRow,
-  toolsJsonText,
+  toolsJsonEntries,
 } from "../../domain/services/service-store.js";
+import { yieldToEventLoop } from "../../lib/event-loop.js";
 import { mergePatch } from "../../lib/merge-patch.js";
 import type { SharedDb, SqlDialect, Tables } from "../dialect.js";
 import type { ServiceDialect } from "./service-dialect.js";
 
 /** Tool ids bound in one statement of a bulk switch: far below either dialect's limit on bound parameters. */
 const TOOL_IDS_PER_STATEMENT = 1000;
+
+/**
+ * Schema characters read per statement when a service's schemas are read
+ * (`toolsJson`, `toolSchemaChars`). Stripe's 177 MB in one statement
+ * held the event loop for ~0.4 s on SQLite (better-sqlite3 reads
+ * synchronously; their lengths alone took 0.15 s), and 0.2 s more to make
+ * the text, so a host that had just started or changed a large service
+ * answered nothing for about a second. Read in slices of about this many
+ * characters, with the event loop let run between them, a request waits
+ * behind one slice at most (a larger tool is a slice of its own).
+ */
+const SLICE_CHARS = 2 * 1024 * 1024;
+/** The first slice's tools when measuring schemas, before their size is known; later ones are sized by the last. */
+const FIRST_SLICE_TOOLS = 4;
+/** Most tools read per statement (far below either dialect's limit on bound parameters). */
+const MAX_SLICE_TOOLS = 500;
+/** Tries of a sliced read whose service changed meanwhile; the last reads in one statement. */
+const SLICED_READ_TRIES = 3;
 
 type ServiceInsert = Tables["services"]["$inferInsert"];
 
@@ -435,45 +454,94 @@ export class SqlServiceStore implements ServiceStore {
     );
   }
 
-  async toolsJson(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }> {
+  async toolsJson(
+    serviceId: string,
+    toolIds?: readonly string[],
+    sizes?: ReadonlyMap<string, number>,
+  ): Promise<{ revision: string; toolsJson: string[] }> {
     const { services, tools } = this.sql.tables;
-    const revision = this.revisions.ofService(serviceId);
-    if (toolIds?.length === 0) return { revision, toolsJson: "[]" };
-    const rows = await this.sql.db
-      .select({
-        id: tools.id,
-        description: tools.description,
-        // The stored text as it is: never parsed on the host (see toolsJsonText).
-        inputSchema: this.dialect.jsonText(tools.inputSchema),
-        outputSchema: this.dialect.jsonText(tools.outputSchema),
-      })
-      .from(tools)
-      .innerJoin(services, eq(services.id, tools.serviceId))
-      .where(
-        and(
-          eq(tools.serviceId, serviceId),
-          callable(this.sql.tables),
-          toolIds === undefined ? undefined : inArray(tools.id, [...toolIds]),
-        ),
-      )
-      .orderBy(asc(tools.position));
-    return { revision, toolsJson: toolsJsonText(serviceId, rows) };
+    const read = (ids: readonly string[] | undefined) =>
+      this.sql.db
+        .select({
+          id: tools.id,
+          description: tools.description,
+          // The stored text as it is: never parsed on the host (see toolsJsonText).
+          inputSchema: this.dialect.jsonText(tools.inputSchema),
+          outputSchema: this.dialect.jsonText(tools.outputSchema),
+        })
+        .from(tools)
+        .innerJoin(services, eq(services.id, tools.serviceId))
+        .where(
+          and(
+            eq(tools.serviceId, serviceId),
+            callable(this.sql.tables),
+            ids === undefined ? undefined : inArray(tools.id, [...ids]),
+          ),
+        )
+        .orderBy(asc(tools.position), asc(tools.id));
+    const wanted = toolIds === undefined ? undefined : new Set(toolIds);
+    for (let attempt = 1; ; attempt++) {
+      const revision = this.revisions.ofService(serviceId);
+      if (wanted?.size === 0) return { revision, toolsJson: ["[]"] };
+      const slices: string[] = [];
+      if (attempt === SLICED_READ_TRIES) {
+        // Changed while read, twice: read in one statement, of one revision whatever comes.
+        slices.push(toolsJsonEntries(serviceId, await read(toolIds)));
+      } else {
+        const measured =
+          attempt === 1 && sizes !== undefined
+            ? sizes
+            : new Map((await this.toolSchemaChars(serviceId)).map((row) => [row.id, row.chars]));
+        for (const [index, page] of pagesOf(measured, wanted).entries()) {
+          if (index > 0) await yieldToEventLoop();
+          // Each page's rows become text as they arrive, and go.
+          slices.push(toolsJsonEntries(serviceId, await read(page)));
+        }
+        if (this.revisions.ofService(serviceId) !== revision) continue;
+      }
+      // Handed on in parts: one string of them all (177 MB for Stripe) took 0.2 s to make, and as long to copy again.
+      const parts = slices.filter((text) => text !== "").map((text, index) => (index === 0 ? `[${text}` : `,${text}`));
+      parts.push(parts.length === 0 ? "[]" : "]");
+      return { revision, toolsJson: parts };
+    }
   }
 
   async toolSchemaChars(serviceId: string): Promise<{ id: string; chars: number }[]> {
     const { services, tools } = this.sql.tables;
     const { jsonText } = this.dialect;
-    const rows = await this.sql.db
-      .select({
-        id: tools.id,
-        chars: sql<number | string>`length(${jsonText(tools.inputSchema)}) + length(${jsonText(tools.outputSchema)})`,
-      })
-      .from(tools)
-      .innerJoin(services, eq(services.id, tools.serviceId))
-      .where(and(eq(tools.serviceId, serviceId), callable(this.sql.tables)))
-      .orderBy(asc(tools.position));
-    // A sum of integers may arrive as text on PostgreSQL (when it could exceed a JavaScript number); these never do.
-    return rows.map((row) => ({ id: row.id, chars: Number(row.chars) }));
+    const ofService = and(eq(tools.serviceId, serviceId), callable(this.sql.tables));
+    const measured: { id: string; chars: number }[] = [];
+    // Measuring a schema costs the database a read of it: slices of about SLICE_CHARS, sized by the last one.
+    let limit = FIRST_SLICE_TOOLS;
+    let last: { id: string; position: number } | undefined;
+    for (;;) {
+      const after =
+        last === undefined
+          ? undefined
+          : or(gt(tools.position, last.position), and(eq(tools.position, last.position), gt(tools.id, last.id)));
+      const rows = await this.sql.db
+        .select({
+          id: tools.id,
+          position: tools.position,
+          chars: sql<number | string>`length(${jsonText(tools.inputSchema)}) + length(${jsonText(tools.outputSchema)})`,
+        })
+        .from(tools)
+        .innerJoin(services, eq(services.id, tools.serviceId))
+        .where(and(ofService, after))
+        .orderBy(asc(tools.position), asc(tools.id))
+        .limit(limit);
+      let chars = 0;
+      for (const row of rows) {
+        // A sum of integers may arrive as text on PostgreSQL (when it could exceed a JavaScript number); these never do.
+        measured.push({ id: row.id, chars: Number(row.chars) });
+        chars += Number(row.chars);
+      }
+      if (rows.length < limit) return measured;
+      last = rows.at(-1);
+      // At most twice as many as the last slice: the next tools may be far larger than these.
+      limit = Math.max(1, Math.min(2 * limit, MAX_SLICE_TOOLS, Math.round((limit * SLICE_CHARS) / Math.max(1, chars))));
+      await yieldToEventLoop();
+    }
   }
 
   effectiveTools(serviceId?: string): Promise<ToolRow[]> {
@@ -552,4 +620,27 @@ function toolSummaryColumns({ services, tools }: Tables) {
 /** Tool and service enabled, service not stale: what code may call. */
 function callable({ services, tools }: Tables): SQL | undefined {
   return and(eq(tools.enabled, true), eq(services.enabled, true), eq(services.stale, false));
+}
+
+/**
+ * The ids of `sizes` (each tool's schema characters, in position order), or
+ * those of them in `wanted`, in pages of about {@link SLICE_CHARS} characters
+ * and at most {@link MAX_SLICE_TOOLS} tools (a larger tool is a page of its own).
+ */
+function pagesOf(sizes: ReadonlyMap<string, number>, wanted: ReadonlySet<string> | undefined): string[][] {
+  const pages: string[][] = [];
+  let page: string[] = [];
+  let chars = 0;
+  for (const [id, size] of sizes) {
+    if (wanted !== undefined && !wanted.has(id)) continue;
+    if (page.length > 0 && (chars + size > SLICE_CHARS || page.length >= MAX_SLICE_TOOLS)) {
+      pages.push(page);
+      page = [];
+      chars = 0;
+    }
+    page.push(id);
+    chars += size;
+  }
+  if (page.length > 0) pages.push(page);
+  return pages;
 }

@@ -29,7 +29,7 @@ export interface LiveRunsOptions extends LiveRunContext {
    */
   caller(keyId: string | null): Promise<Caller>;
   /** One service's reachable tools with their schemas, as JSON text (see EnvironmentBindings.serviceTools). */
-  serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
+  serviceTools(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string[] }>;
   /**
    * A resumed run's calls that were in flight when its host stopped: they are recorded with the outcome `unknown`
    * (they may or may not have reached their service), so call records show them.

@@ -210,9 +210,16 @@ export interface ServiceStore {
   /**
    * The effectively enabled tools of one service (only those of `toolIds`,
    * when given) with their schemas, as the JSON text of a `ToolDocsInput[]`
-   * ({@link toolsJsonText}), and the service's revision.
+   * ({@link toolsJsonText}) in consecutive parts of a few megabytes each,
+   * and the service's revision. `sizes`: each tool's schema characters as
+   * {@link toolSchemaChars} answered them (in position order), when known,
+   * so the store need not measure them again to read in slices.
    */
-  toolsJson(serviceId: string, toolIds?: readonly string[]): Promise<{ revision: string; toolsJson: string }>;
+  toolsJson(
+    serviceId: string,
+    toolIds?: readonly string[],
+    sizes?: ReadonlyMap<string, number>,
+  ): Promise<{ revision: string; toolsJson: string[] }>;
   /**
    * The effectively enabled tools of one service with the length of their
    * schemas' JSON text (input and output), measured by the database: what
@@ -334,13 +341,22 @@ export function toolsJsonText(
   serviceId: string,
   rows: readonly { id: string; description: string; inputSchema: string; outputSchema: string }[],
 ): string {
+  return `[${toolsJsonEntries(serviceId, rows)}]`;
+}
+
+/** The entries of {@link toolsJsonText} without its brackets: the text of one slice of a service's tools. */
+export function toolsJsonEntries(
+  serviceId: string,
+  rows: readonly { id: string; description: string; inputSchema: string; outputSchema: string }[],
+): string {
   const service = JSON.stringify(serviceId);
-  const entries = rows.map(
-    (row) =>
-      `{"serviceId":${service},"toolId":${JSON.stringify(row.id)},"description":${JSON.stringify(row.description)},` +
-      `"inputSchema":${row.inputSchema},"outputSchema":${row.outputSchema}}`,
-  );
-  return `[${entries.join(",")}]`;
+  return rows
+    .map(
+      (row) =>
+        `{"serviceId":${service},"toolId":${JSON.stringify(row.id)},"description":${JSON.stringify(row.description)},` +
+        `"inputSchema":${row.inputSchema},"outputSchema":${row.outputSchema}}`,
+    )
+    .join(",");
 }
 
 /** Rows read in any order, put in the order of the ranked page they were read for. */

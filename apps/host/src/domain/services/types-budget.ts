@@ -126,8 +126,11 @@ export class TypesBudget {
     );
   }
 
-  /** Each effectively enabled tool's schema size, measured by the database once per revision of the service. */
-  private sizesOf(serviceId: string, revision: string): Promise<Map<string, number>> {
+  /**
+   * Each effectively enabled tool's schema size (in position order), measured by the database once per revision of
+   * the service.
+   */
+  sizesOf(serviceId: string, revision: string): Promise<ReadonlyMap<string, number>> {
     const known = this.sizes.get(serviceId);
     if (known?.revision === revision) {
       this.sizes.delete(serviceId);
@@ -208,7 +211,7 @@ export async function budgetedServiceTools(
   budget: TypesBudget,
   serviceId: string,
   toolIds?: readonly string[],
-): Promise<{ revision: string; toolsJson: string }> {
+): Promise<{ revision: string; toolsJson: string[] }> {
   const entry = (await store.catalog())[serviceId];
   // Not callable: the store answers no tools.
   if (entry === undefined) return store.toolsJson(serviceId, []);
@@ -217,6 +220,12 @@ export async function budgetedServiceTools(
   return budget.within(
     [{ serviceId, revision: entry.revision, toolIds: selected }],
     "Code is type-checked against the tools it names instead.",
-    () => store.toolsJson(serviceId, selected === "all" ? undefined : selected),
+    // The sizes the budget was checked with also page the read (see ServiceStore.toolsJson).
+    async () =>
+      store.toolsJson(
+        serviceId,
+        selected === "all" ? undefined : selected,
+        await budget.sizesOf(serviceId, entry.revision),
+      ),
   );
 }

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { ENCODE_CHARS, renderInThread, utf8Parts } from "./checker-thread.js";
+
+/** The bytes of the parts, decoded as the render thread decodes them. */
+const decoded = (parts: Uint8Array[]) => Buffer.concat(parts).toString("utf8");
+
+/**
+ * How a large service's tools' JSON reaches the render thread: encoded a
+ * part per turn of the event loop and moved (see utf8Parts), from the one
+ * string or the consecutive parts a host hands over.
+ */
+describe("the tools' JSON handed to a render thread", () => {
+  it("encodes text of several parts' worth a part per turn of the event loop, splitting no surrogate pair", async () => {
+    // An emoji (two UTF-16 units) across each boundary a part of ENCODE_CHARS would cut.
+    const text = `${"a".repeat(ENCODE_CHARS - 1)}😀${"b".repeat(ENCODE_CHARS - 2)}🎉c`;
+    let turns = 0;
+    let running = true;
+    const turn = () => {
+      if (!running) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const parts = await utf8Parts(text);
+    running = false;
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(decoded(parts)).toBe(text);
+    expect(decoded(parts)).not.toContain("\uFFFD");
+  });
+
+  it("joins the parts a host hands over, also when one ends half-way through a surrogate pair", async () => {
+    const pair = "😀";
+    const given = ['["x', pair[0] as string, `${pair[1] as string}y"`, ",", '"z"]'];
+    expect(decoded(await utf8Parts(given))).toBe(`["x${pair}y","z"]`);
+    expect(decoded(await utf8Parts([]))).toBe("");
+  });
+
+  it("renders a service's declarations from its JSON in parts as from one string", async () => {
+    const tools = [
+      {
+        serviceId: "shop",
+        toolId: "listPets",
+        description: "Lists pets 🐈.",
+        inputSchema: { type: "object", properties: { limit: { type: "integer" } } },
+        outputSchema: { type: "array", items: { type: "string" } },
+      },
+      {
+        serviceId: "shop",
+        toolId: "getPet",
+        description: "Reads one pet.",
+        inputSchema: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
+        outputSchema: { type: "object", properties: { name: { type: "string" } } },
+      },
+    ];
+    const json = JSON.stringify(tools);
+    const signal = new AbortController().signal;
+    const whole = await renderInThread({ serviceId: "shop", toolsJson: json }, signal);
+    const cut = json.indexOf("🐈") + 1;
+    const inParts = await renderInThread(
+      { serviceId: "shop", toolsJson: [json.slice(0, 10), json.slice(10, cut), json.slice(cut)] },
+      signal,
+    );
+    expect([...whole.tools].sort()).toEqual(["getPet", "listPets"]);
+    expect(inParts).toEqual(whole);
+    expect(inParts.text).toContain("🐈");
+  });
+});
