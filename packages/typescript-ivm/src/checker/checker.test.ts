@@ -1,7 +1,8 @@
 import type { JSONSchema, ToolDocsInput } from "@cyrnel/sdk";
+import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderServiceFile } from "../docs/types-file.js";
-import { Checker } from "./checker.js";
+import { Checker, COMPILER_OPTIONS } from "./checker.js";
 
 /** The checker itself, in this thread (the environment runs it in a worker thread of its own). */
 const tool = (toolId: string, inputSchema: JSONSchema, outputSchema: JSONSchema = {}): ToolDocsInput => ({
@@ -143,5 +144,23 @@ const copy: { a: number[] } = structuredClone({ a: [1] });`),
 
   it("does not let code declare modules or import: they fail as they would at run time", () => {
     expect(errors(`import fs from "fs";`)).toEqual(["1:1 TS1232"]);
+  });
+});
+
+describe("declaring a service", () => {
+  it("binds its declarations with TypeScript's own binder, which the pinned TypeScript still has", () => {
+    // Checker.declare binds each service's file ahead of the checks (the compiler keeps a binding with its file);
+    // the binder is internal to TypeScript, so an upgrade without it would quietly move that cost into the first
+    // check of each service again.
+    const bind = (ts as unknown as { bindSourceFile?: (file: ts.SourceFile, options: ts.CompilerOptions) => void })
+      .bindSourceFile;
+    expect(typeof bind).toBe("function");
+    const file = ts.createSourceFile(
+      "/x.d.ts",
+      "declare namespace X { interface Y { a: string } }",
+      ts.ScriptTarget.ES2022,
+    );
+    bind?.(file, COMPILER_OPTIONS);
+    expect((file as unknown as { locals?: Map<string, unknown> }).locals?.has("X")).toBe(true);
   });
 });

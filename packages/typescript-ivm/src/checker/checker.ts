@@ -23,6 +23,11 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
   moduleDetection: ts.ModuleDetectionKind.Legacy,
 };
 
+/** TypeScript's binder (internal, not in its typings): absent in a TypeScript without it, which then binds in the first check. */
+const bindSourceFile = (
+  ts as unknown as { bindSourceFile?: (file: ts.SourceFile, options: ts.CompilerOptions) => void }
+).bindSourceFile;
+
 const ROOT = "/cyrnel";
 const codePath = (index: number) => `${ROOT}/programs/${index}/${CODE_FILE_NAME}`;
 const SURFACE_PATH = `${ROOT}/surface.d.ts`;
@@ -64,19 +69,14 @@ export class Checker {
 
   /**
    * Parses a service's declarations now (not during a check, whose time is
-   * budgeted), and binds them: a check of a line naming the service makes
-   * the compiler bind the file (kept with it, as the parse is), so the first
-   * program that calls the service is checked as fast as the ones after it
-   * (measured: 20–30 ms against 7–10 ms for the weather example's first
-   * check after a start).
+   * budgeted), and binds them (the compiler keeps a file's binding with it,
+   * as its parse), so the first program that calls the service does not pay
+   * for that either.
    */
   declare(serviceId: string, namespace: string, tools: readonly string[], text: string): void {
     const file = ts.createSourceFile(servicePath(serviceId), text, ts.ScriptTarget.ES2022, false);
     this.services.set(serviceId, { namespace, tools: new Set(tools), file });
-    this.check(
-      [`void cyrnel.services[${JSON.stringify(serviceId)}];`],
-      [{ serviceId, tools: [...tools], declared: true }],
-    );
+    bindSourceFile?.(file, COMPILER_OPTIONS);
   }
 
   /** Drops a service's declarations (those of the thread's own warm-up). */
