@@ -234,7 +234,7 @@ export async function renderInThread(request: RenderRequest, signal: AbortSignal
 }
 
 /** Characters of the tools' JSON encoded per turn of the event loop (a few milliseconds each). */
-export const ENCODE_CHARS = 1024 * 1024;
+export const ENCODE_CHARS = 256 * 1024;
 
 /**
  * The tools' JSON as UTF-8, in parts encoded one per turn of the event

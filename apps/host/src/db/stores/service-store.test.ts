@@ -127,8 +127,8 @@ describe("ServiceStore (SQLite)", () => {
   };
 
   it("reads a large service's schemas in slices, letting the event loop run between them, into the same text", async () => {
-    // 8 small tools, then 16 of 1 MB: a slice of the small ones, then about 8 of 2 MB each (slices sized by the
-    // small ones alone would take every large tool at once).
+    // 8 small tools, then 16 of 1 MB: a slice of the small ones, then one per large tool (slices sized by the small
+    // ones alone would take every large tool at once).
     const tools = Array.from({ length: 24 }, (_, index) =>
       index < 8 ? bigTool(`op${index}`, 100) : bigTool(`op${index}`, 1_000_000),
     );

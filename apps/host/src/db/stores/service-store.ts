@@ -42,7 +42,7 @@ const TOOL_IDS_PER_STATEMENT = 1000;
  * characters, with the event loop let run between them, a request waits
  * behind one slice at most (a larger tool is a slice of its own).
  */
-const SLICE_CHARS = 2 * 1024 * 1024;
+const SLICE_CHARS = 512 * 1024;
 /** The first slice's tools when measuring schemas, before their size is known; later ones are sized by the last. */
 const FIRST_SLICE_TOOLS = 4;
 /** Most tools read per statement (far below either dialect's limit on bound parameters). */

@@ -210,7 +210,7 @@ export interface ServiceStore {
   /**
    * The effectively enabled tools of one service (only those of `toolIds`,
    * when given) with their schemas, as the JSON text of a `ToolDocsInput[]`
-   * ({@link toolsJsonText}) in consecutive parts of a few megabytes each,
+   * ({@link toolsJsonText}) in consecutive parts of about half a megabyte,
    * and the service's revision. `sizes`: each tool's schema characters as
    * {@link toolSchemaChars} answered them (in position order), when known,
    * so the store need not measure them again to read in slices.
