@@ -91,3 +91,54 @@ describe("TypeChecks between callers", () => {
     });
   });
 });
+
+describe("the work ahead of the runs", () => {
+  /** Bindings that count the services whose tools were asked for, and say when one is. */
+  const counting = () => {
+    const asked: string[] = [];
+    let onAsk = () => {};
+    return {
+      asked,
+      next: () => new Promise<void>((resolve) => (onAsk = resolve)),
+      bindings: {
+        serviceTools: async (serviceId: string) => {
+          asked.push(serviceId);
+          onAsk();
+          return { revision: "1", toolsJson: "[]" };
+        },
+      },
+    };
+  };
+  const service = { serviceId: "shop", revision: "1", tools: ["listItems"] };
+  const turns = async (count: number) => {
+    for (let i = 0; i < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+
+  it("waits for the runs in flight before it prepares a service, then prepares it", async () => {
+    const { asked, next, bindings } = counting();
+    let busy = true;
+    checks = new TypeChecks({ timeoutMs: BUDGET_MS, memoryMb: 512, threads: 1 }, bindings, silent, {
+      busy: () => busy,
+      maxDeferMs: 600_000,
+    });
+    checks.prepareAhead([service]);
+    await turns(10);
+    expect(asked).toEqual([]);
+    const asking = next();
+    busy = false;
+    await asking;
+    expect(asked).toEqual(["shop"]);
+  });
+
+  it("waits no longer than its bound for runs that do not end", async () => {
+    const { asked, next, bindings } = counting();
+    checks = new TypeChecks({ timeoutMs: BUDGET_MS, memoryMb: 512, threads: 1 }, bindings, silent, {
+      busy: () => true,
+      maxDeferMs: 50,
+    });
+    const asking = next();
+    checks.prepareAhead([service]);
+    await asking;
+    expect(asked).toEqual(["shop"]);
+  });
+});

@@ -122,6 +122,15 @@ const NAMED_DECLARATIONS_KEPT = 64;
 /** A word of code: what a tool id (an ASCII identifier) can be, wherever it is written (`.x`, `{ x }`, `"x"`). */
 const WORD = /[A-Za-z_$][A-Za-z0-9_$]*/g;
 
+/** What the work ahead yields to (see TypeChecks.untilRunsAreDone): whether runs are in flight, and how long at most. */
+export interface AheadOfRuns {
+  busy(): boolean;
+  maxDeferMs: number;
+}
+
+/** How often the work ahead looks again whether the runs it waits for are done. */
+const AHEAD_POLL_MS = 25;
+
 /** Callers whose last turn is remembered; past it, those without work are forgotten (they then count as never served). */
 const MAX_REMEMBERED_CALLERS = 4096;
 
@@ -199,6 +208,7 @@ export class TypeChecks {
     private readonly limits: CheckLimits,
     private readonly bindings: Pick<EnvironmentBindings, "serviceTools">,
     private readonly logger: Logger,
+    private readonly runs: AheadOfRuns = { busy: () => false, maxDeferMs: 0 },
   ) {
     const count = Math.max(1, limits.threads);
     // Threads start on their first request: a second one only when checks wait while the first is busy.
@@ -545,6 +555,9 @@ export class TypeChecks {
     this.workingAhead = true;
     try {
       while (this.preparing === 0 && !this.closing.signal.aborted) {
+        if (this.ahead.length === 0) return;
+        await this.untilRunsAreDone();
+        if (this.preparing > 0 || this.closing.signal.aborted) return;
         const service = this.ahead.shift();
         if (service === undefined) return;
         const declarations = await this.prepare(service, "ahead");
@@ -566,6 +579,20 @@ export class TypeChecks {
       }
     } finally {
       this.workingAhead = false;
+    }
+  }
+
+  /**
+   * Resolves once no run is in flight, or after `runs.maxDeferMs`: the
+   * work ahead shares the host's event loop (reading a service's schemas,
+   * handing them over) and its CPU (a render thread) with the runs, and a
+   * host's first runs after a start came while it rendered large APIs.
+   * Bounded, so runs that never stop cannot hold it off for good.
+   */
+  private async untilRunsAreDone(): Promise<void> {
+    const deadline = performance.now() + this.runs.maxDeferMs;
+    while (this.runs.busy() && performance.now() < deadline && !this.closing.signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(AHEAD_POLL_MS, deadline - performance.now())));
     }
   }
 
