@@ -173,6 +173,26 @@ describe("ServiceStore (SQLite)", () => {
     expect(ids).toEqual(tools.map((entry) => entry.id).filter((id) => id !== "op1"));
   });
 
+  it("pages by sizes measured at the revision it reads, and measures again when the service changed since", async () => {
+    await store.services.insert(await service("shop", [tool("listPets"), tool("getPet")]));
+    await store.services.update("shop", { enabled: true });
+    const before = (await store.services.catalog()).shop?.revision as string;
+    const sizes = new Map((await store.services.toolSchemaChars("shop")).map((row) => [row.id, row.chars]));
+    const ids = async (measured: { revision: string; sizes: ReadonlyMap<string, number> }) =>
+      (
+        JSON.parse((await store.services.toolsJson("shop", undefined, measured)).toolsJson.join("")) as {
+          toolId: string;
+        }[]
+      ).map((entry) => entry.toolId);
+    expect(await ids({ revision: before, sizes })).toEqual(["listPets", "getPet"]);
+    // A tool added since those sizes were measured is answered too.
+    await store.services.replaceDefinition(
+      "shop",
+      await service("shop", [tool("listPets"), tool("getPet"), tool("addPet")]),
+    );
+    expect(await ids({ revision: before, sizes })).toEqual(["listPets", "getPet", "addPet"]);
+  });
+
   it("gives tools' schemas as their stored text, unparsed", async () => {
     await store.services.insert(await service("shop", [tool("listPets")]));
     await store.services.update("shop", { enabled: true });

@@ -457,7 +457,7 @@ export class SqlServiceStore implements ServiceStore {
   async toolsJson(
     serviceId: string,
     toolIds?: readonly string[],
-    sizes?: ReadonlyMap<string, number>,
+    measured?: { revision: string; sizes: ReadonlyMap<string, number> },
   ): Promise<{ revision: string; toolsJson: string[] }> {
     const { services, tools } = this.sql.tables;
     const read = (ids: readonly string[] | undefined) =>
@@ -488,11 +488,12 @@ export class SqlServiceStore implements ServiceStore {
         // Changed while read, twice: read in one statement, of one revision whatever comes.
         slices.push(toolsJsonEntries(serviceId, await read(toolIds)));
       } else {
-        const measured =
-          attempt === 1 && sizes !== undefined
-            ? sizes
+        // Sizes measured at another revision would leave out the tools added since.
+        const sizes =
+          attempt === 1 && measured?.revision === revision
+            ? measured.sizes
             : new Map((await this.toolSchemaChars(serviceId)).map((row) => [row.id, row.chars]));
-        for (const [index, page] of pagesOf(measured, wanted).entries()) {
+        for (const [index, page] of pagesOf(sizes, wanted).entries()) {
           if (index > 0) await yieldToEventLoop();
           // Each page's rows become text as they arrive, and go.
           slices.push(toolsJsonEntries(serviceId, await read(page)));

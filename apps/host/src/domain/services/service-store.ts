@@ -211,14 +211,15 @@ export interface ServiceStore {
    * The effectively enabled tools of one service (only those of `toolIds`,
    * when given) with their schemas, as the JSON text of a `ToolDocsInput[]`
    * ({@link toolsJsonText}) in consecutive parts of about half a megabyte,
-   * and the service's revision. `sizes`: each tool's schema characters as
-   * {@link toolSchemaChars} answered them (in position order), when known,
-   * so the store need not measure them again to read in slices.
+   * and the service's revision. `measured`: each tool's schema characters
+   * as {@link toolSchemaChars} answered them (in position order) at a
+   * revision of the service, when known, so the store need not measure
+   * them again to read in slices (used only at the revision it reads).
    */
   toolsJson(
     serviceId: string,
     toolIds?: readonly string[],
-    sizes?: ReadonlyMap<string, number>,
+    measured?: { revision: string; sizes: ReadonlyMap<string, number> },
   ): Promise<{ revision: string; toolsJson: string[] }>;
   /**
    * The effectively enabled tools of one service with the length of their

@@ -222,10 +222,9 @@ export async function budgetedServiceTools(
     "Code is type-checked against the tools it names instead.",
     // The sizes the budget was checked with also page the read (see ServiceStore.toolsJson).
     async () =>
-      store.toolsJson(
-        serviceId,
-        selected === "all" ? undefined : selected,
-        await budget.sizesOf(serviceId, entry.revision),
-      ),
+      store.toolsJson(serviceId, selected === "all" ? undefined : selected, {
+        revision: entry.revision,
+        sizes: await budget.sizesOf(serviceId, entry.revision),
+      }),
   );
 }
