@@ -592,7 +592,10 @@ export class TypeChecks {
   private async untilRunsAreDone(): Promise<void> {
     const deadline = performance.now() + this.runs.maxDeferMs;
     while (this.runs.busy() && performance.now() < deadline && !this.closing.signal.aborted) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(AHEAD_POLL_MS, deadline - performance.now())));
+      // Unref'd: waiting to prepare declarations never keeps the host running.
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(AHEAD_POLL_MS, deadline - performance.now())).unref(),
+      );
     }
   }
 

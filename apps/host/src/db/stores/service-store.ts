@@ -465,7 +465,7 @@ export class SqlServiceStore implements ServiceStore {
         .select({
           id: tools.id,
           description: tools.description,
-          // The stored text as it is: never parsed on the host (see toolsJsonText).
+          // The stored text as it is: never parsed on the host (see toolsJsonEntries).
           inputSchema: this.dialect.jsonText(tools.inputSchema),
           outputSchema: this.dialect.jsonText(tools.outputSchema),
         })

@@ -210,7 +210,7 @@ export interface ServiceStore {
   /**
    * The effectively enabled tools of one service (only those of `toolIds`,
    * when given) with their schemas, as the JSON text of a `ToolDocsInput[]`
-   * ({@link toolsJsonText}) in consecutive parts of about half a megabyte,
+   * ({@link toolsJsonEntries}) in consecutive parts of about half a megabyte,
    * and the service's revision. `measured`: each tool's schema characters
    * as {@link toolSchemaChars} answered them (in position order) at a
    * revision of the service, when known, so the store need not measure
@@ -334,18 +334,11 @@ export class Revisions {
 }
 
 /**
- * The JSON text of a `ToolDocsInput[]` built from the stored JSON text
- * without parsing it (a large API's schemas are hundreds of megabytes; the
+ * The entries of a `ToolDocsInput[]`'s JSON text (without its brackets: one
+ * slice of a service's tools), built from the stored JSON text without
+ * parsing it (a large API's schemas are hundreds of megabytes; the
  * environment parses them off the event loop).
  */
-export function toolsJsonText(
-  serviceId: string,
-  rows: readonly { id: string; description: string; inputSchema: string; outputSchema: string }[],
-): string {
-  return `[${toolsJsonEntries(serviceId, rows)}]`;
-}
-
-/** The entries of {@link toolsJsonText} without its brackets: the text of one slice of a service's tools. */
 export function toolsJsonEntries(
   serviceId: string,
   rows: readonly { id: string; description: string; inputSchema: string; outputSchema: string }[],
