@@ -2,7 +2,7 @@ import type { JSONSchema, ToolDocsInput } from "@cyrnel/sdk";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderServiceFile } from "../docs/types-file.js";
-import { Checker, COMPILER_OPTIONS } from "./checker.js";
+import { bindSourceFile, Checker, COMPILER_OPTIONS } from "./checker.js";
 
 /** The checker itself, in this thread (the environment runs it in a worker thread of its own). */
 const tool = (toolId: string, inputSchema: JSONSchema, outputSchema: JSONSchema = {}): ToolDocsInput => ({
@@ -152,15 +152,13 @@ describe("declaring a service", () => {
     // Checker.declare binds each service's file ahead of the checks (the compiler keeps a binding with its file);
     // the binder is internal to TypeScript, so an upgrade without it would quietly move that cost into the first
     // check of each service again.
-    const bind = (ts as unknown as { bindSourceFile?: (file: ts.SourceFile, options: ts.CompilerOptions) => void })
-      .bindSourceFile;
-    expect(typeof bind).toBe("function");
+    expect(typeof bindSourceFile).toBe("function");
     const file = ts.createSourceFile(
       "/x.d.ts",
       "declare namespace X { interface Y { a: string } }",
       ts.ScriptTarget.ES2022,
     );
-    bind?.(file, COMPILER_OPTIONS);
+    bindSourceFile?.(file, COMPILER_OPTIONS);
     expect((file as unknown as { locals?: Map<string, unknown> }).locals?.has("X")).toBe(true);
   });
 });

@@ -24,7 +24,7 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
 };
 
 /** TypeScript's binder (internal, not in its typings): absent in a TypeScript without it, which then binds in the first check. */
-const bindSourceFile = (
+export const bindSourceFile = (
   ts as unknown as { bindSourceFile?: (file: ts.SourceFile, options: ts.CompilerOptions) => void }
 ).bindSourceFile;
 

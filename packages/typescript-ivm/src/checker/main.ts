@@ -71,24 +71,16 @@ const one = await cyrnel.services.${WARM_UP_SERVICE}.tools.getItem.invoke({ id: 
 console.log(one?.id, listed.next);
 `;
 
-/**
- * Checked this many times. Once loads and compiles; the compiler's paths reach V8's optimised code only after a few
- * runs (measured on a 2-core machine: the first real check right after a start took 39–42 ms after one warm-up
- * check, 27–30 ms after ten). Kept at one: a thread ended while V8 still compiles its code in the background can
- * abort the whole process (Node's `NodePlatform::ForIsolate` assertion, seen in CI when a thread was ended right
- * after its start), and ten checks keep it compiling for longer right when hosts in tests are stopped.
- */
-const WARM_UP_CHECKS = 1;
-
 const checker = new Checker();
 const warmService = renderTools(WARM_UP_SERVICE, JSON.stringify(WARM_UP_TOOLS));
 checker.declare(WARM_UP_SERVICE, warmService.namespace, warmService.tools, warmService.text);
-for (let round = 0; round < WARM_UP_CHECKS; round++) {
-  checker.check(
-    [`${WARM_UP_PROGRAM}${WARM_UP_CALLS}// ${round}\n`],
-    [{ serviceId: WARM_UP_SERVICE, tools: warmService.tools, declared: true }],
-  );
-}
+// Once. Ten checks took the first real check right after a start from 39–42 to 27–30 ms (the compiler's paths reach
+// V8's optimised code only after a few runs), but kept the thread compiling in the background for longer, and a
+// thread ended while V8 still compiles can abort the whole process (Node's `NodePlatform::ForIsolate` assertion).
+checker.check(
+  [WARM_UP_PROGRAM + WARM_UP_CALLS],
+  [{ serviceId: WARM_UP_SERVICE, tools: warmService.tools, declared: true }],
+);
 // Its declarations go; the next real check's program no longer names them (no second check needed to drop them).
 checker.forget(WARM_UP_SERVICE);
 post({ type: "ready" });

@@ -11,12 +11,4 @@ import type { RenderThreadData } from "./protocol.js";
 import { renderTools } from "./render-tools.js";
 
 const { serviceId, parts } = workerData as RenderThreadData;
-let length = 0;
-for (const part of parts) length += part.length;
-const bytes = new Uint8Array(length);
-let offset = 0;
-for (const part of parts) {
-  bytes.set(part, offset);
-  offset += part.length;
-}
-parentPort?.postMessage(renderTools(serviceId, new TextDecoder().decode(bytes)));
+parentPort?.postMessage(renderTools(serviceId, Buffer.concat(parts).toString("utf8")));
