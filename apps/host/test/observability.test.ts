@@ -247,6 +247,9 @@ describe("GET /stats", () => {
     try {
       const runner = await startIn("running", "while (true) {}", 120_000);
       const waiting = await startIn("queued", "cyrnel.output({ never: true });", 3_000);
+      // On PostgreSQL the run is `queued` from the moment its row is written, before this host takes it from the
+      // process queue into its environment's queue: the environment's count follows a moment later.
+      await expect.poll(async () => (await stats()).capacity.queued).toBe(1);
       const mid = await stats();
       expect(mid.processes.live).toMatchObject({ running: 1, queued: 1 });
       expect(mid.capacity).toMatchObject({ admitted: false, live: 1, maxLive: 1, queued: 1, maxQueued: 1 });
