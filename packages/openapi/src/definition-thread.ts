@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { ServiceDefinition } from "@cyrnel/sdk";
+import { endThread, type ServiceDefinition } from "@cyrnel/sdk";
 import { MAX_VALUES } from "./limits.js";
 
 /**
@@ -103,12 +103,13 @@ export class DefinitionThread {
   async stop(): Promise<void> {
     this.standby = false;
     const pending: Job[] = this.queue.splice(0);
+    const busy = this.running !== null;
     if (this.running) {
       clearTimeout(this.running.timer);
       pending.unshift(this.running);
       this.running = null;
     }
-    await this.discard();
+    await this.discard(busy ? "terminate" : "close");
     for (const job of pending)
       job.reject(new Error("the definition was not processed: the openapi adapter was stopped"));
   }
@@ -119,7 +120,7 @@ export class DefinitionThread {
     this.clearIdleTimer();
     const worker = this.worker ?? this.spawn();
     const timer = setTimeout(() => {
-      void this.discard();
+      void this.discard("terminate");
       this.finish(job.id);
       job.reject(
         new Error(
@@ -189,7 +190,7 @@ export class DefinitionThread {
     if (!this.used) return;
     this.clearIdleTimer();
     this.idleTimer = setTimeout(() => {
-      void this.discard().then(() => this.afterIdle());
+      void this.discard("close").then(() => this.afterIdle());
     }, IDLE_MS);
     this.idleTimer.unref();
   }
@@ -199,10 +200,17 @@ export class DefinitionThread {
     this.idleTimer = null;
   }
 
-  private async discard(): Promise<void> {
+  /**
+   * Drops the worker. An idle one is asked to close (`endThread`): terminating a thread while V8 still compiles its
+   * code in the background can abort the host, and a thread that has just processed a text is the one exposed. A
+   * busy one (a text past its time limit, a stop mid-text) can only be terminated.
+   */
+  private async discard(how: "close" | "terminate"): Promise<void> {
     const worker = this.worker;
     this.worker = null;
     this.clearIdleTimer();
-    await worker?.terminate();
+    if (worker === null) return;
+    if (how === "close") await endThread(worker);
+    else await worker.terminate();
   }
 }

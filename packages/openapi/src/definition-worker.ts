@@ -1,4 +1,5 @@
 import { parentPort } from "node:worker_threads";
+import { isThreadClose } from "@cyrnel/sdk";
 import { generateDefinition } from "./definition.js";
 import type { DefinitionReply, DefinitionRequest } from "./definition-thread.js";
 import { prepareValidators } from "./validation.js";
@@ -11,7 +12,9 @@ import { prepareValidators } from "./validation.js";
 const port = parentPort;
 if (!port) throw new Error("definition-worker.js must run in a worker thread");
 
-port.on("message", async ({ id, bytes, maxValues }: DefinitionRequest) => {
+port.on("message", async (message: DefinitionRequest) => {
+  if (isThreadClose(message, port)) return;
+  const { id, bytes, maxValues } = message;
   let reply: DefinitionReply;
   try {
     reply = { id, ok: true, definition: await generateDefinition(new TextDecoder().decode(bytes), { maxValues }) };

@@ -152,3 +152,24 @@ describe("definition limits", () => {
     expect(code).toBe(0);
   });
 });
+
+describe("ending the definition thread", () => {
+  it("lets a thread that has worked end on its own at stop (not terminated mid-compile: that can abort the host)", async () => {
+    const { DefinitionThread } = await import("../src/definition-thread.js");
+    const exits: Promise<number>[] = [];
+    const onWorker = (worker: import("node:worker_threads").Worker) =>
+      exits.push(new Promise((resolve) => worker.once("exit", resolve)));
+    process.on("worker", onWorker);
+    try {
+      const thread = new DefinitionThread();
+      const text = JSON.stringify({ openapi: "3.0.3", info: { title: "Ends", version: "1" }, paths: {} });
+      expect((await thread.generate(text)).name).toBe("Ends");
+      await thread.stop();
+      expect(exits).toHaveLength(1);
+      // 1 when terminated; 0 when it closed its port and its event loop ran out.
+      expect(await exits[0]).toBe(0);
+    } finally {
+      process.off("worker", onWorker);
+    }
+  });
+});

@@ -59,6 +59,14 @@ export {
 } from "./outbound.js";
 export { MIN_SECRET_LENGTH, secretForms } from "./secret-forms.js";
 export {
+  type ClosablePort,
+  type EndableThread,
+  endThread,
+  isThreadClose,
+  THREAD_CLOSE,
+  THREAD_CLOSE_GRACE_MS,
+} from "./threads.js";
+export {
   type CallTrace,
   type OutboundRequestInfo,
   type OutboundResult,

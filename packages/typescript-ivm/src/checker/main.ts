@@ -5,6 +5,7 @@
  * runs past its budget is ended by terminating the thread.
  */
 import { parentPort } from "node:worker_threads";
+import { isThreadClose } from "@cyrnel/sdk";
 import { Checker } from "./checker.js";
 import type { FromChecker, ToChecker } from "./protocol.js";
 import { renderTools } from "./render-tools.js";
@@ -86,6 +87,7 @@ checker.forget(WARM_UP_SERVICE);
 post({ type: "ready" });
 
 port.on("message", (message: ToChecker) => {
+  if (isThreadClose(message, port)) return;
   try {
     if (message.type === "declare") {
       checker.declare(message.serviceId, message.namespace, message.tools, message.text);

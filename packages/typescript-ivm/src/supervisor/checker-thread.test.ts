@@ -1,5 +1,6 @@
+import type { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { ENCODE_CHARS, renderInThread, utf8Parts } from "./checker-thread.js";
+import { CheckerThread, ENCODE_CHARS, renderInThread, utf8Parts } from "./checker-thread.js";
 
 /** The bytes of the parts, decoded as the render thread decodes them. */
 const decoded = (parts: Uint8Array[]) => Buffer.concat(parts).toString("utf8");
@@ -64,5 +65,27 @@ describe("the tools' JSON handed to a render thread", () => {
     expect([...whole.tools].sort()).toEqual(["getPet", "listPets"]);
     expect(inParts).toEqual(whole);
     expect(inParts.text).toContain("🐈");
+  });
+});
+
+describe("the checker thread", () => {
+  it("ends on its own when closed after a check (not terminated mid-compile: that can abort the host)", async () => {
+    const exits: Promise<number>[] = [];
+    const onWorker = (worker: Worker) => exits.push(new Promise((resolve) => worker.once("exit", resolve)));
+    process.on("worker", onWorker);
+    try {
+      const thread = new CheckerThread(512);
+      const answer = await thread.request(
+        { type: "check", programs: ["const n: number = 1; console.log(n);"], services: [] },
+        120_000,
+      );
+      expect(answer).toEqual({ ok: true, errors: [[]] });
+      await thread.close();
+      expect(exits).toHaveLength(1);
+      // 1 when terminated; 0 when it closed its port and its event loop ran out.
+      expect(await exits[0]).toBe(0);
+    } finally {
+      process.off("worker", onWorker);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { endThread } from "@cyrnel/sdk";
 import type { TypeErrorLine } from "../checker/code-file.js";
 import type { FromChecker, RenderedService, RenderRequest, RenderThreadData, ToChecker } from "../checker/protocol.js";
 
@@ -91,8 +92,10 @@ export class CheckerThread {
     this.closed = true;
     const worker = this.worker;
     this.settle({ ok: false, reason: "unavailable", message: "the environment was torn down" });
-    if (worker !== null) this.stop(worker);
-    await worker?.terminate();
+    if (worker === null) return;
+    this.reset();
+    // Asked to close rather than terminated: a thread ended while V8 still compiles its code can abort the host.
+    await endThread(worker);
   }
 
   /** The running thread, started if needed; resolves to why it cannot start, or null. */
