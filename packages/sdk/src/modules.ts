@@ -250,6 +250,19 @@ export interface EnvironmentModule extends Module {
    */
   generateTypes?(tools: ToolDocsInput[], options?: TypesOptions): Promise<string>;
   /**
+   * Optional (a cyrnel extension): what {@link generateTypes} answers, for
+   * tools given as the JSON text of a `ToolDocsInput` array instead of
+   * objects; the text may come as an array of consecutive parts (as
+   * {@link EnvironmentBindings.serviceTools} answers), which are joined to
+   * read it. The host prefers it when present: it reads the tools' stored
+   * schemas as text and never parses them, so an environment can parse and
+   * render them off the host's thread (every tool of five large APIs is a
+   * few hundred megabytes of schemas: seconds of work, during which the host
+   * would answer nothing else). The answer must equal `generateTypes`' for
+   * the same tools and options.
+   */
+  generateTypesFromJson?(toolsJson: string | readonly string[], options?: TypesOptions): Promise<string>;
+  /**
    * Optional (a cyrnel extension): the environment's own view of its health,
    * reported by `GET /health`. Called on every health request, possibly
    * while the host is under load: it must be synchronous and cheap (read

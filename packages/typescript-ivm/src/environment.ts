@@ -11,10 +11,12 @@ import type {
   ToolDocsOptions,
   TypesOptions,
 } from "@cyrnel/sdk";
+import { renderTypesFromJson } from "./checker/render-tools.js";
 import { parseConfig } from "./config.js";
 import { renderRuntimeDocs } from "./docs/runtime-docs.js";
 import { renderToolDocs } from "./docs/tool-docs.js";
 import { renderTypes } from "./docs/types-file.js";
+import { jsonLength, MAX_INLINE_RENDER_CHARS, typesInThread } from "./supervisor/checker-thread.js";
 import { Supervisor } from "./supervisor/supervisor.js";
 
 /** The `typescript-ivm` environment: TypeScript run in isolated-vm sandboxes, a fresh isolate per execution. */
@@ -36,6 +38,8 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
    */
   private starting: Supervisor | null = null;
   private limits = parseConfig({});
+  /** Aborted by a teardown: renders of `generateTypesFromJson` still going end with it. */
+  private docsClosing = new AbortController();
 
   async setup(context: EnvironmentSetupContext): Promise<void> {
     const config = parseConfig(context.config);
@@ -56,6 +60,8 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
   }
 
   async teardown(): Promise<void> {
+    this.docsClosing.abort();
+    this.docsClosing = new AbortController();
     const supervisors = [this.supervisor, this.starting];
     this.supervisor = null;
     this.starting = null;
@@ -116,5 +122,17 @@ export class TypeScriptIvmEnvironment implements EnvironmentModule {
 
   async generateTypes(tools: ToolDocsInput[], options?: TypesOptions): Promise<string> {
     return renderTypes(tools, options);
+  }
+
+  /**
+   * What `generateTypes` answers, from the tools' JSON: parsed and rendered
+   * in a render thread (every tool of five large APIs took the host's event
+   * loop 3–5 s), or here when it is small (sooner than a thread loads).
+   */
+  async generateTypesFromJson(toolsJson: string | readonly string[], options: TypesOptions = {}): Promise<string> {
+    if (jsonLength(toolsJson) <= MAX_INLINE_RENDER_CHARS) {
+      return renderTypesFromJson(typeof toolsJson === "string" ? toolsJson : toolsJson.join(""), options);
+    }
+    return typesInThread(toolsJson, options, this.docsClosing.signal);
   }
 }

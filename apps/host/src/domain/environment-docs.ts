@@ -22,7 +22,7 @@ import type { ModuleEntries } from "./modules/module-entries.js";
 import { serviceNotFound, toolNotFound } from "./services/not-found.js";
 import type { ServiceStore, ToolRow } from "./services/service-store.js";
 import type { ToolCredentials } from "./services/tool-credentials.js";
-import type { TypesBudget } from "./services/types-budget.js";
+import type { SelectedTools, TypesBudget } from "./services/types-budget.js";
 
 /** Which tools `GET /environment/types` covers: all callable ones when both lists are empty. */
 export interface TypesFilter {
@@ -57,11 +57,11 @@ export class EnvironmentDocs {
   constructor(
     private readonly modules: Pick<ModuleEntries, "activeEnvironment">,
     private readonly store: ServiceStore,
-    private readonly policies: Pick<Policies, "actionFor" | "revision">,
+    private readonly policies: Pick<Policies, "actionFor" | "actionsOf" | "revision">,
     private readonly hookTimeoutMs: number,
     private readonly textLimitChars: number,
     private readonly budget: TypesBudget,
-    private readonly credentials: Pick<ToolCredentials, "missing" | "revision">,
+    private readonly credentials: Pick<ToolCredentials, "missing" | "missingOf" | "revision">,
   ) {}
 
   async runtime(): Promise<string> {
@@ -129,6 +129,12 @@ export class EnvironmentDocs {
       return known;
     }
     const text = await this.budget.within(budgeted, NARROW_TYPES_HINT, async () => {
+      const fromJson = module.generateTypesFromJson?.bind(module);
+      if (fromJson) {
+        const toolsJson = await this.toolsJson(budgeted);
+        return this.capped(await this.bounded(id, "generateTypesFromJson", () => fromJson(toolsJson, options)));
+      }
+      // An environment without it is handed the tools parsed (their schemas parsed here, on the event loop).
       const rows: ToolRow[] = [];
       for (const selected of selection) {
         rows.push(...(selected.rows === "all" ? await this.store.effectiveTools(selected.serviceId) : selected.rows));
@@ -183,6 +189,34 @@ export class EnvironmentDocs {
         rows: [...rows.values()],
       })),
     ];
+  }
+
+  /**
+   * The selected tools as the JSON text of one `ToolDocsInput[]` (what {@link docsInput} makes of each), in parts:
+   * their schemas as stored, never parsed here, read a slice at a time with the event loop let through between
+   * (every tool of five large APIs is a few hundred megabytes of schemas; parsing them took the host 1 s, and
+   * rendering them 2.5 s more). The sizes the budget was checked with also page the read.
+   */
+  private async toolsJson(selection: readonly SelectedTools[]): Promise<string[]> {
+    const entries: string[] = [];
+    for (const { serviceId, revision, toolIds } of selection) {
+      const [actionOf, missingOf] = await Promise.all([
+        this.policies.actionsOf(serviceId),
+        this.credentials.missingOf(serviceId),
+      ]);
+      const { toolsJson } = await this.store.toolsJson(
+        serviceId,
+        toolIds === "all" ? undefined : toolIds,
+        { revision, sizes: await this.budget.sizesOf(serviceId, revision) },
+        (tool) => ({ annotations: tool.annotations, policy: actionOf(tool), missingSecrets: missingOf(tool) }),
+      );
+      // Each service's parts are one array ("[…", …, "]"; "[]" when empty): their entries go into one array of all.
+      if (toolsJson.length < 2) continue;
+      const inner = toolsJson.slice(0, -1);
+      inner[0] = (entries.length === 0 ? "" : ",") + (inner[0] as string).slice(1);
+      entries.push(...inner);
+    }
+    return ["[", ...entries, "]"];
   }
 
   /**

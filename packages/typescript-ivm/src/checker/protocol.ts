@@ -1,3 +1,4 @@
+import type { TypesOptions } from "@cyrnel/sdk";
 import type { TypeErrorLine } from "./code-file.js";
 
 /**
@@ -43,11 +44,14 @@ export interface RenderRequest {
   toolsJson: string | readonly string[];
 }
 
-/** What a render thread is started with (`workerData`): the JSON of a {@link RenderRequest} as UTF-8, in parts. */
-export interface RenderThreadData {
-  serviceId: string;
-  parts: Uint8Array[];
-}
+/**
+ * What a render thread is started with (`workerData`): tools' JSON as UTF-8, in parts, and what to make of it — one
+ * service's declarations for the checker (`service`), or the declaration file `GET /environment/types` answers
+ * (`types`, see EnvironmentModule.generateTypesFromJson).
+ */
+export type RenderThreadData =
+  | { kind: "service"; serviceId: string; parts: Uint8Array[] }
+  | { kind: "types"; options: TypesOptions; parts: Uint8Array[] };
 
 export interface RenderedService {
   namespace: string;

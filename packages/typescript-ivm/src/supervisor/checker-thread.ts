@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { endThread } from "@cyrnel/sdk";
+import { endThread, type TypesOptions } from "@cyrnel/sdk";
 import type { TypeErrorLine } from "../checker/code-file.js";
 import type { FromChecker, RenderedService, RenderRequest, RenderThreadData, ToChecker } from "../checker/protocol.js";
 
@@ -186,6 +186,22 @@ function drainOutput(worker: Worker): void {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/**
+ * Tools JSON up to this many characters is rendered on the calling thread
+ * (a few milliseconds: the demo weather API's is ~3 K, Petstore's ~40 K);
+ * more goes to a render thread (loading one takes ~70 ms, Stripe's 177 MB
+ * take seconds).
+ */
+export const MAX_INLINE_RENDER_CHARS = 256 * 1024;
+
+/** Characters of tools' JSON, whole or in parts. */
+export function jsonLength(json: string | readonly string[]): number {
+  if (typeof json === "string") return json.length;
+  let length = 0;
+  for (const part of json) length += part.length;
+  return length;
+}
+
 /** Longest a render may take (Stripe's 452 tools take a few seconds on a loaded 2-core machine). */
 const RENDER_TIMEOUT_MS = 120_000;
 /** Heap of a render thread: a large API's schemas parse to several hundred megabytes (Stripe's: ~300 MB). */
@@ -196,16 +212,41 @@ const RENDER_MEMORY_MB = 2048;
  * that ends with the render (see checker/render.ts). Rejects with the
  * reason when the render fails, runs out of memory or takes too long.
  */
-export async function renderInThread(request: RenderRequest, signal: AbortSignal): Promise<RenderedService> {
-  const parts = await utf8Parts(request.toolsJson);
+export function renderInThread(request: RenderRequest, signal: AbortSignal): Promise<RenderedService> {
+  return inRenderThread(
+    request.toolsJson,
+    (parts) => ({ kind: "service", serviceId: request.serviceId, parts }),
+    signal,
+  );
+}
+
+/**
+ * `generateTypesFromJson`: the declaration file (or its index) of the tools
+ * in the JSON, made in a render thread as {@link renderInThread} makes a
+ * service's declarations. Parsing every tool of five large APIs and
+ * rendering them took the host's event loop 3–5 s.
+ */
+export function typesInThread(
+  toolsJson: string | readonly string[],
+  options: TypesOptions,
+  signal: AbortSignal,
+): Promise<string> {
+  return inRenderThread(toolsJson, (parts) => ({ kind: "types", options, parts }), signal);
+}
+
+async function inRenderThread<Answer>(
+  toolsJson: string | readonly string[],
+  dataOf: (parts: Uint8Array[]) => RenderThreadData,
+  signal: AbortSignal,
+): Promise<Answer> {
+  const parts = await utf8Parts(toolsJson);
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(new Error("the environment was torn down"));
       return;
     }
-    const data: RenderThreadData = { serviceId: request.serviceId, parts };
     const worker = new Worker(threadEntry("render"), {
-      workerData: data,
+      workerData: dataOf(parts),
       // Moved, not copied: the thread gets the bytes without the host's event loop copying them again.
       transferList: parts.map((part) => part.buffer as ArrayBuffer),
       resourceLimits: { maxOldGenerationSizeMb: RENDER_MEMORY_MB },
@@ -215,6 +256,7 @@ export async function renderInThread(request: RenderRequest, signal: AbortSignal
     worker.unref();
     drainOutput(worker);
     let failure: Error | null = null;
+    // A render busy past its time, or at a teardown, can only be terminated; one that answered ends on its own.
     const timer = setTimeout(() => {
       failure = new Error(`rendering the declarations took longer than ${RENDER_TIMEOUT_MS} ms`);
       void worker.terminate();
@@ -224,7 +266,7 @@ export async function renderInThread(request: RenderRequest, signal: AbortSignal
       void worker.terminate();
     };
     signal.addEventListener("abort", abort, { once: true });
-    worker.once("message", (rendered: RenderedService) => resolve(rendered));
+    worker.once("message", (answer: Answer) => resolve(answer));
     worker.on("error", (error) => {
       failure ??= error;
     });

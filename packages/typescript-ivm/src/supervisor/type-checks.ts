@@ -12,7 +12,13 @@ import {
   typecheckTimedOut,
   typecheckUnavailable,
 } from "../messages.js";
-import { type CheckerAnswer, CheckerThread, renderInThread } from "./checker-thread.js";
+import {
+  type CheckerAnswer,
+  CheckerThread,
+  jsonLength,
+  MAX_INLINE_RENDER_CHARS,
+  renderInThread,
+} from "./checker-thread.js";
 
 /** What the check decided: run the code (first writing `notes` to its stderr), or fail it with `error`. */
 export type CheckOutcome = { run: true; notes: string[] } | { run: false; error: string };
@@ -110,13 +116,6 @@ const MAX_FAILED_RECHECKS = 2;
  * even fit in one string. GitHub's ~1,100 and Stripe's 452 are declared whole.
  */
 export const MAX_WHOLE_SERVICE_TOOLS = 2_000;
-/**
- * Tools JSON up to this many characters is rendered on the calling thread
- * (a few milliseconds: the demo weather API's is ~3 K, Petstore's ~40 K);
- * more goes to a render thread (loading one takes ~70 ms, Stripe's 177 MB
- * take seconds).
- */
-const MAX_INLINE_RENDER_CHARS = 256 * 1024;
 /** Declarations of named tools kept (by service, revision and tools), most recently used last. */
 const NAMED_DECLARATIONS_KEPT = 64;
 /** A word of code: what a tool id (an ASCII identifier) can be, wherever it is written (`.x`, `{ x }`, `"x"`). */
@@ -697,12 +696,4 @@ export class TypeChecks {
     }
     return declarations;
   }
-}
-
-/** Characters of a service's tools' JSON, whole or in parts (see EnvironmentBindings.serviceTools). */
-function jsonLength(json: string | readonly string[]): number {
-  if (typeof json === "string") return json.length;
-  let length = 0;
-  for (const part of json) length += part.length;
-  return length;
 }

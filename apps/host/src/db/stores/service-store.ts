@@ -19,6 +19,7 @@ import {
   type ServiceStore,
   type ServiceUpdate,
   type ToolFilter,
+  type ToolJsonExtras,
   type ToolRow,
   type ToolSearch,
   type ToolSummaryRow,
@@ -458,6 +459,7 @@ export class SqlServiceStore implements ServiceStore {
     serviceId: string,
     toolIds?: readonly string[],
     measured?: { revision: string; sizes: ReadonlyMap<string, number> },
+    extras?: ToolJsonExtras,
   ): Promise<{ revision: string; toolsJson: string[] }> {
     const { services, tools } = this.sql.tables;
     const read = (ids: readonly string[] | undefined) =>
@@ -465,6 +467,8 @@ export class SqlServiceStore implements ServiceStore {
         .select({
           id: tools.id,
           description: tools.description,
+          annotations: tools.annotations,
+          secrets: tools.secrets,
           // The stored text as it is: never parsed on the host (see toolsJsonEntries).
           inputSchema: this.dialect.jsonText(tools.inputSchema),
           outputSchema: this.dialect.jsonText(tools.outputSchema),
@@ -486,7 +490,7 @@ export class SqlServiceStore implements ServiceStore {
       const slices: string[] = [];
       if (attempt === SLICED_READ_TRIES) {
         // Changed while read, twice: read in one statement, of one revision whatever comes.
-        slices.push(toolsJsonEntries(serviceId, await read(toolIds)));
+        slices.push(toolsJsonEntries(serviceId, await read(toolIds), extras));
       } else {
         // Sizes measured at another revision would leave out the tools added since.
         const sizes =
@@ -496,7 +500,7 @@ export class SqlServiceStore implements ServiceStore {
         for (const [index, page] of pagesOf(sizes, wanted).entries()) {
           if (index > 0) await yieldToEventLoop();
           // Each page's rows become text as they arrive, and go.
-          slices.push(toolsJsonEntries(serviceId, await read(page)));
+          slices.push(toolsJsonEntries(serviceId, await read(page), extras));
         }
         if (this.revisions.ofService(serviceId) !== revision) continue;
       }

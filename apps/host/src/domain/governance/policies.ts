@@ -70,6 +70,12 @@ export class Policies {
     return (await this.compiledFor(tool.serviceId)).actionFor(tool);
   }
 
+  /** What a call of each tool of the service gets, asked without waiting (for many tools: one read of the policy). */
+  async actionsOf(serviceId: string): Promise<(tool: PolicySubject) => PolicyAction> {
+    const compiled = await this.compiledFor(serviceId);
+    return (tool) => compiled.actionFor(tool);
+  }
+
   /** Whether the service's policy could deny any tool (so that which ones is worth asking). */
   async mayDeny(serviceId: string): Promise<boolean> {
     return (await this.compiledFor(serviceId)).mayDeny;

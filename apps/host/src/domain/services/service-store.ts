@@ -215,11 +215,13 @@ export interface ServiceStore {
    * as {@link toolSchemaChars} answered them (in position order) at a
    * revision of the service, when known, so the store need not measure
    * them again to read in slices (used only at the revision it reads).
+   * `extras`: what else each entry says (see {@link ToolJsonExtras}).
    */
   toolsJson(
     serviceId: string,
     toolIds?: readonly string[],
     measured?: { revision: string; sizes: ReadonlyMap<string, number> },
+    extras?: ToolJsonExtras,
   ): Promise<{ revision: string; toolsJson: string[] }>;
   /**
    * The effectively enabled tools of one service with the length of their
@@ -341,17 +343,35 @@ export class Revisions {
  */
 export function toolsJsonEntries(
   serviceId: string,
-  rows: readonly { id: string; description: string; inputSchema: string; outputSchema: string }[],
+  rows: readonly (ToolJsonSubject & { description: string; inputSchema: string; outputSchema: string })[],
+  extras?: ToolJsonExtras,
 ): string {
   const service = JSON.stringify(serviceId);
   return rows
-    .map(
-      (row) =>
+    .map((row) => {
+      const more = extras === undefined ? "{}" : JSON.stringify(extras(row));
+      return (
         `{"serviceId":${service},"toolId":${JSON.stringify(row.id)},"description":${JSON.stringify(row.description)},` +
-        `"inputSchema":${row.inputSchema},"outputSchema":${row.outputSchema}}`,
-    )
+        `"inputSchema":${row.inputSchema},"outputSchema":${row.outputSchema}${more === "{}" ? "}" : `,${more.slice(1)}`}`
+      );
+    })
     .join(",");
 }
+
+/** What {@link ToolJsonExtras} is told of a tool. */
+export interface ToolJsonSubject {
+  id: string;
+  annotations: ToolAnnotations;
+  secrets: string[][] | null;
+}
+
+/**
+ * The members a tool's entry in tools' JSON has besides its ids, description
+ * and schemas (`GET /environment/types` adds what `ToolDocsInput` says of a
+ * tool's policy, annotations and missing secrets). Called for every tool
+ * read, so it answers at once.
+ */
+export type ToolJsonExtras = (tool: ToolJsonSubject) => Record<string, unknown>;
 
 /** Rows read in any order, put in the order of the ranked page they were read for. */
 export function inRankOrder<Row extends { serviceId: string; id: string }>(

@@ -44,11 +44,14 @@ export class ToolCredentials {
 
   /** The tool's secret alternatives when none is set (a call would fail for want of credentials); else undefined. */
   async missing(tool: { serviceId: string; secrets: string[][] | null }): Promise<string[][] | undefined> {
-    const needs = tool.secrets;
-    if (needs === null || needs.length === 0 || needs.some((names) => names.length === 0)) return undefined;
-    const service = await this.of(tool.serviceId);
-    if (service.otherwise || needs.some((names) => names.every((name) => service.set.has(name)))) return undefined;
-    return needs;
+    if (marksNothing(tool.secrets)) return undefined;
+    return missingOf(await this.of(tool.serviceId), tool.secrets);
+  }
+
+  /** {@link missing} for each tool of the service, asked without waiting (for many tools: one read of its secrets). */
+  async missingOf(serviceId: string): Promise<(tool: { secrets: string[][] | null }) => string[][] | undefined> {
+    const service = await this.of(serviceId);
+    return (tool) => (marksNothing(tool.secrets) ? undefined : missingOf(service, tool.secrets));
   }
 
   private of(serviceId: string): Promise<ServiceCredentials> {
@@ -77,4 +80,14 @@ export class ToolCredentials {
       otherwise: reserved || (await this.options.oauthConfigured(serviceId)),
     };
   }
+}
+
+/** A tool that needs no secret, or whose adapter allows a call without one, is never marked. */
+function marksNothing(needs: string[][] | null): needs is null {
+  return needs === null || needs.length === 0 || needs.some((names) => names.length === 0);
+}
+
+function missingOf(service: ServiceCredentials, needs: string[][]): string[][] | undefined {
+  if (service.otherwise || needs.some((names) => names.every((name) => service.set.has(name)))) return undefined;
+  return needs;
 }
