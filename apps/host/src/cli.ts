@@ -13,7 +13,7 @@ import { servicesCommand } from "./cli/services-command.js";
 import { toolsCommand } from "./cli/tools-command.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { messageOf } from "./errors.js";
-import { createLogger, withoutUrlPasswords } from "./log.js";
+import { createLogger, streamSink, withoutUrlPasswords } from "./log.js";
 import { guardProcessExit, guardUncaught, reportUnexpectedExit } from "./process-guard.js";
 import { startServer } from "./server.js";
 import { loadTracing, traceIdsOf } from "./telemetry/load-tracing.js";
@@ -87,7 +87,14 @@ async function start(_args: string[]): Promise<number> {
   process.umask(0o077);
   // Traces first (the SDK imported only when OTEL_* asks for them): the log lines of traced work carry their ids.
   const tracing = await loadTracing(config.traces, HOST_VERSION);
-  const logger = createLogger(config.logLevel, process.stdout, {}, traceIdsOf(tracing));
+  // A log reader that goes away must neither stop nor spin the host (see streamSink).
+  const stderr = streamSink(process.stderr);
+  const logger = createLogger(
+    config.logLevel,
+    streamSink(process.stdout, (line) => stderr.write(line)),
+    {},
+    traceIdsOf(tracing),
+  );
   // Module code runs in this process: it may not end it (process-guard.ts), and a start never stops silently.
   const releaseExit = guardProcessExit(logger);
   // Once the host is done, the process ends even if module code still holds a timer, socket or child process.

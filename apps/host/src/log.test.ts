@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, MAX_LOG_LINE_CHARS, MAX_LOG_STRING_CHARS } from "./log.js";
+import { createLogger, MAX_LOG_LINE_CHARS, MAX_LOG_STRING_CHARS, streamSink } from "./log.js";
 
 /** A logger writing into an array, and the lines it wrote. */
 function capture() {
@@ -45,5 +45,28 @@ describe("log lines", () => {
     logger.error(`cannot reach ${url}`, { target: url, error: new Error(`connect ${url} failed`), nested: [{ url }] });
     expect(lines[0]).not.toContain("hunter2");
     expect(lines[0]).toContain("postgres://cyrnel:[redacted]@db.internal:5432/cyrnel");
+  });
+});
+
+describe("a log output that fails", () => {
+  it("is written no more once it failed, and says so once", () => {
+    const listeners: ((error: Error) => void)[] = [];
+    const written: string[] = [];
+    const stream = {
+      write: (line: string) => written.push(line),
+      on: (_event: "error", listener: (error: Error) => void) => listeners.push(listener),
+    };
+    const notices: string[] = [];
+    const logger = createLogger(
+      "info",
+      streamSink(stream, (line) => notices.push(line)),
+    );
+    logger.info("first");
+    const broken = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+    for (const listener of listeners) listener(broken);
+    for (const listener of listeners) listener(broken);
+    logger.error("second");
+    expect(written).toHaveLength(1);
+    expect(notices).toEqual(["cyrnel: the log output failed (EPIPE); no more log lines are written\n"]);
   });
 });

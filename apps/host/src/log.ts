@@ -31,6 +31,39 @@ export interface LogSink {
 }
 
 /**
+ * The host's log output on a stream (its stdout), surviving the stream's
+ * end: when whoever reads it goes away (`cyrnel start | tee log` and `tee`
+ * is killed, a supervisor's pipe closed), a write fails with `EPIPE`, which
+ * the stream reports as an `error` event. Unhandled, that became an uncaught
+ * exception, which the host logs (process-guard.ts) — to the same stream,
+ * failing again: the host spun a CPU core forever. Now the first error ends
+ * the logging: it is said once on `notice` (stderr, when that still works),
+ * and later lines are dropped; the host keeps serving.
+ */
+export function streamSink(
+  stream: { write(line: string): unknown; on(event: "error", listener: (error: Error) => void): unknown },
+  notice: (line: string) => void = () => {},
+): LogSink {
+  let broken = false;
+  stream.on("error", (error) => {
+    if (broken) return;
+    broken = true;
+    try {
+      notice(
+        `cyrnel: the log output failed (${(error as NodeJS.ErrnoException).code ?? error.message}); no more log lines are written\n`,
+      );
+    } catch {
+      // Nowhere left to say it.
+    }
+  });
+  return {
+    write: (line) => {
+      if (!broken) stream.write(line);
+    },
+  };
+}
+
+/**
  * The trace and span ids of the context a line is written in (telemetry/tracing.ts `currentIds`), added to the
  * line as `traceId` and `spanId`; absent when the host does not trace, so a line then costs nothing more.
  */

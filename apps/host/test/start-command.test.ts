@@ -3,6 +3,7 @@
  * the host's own (no re-executed child that outlives a SIGKILL of its launcher and holds the port), and processes
  * still run: only the sandbox processes load isolated-vm, and they are forked with the flag it wants.
  */
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHost, type TestHost } from "./support/host.js";
@@ -35,5 +36,27 @@ describe("the start command", () => {
     hosts.push(second);
     expect(second.port).toBe(port);
     expect((await second.api("GET", "/health")).status).toBe(200);
+  });
+
+  it("keeps serving, without spinning, when whoever reads its log goes away", async () => {
+    const host = await startHost();
+    hosts.push(host);
+    const pid = host.child.pid as number;
+    // The reader goes: the host's next log line fails with EPIPE.
+    host.child.stdout!.destroy();
+    const ran = await host.api("POST", "/processes", { code: "console.log('logged');", block: true });
+    expect(ran.body.exitState, ran.text).toBe("success");
+    // Idle, it uses next to no CPU. The failing write used to be an uncaught exception, logged to the same broken
+    // output, failing again: the host spun a core (2 s of CPU in 2 s). /proc counts in ticks of 1/100 s.
+    const cpuSeconds = () => {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    };
+    const before = cpuSeconds();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(cpuSeconds() - before).toBeLessThan(0.5);
+    expect((await host.api("GET", "/health")).status).toBe(200);
+    // Said once where it can still be read (stderr).
+    expect(host.output.join("\n")).toContain("cyrnel: the log output failed (EPIPE); no more log lines are written");
   });
 });
