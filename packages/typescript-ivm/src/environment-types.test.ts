@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { NO_PARAMS, PETSTORE_ADD_PET, WEATHER_FORECAST } from "./docs/fixtures.test-data.js";
 import { instantiate } from "./index.js";
 import { MAX_INLINE_RENDER_CHARS } from "./supervisor/checker-thread.js";
+import { turnsDuring } from "./turns.test-data.js";
 
 /** `count` tools of a service whose input schemas each hold `chars` characters of description: a large API's. */
 function largeTools(count: number, chars: number): ToolDocsInput[] {
@@ -26,21 +27,6 @@ function inParts(tools: readonly ToolDocsInput[], parts: number): string[] {
   const json = JSON.stringify(tools);
   const size = Math.ceil(json.length / parts);
   return Array.from({ length: parts }, (_, index) => json.slice(index * size, (index + 1) * size));
-}
-
-/** Counts the event loop's turns while `work` runs: work done on the calling thread in one go lets through none. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let running = true;
-  const turn = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(turn);
-  };
-  setImmediate(turn);
-  const result = await work();
-  running = false;
-  return { result, turns };
 }
 
 describe("generateTypesFromJson", () => {

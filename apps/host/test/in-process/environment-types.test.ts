@@ -1,6 +1,7 @@
 import * as openapi from "@cyrnel/openapi";
 import * as typescriptIvm from "@cyrnel/typescript-ivm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { turnsDuring } from "../support/event-loop.js";
 import { type InProcessHost, startInProcess } from "../support/in-process.js";
 
 /**
@@ -44,21 +45,6 @@ function largeDocument(): string {
     servers: [{ url: "http://127.0.0.1:9" }],
     paths,
   });
-}
-
-/** Counts the event loop's turns while `work` runs: work done in one go on the event loop lets through none. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
-  let turns = 0;
-  let running = true;
-  const turn = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(turn);
-  };
-  setImmediate(turn);
-  const result = await work();
-  running = false;
-  return { result, turns };
 }
 
 let host: InProcessHost;

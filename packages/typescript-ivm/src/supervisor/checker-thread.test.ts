@@ -1,5 +1,6 @@
 import type { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
+import { turnsDuring } from "../turns.test-data.js";
 import { CheckerThread, ENCODE_CHARS, renderInThread, utf8Parts } from "./checker-thread.js";
 
 /** The bytes of the parts, decoded as the render thread decodes them. */
@@ -14,16 +15,7 @@ describe("the tools' JSON handed to a render thread", () => {
   it("encodes text of several parts' worth a part per turn of the event loop, splitting no surrogate pair", async () => {
     // An emoji (two UTF-16 units) across each boundary a part of ENCODE_CHARS would cut.
     const text = `${"a".repeat(ENCODE_CHARS - 1)}😀${"b".repeat(ENCODE_CHARS - 2)}🎉c`;
-    let turns = 0;
-    let running = true;
-    const turn = () => {
-      if (!running) return;
-      turns++;
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-    const parts = await utf8Parts(text);
-    running = false;
+    const { result: parts, turns } = await turnsDuring(() => utf8Parts(text));
     expect(parts.length).toBeGreaterThanOrEqual(3);
     expect(turns).toBeGreaterThanOrEqual(2);
     expect(decoded(parts)).toBe(text);

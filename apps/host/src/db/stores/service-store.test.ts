@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServiceDefinition, ToolDefinition } from "@cyrnel/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { turnsDuring } from "../../../test/support/event-loop.js";
 import { type NewService, toolRows } from "../../domain/services/service-store.js";
 import { isUniqueViolation } from "../../lib/unique-violation.js";
 import { searchQuery } from "../search-query.js";
@@ -110,21 +111,6 @@ describe("ServiceStore (SQLite)", () => {
     ...tool(id),
     inputSchema: { type: "object", description: `${id} `.padEnd(chars, "x") },
   });
-
-  /** Counts the event loop's turns (macrotasks) while `work` runs: a read in one statement lets through none. */
-  const turnsDuring = async <T>(work: () => Promise<T>, onTurn: (turn: number) => void = () => {}) => {
-    let turns = 0;
-    let running = true;
-    const turn = () => {
-      if (!running) return;
-      onTurn(++turns);
-      setImmediate(turn);
-    };
-    setImmediate(turn);
-    const result = await work();
-    running = false;
-    return { result, turns };
-  };
 
   it("reads a large service's schemas in slices, letting the event loop run between them, into the same text", async () => {
     // 8 small tools, then 16 of 1 MB: a slice of the small ones, then one per large tool (slices sized by the small
