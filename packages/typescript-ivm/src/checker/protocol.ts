@@ -42,6 +42,11 @@ export interface RenderRequest {
   serviceId: string;
   /** JSON text of a `ToolDocsInput[]`, whole or in consecutive parts (see EnvironmentBindings.serviceTools). */
   toolsJson: string | readonly string[];
+  /**
+   * Work nobody waits for (declarations prepared ahead of runs): the thread lowers its own CPU priority, so that
+   * on a busy machine the runs, checks and requests of the moment go first.
+   */
+  background?: boolean;
 }
 
 /**
@@ -50,7 +55,7 @@ export interface RenderRequest {
  * (`types`, see EnvironmentModule.generateTypesFromJson).
  */
 export type RenderThreadData =
-  | { kind: "service"; serviceId: string; parts: Uint8Array[] }
+  | { kind: "service"; serviceId: string; parts: Uint8Array[]; background?: boolean }
   | { kind: "types"; options: TypesOptions; parts: Uint8Array[] };
 
 export interface RenderedService {

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import type { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { turnsDuring } from "../turns.test-data.js";
@@ -58,6 +59,55 @@ describe("the tools' JSON handed to a render thread", () => {
     expect(inParts).toEqual(whole);
     expect(inParts.text).toContain("🐈");
   });
+});
+
+describe("a render nobody waits for", () => {
+  /** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+  const threadNices = (): number[] =>
+    readdirSync("/proc/self/task").flatMap((tid) => {
+      try {
+        return [Number(readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16])];
+      } catch {
+        return [];
+      }
+    });
+
+  it.runIf(process.platform === "linux")(
+    "runs its thread at a lower CPU priority; one a check waits for does not",
+    async () => {
+      const tools = Array.from({ length: 300 }, (_, index) => ({
+        serviceId: "big",
+        toolId: `op${index}`,
+        description: `Operation ${index}.`,
+        inputSchema: {
+          type: "object",
+          properties: Object.fromEntries(
+            Array.from({ length: 40 }, (_, field) => [`f${field}`, { type: "string", description: "x".repeat(200) }]),
+          ),
+        },
+        outputSchema: { type: "object" },
+      }));
+      const toolsJson = JSON.stringify(tools);
+      const signal = new AbortController().signal;
+      /** The nices seen while the render runs (polled between turns of this thread's event loop). */
+      const watch = async (background: boolean) => {
+        const seen = new Set<number>();
+        let done = false;
+        const render = renderInThread({ serviceId: "big", toolsJson, background }, signal).finally(() => {
+          done = true;
+        });
+        while (!done) {
+          for (const nice of threadNices()) seen.add(nice);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        expect((await render).tools).toHaveLength(300);
+        return seen;
+      };
+      // This order: a render thread lives on for a moment after it answers.
+      expect(await watch(false)).not.toContain(10);
+      expect(await watch(true)).toContain(10);
+    },
+  );
 });
 
 describe("the checker thread", () => {

@@ -215,7 +215,7 @@ const RENDER_MEMORY_MB = 2048;
 export function renderInThread(request: RenderRequest, signal: AbortSignal): Promise<RenderedService> {
   return inRenderThread(
     request.toolsJson,
-    (parts) => ({ kind: "service", serviceId: request.serviceId, parts }),
+    (parts) => ({ kind: "service", serviceId: request.serviceId, parts, background: request.background }),
     signal,
   );
 }

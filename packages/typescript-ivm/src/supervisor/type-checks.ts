@@ -685,7 +685,7 @@ export class TypeChecks {
         ? Promise.resolve().then(() =>
             renderTools(serviceId, typeof toolsJson === "string" ? toolsJson : toolsJson.join("")),
           )
-        : renderInThread({ serviceId, toolsJson }, this.closing.signal);
+        : renderInThread({ serviceId, toolsJson, background: lane === "ahead" }, this.closing.signal);
     const rendered = lane === "ahead" ? start() : this.renders.then(start);
     if (lane === "check") this.renders = rendered.catch(() => {});
     const declarations: Declarations = { ok: true, rendered: await rendered };
