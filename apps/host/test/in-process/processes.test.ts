@@ -167,7 +167,12 @@ describe("creating and reading processes", () => {
   it("lists by ref prefix (wildcards as themselves), by creation time, and oldest first with a cursor", async () => {
     const refs = ["night-1", "night-2", "nightly%", "night_x", "nights", "Night-3", "day-1"];
     const ids: Record<string, number> = {};
-    for (const ref of refs) ids[ref] = (await host.api("POST", "/processes", { code: "a", ref, block: true })).body.id;
+    for (const ref of refs) {
+      ids[ref] = (await host.api("POST", "/processes", { code: "a", ref, block: true })).body.id;
+      // Times are kept to the millisecond, and these runs take less: each is created in a millisecond of its own, so
+      // the time range below can fall between two of them.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     const refsOf = async (query: string) =>
       ((await host.api("GET", `/processes?limit=1000&${query}`)).body.items as any[]).map((p) => p.ref);
     // Case-sensitive, newest first; `%`, `_` and `*` match only themselves (they are LIKE and GLOB wildcards).
