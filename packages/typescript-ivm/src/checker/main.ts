@@ -83,10 +83,16 @@ console.log(one?.id, listed.next);
 const WARM_UP_ROUNDS = 8;
 
 const checker = new Checker();
+// Rendered once each; declared anew every round (a new parse: the program's files change, as after a declaration).
+const warmServices = [0, 1].map((index) => {
+  const serviceId = `${WARM_UP_SERVICE}_${index}`;
+  return {
+    serviceId,
+    ...renderTools(serviceId, JSON.stringify(WARM_UP_TOOLS.map((tool) => ({ ...tool, serviceId })))),
+  };
+});
 for (let round = 0; round < WARM_UP_ROUNDS; round++) {
-  const serviceId = `${WARM_UP_SERVICE}_${round % 2}`;
-  const tools = WARM_UP_TOOLS.map((tool) => ({ ...tool, serviceId }));
-  const rendered = renderTools(serviceId, JSON.stringify(tools));
+  const { serviceId, ...rendered } = warmServices[round % 2]!;
   checker.declare(serviceId, rendered.namespace, rendered.tools, rendered.text);
   checker.check(
     [(round === 0 ? WARM_UP_PROGRAM : "") + WARM_UP_CALLS.replaceAll(WARM_UP_SERVICE, serviceId)],
